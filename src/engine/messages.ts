@@ -1,0 +1,83 @@
+/**
+ * The conversation and stream shapes the engine speaks internally.
+ *
+ * They are Anthropic Messages API shapes on purpose: the SDK must expose exactly these raw stream
+ * events inside `stream_event`, so every other wire API is translated into them at the provider edge.
+ * They are declared here (not imported from `@anthropic-ai/sdk`) so the engine and the CLI start-up
+ * path never load a provider client.
+ */
+
+export type TextBlock = { type: "text"; text: string };
+export type ThinkingBlock = { type: "thinking"; thinking: string; signature?: string };
+export type RedactedThinkingBlock = { type: "redacted_thinking"; data: string };
+export type ToolUseBlock = { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
+export type ToolResultBlock = {
+  type: "tool_result";
+  tool_use_id: string;
+  content: string | TextBlock[];
+  is_error?: boolean;
+};
+
+export type AssistantContentBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock;
+export type UserContentBlock = TextBlock | ToolResultBlock;
+
+export type ConversationMessage =
+  | { role: "user"; content: string | UserContentBlock[] }
+  | { role: "assistant"; content: AssistantContentBlock[] };
+
+/** Token usage of one model call, Anthropic naming. `input_tokens` excludes cache reads and writes. */
+export type Usage = {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+};
+
+export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal";
+
+export type StreamedMessage = {
+  id: string;
+  type: "message";
+  role: "assistant";
+  model: string;
+  content: AssistantContentBlock[];
+  stop_reason: StopReason | null;
+  stop_sequence: string | null;
+  usage: Usage;
+};
+
+/** Block as announced by `content_block_start` (text/thinking start empty, tool_use input starts `{}`). */
+export type StartedBlock = AssistantContentBlock;
+
+export type BlockDelta =
+  | { type: "text_delta"; text: string }
+  | { type: "thinking_delta"; thinking: string }
+  | { type: "signature_delta"; signature: string }
+  | { type: "input_json_delta"; partial_json: string };
+
+/** The raw Anthropic streaming events. Every provider yields exactly these. */
+export type ModelStreamEvent =
+  | { type: "message_start"; message: StreamedMessage }
+  | { type: "content_block_start"; index: number; content_block: StartedBlock }
+  | { type: "content_block_delta"; index: number; delta: BlockDelta }
+  | { type: "content_block_stop"; index: number }
+  | {
+      type: "message_delta";
+      delta: { stop_reason: StopReason | null; stop_sequence?: string | null };
+      usage: Partial<Usage> & { output_tokens: number };
+    }
+  | { type: "message_stop" };
+
+export function emptyUsage(): Usage {
+  return { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+}
+
+export function addUsage(total: Usage, add: Partial<Usage>): Usage {
+  return {
+    input_tokens: total.input_tokens + (add.input_tokens ?? 0),
+    output_tokens: total.output_tokens + (add.output_tokens ?? 0),
+    cache_read_input_tokens: (total.cache_read_input_tokens ?? 0) + (add.cache_read_input_tokens ?? 0),
+    cache_creation_input_tokens:
+      (total.cache_creation_input_tokens ?? 0) + (add.cache_creation_input_tokens ?? 0),
+  };
+}

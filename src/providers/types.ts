@@ -1,0 +1,52 @@
+import type { ConversationMessage, ModelStreamEvent } from "../engine/messages.js";
+
+/** Wire APIs a provider can speak. Providers are keyed by wire, not by vendor. */
+export type WireApi = "anthropic-messages" | "openai-chat" | "openai-responses" | "llama" | "replay";
+
+/** A tool as offered to the model: name, description and JSON Schema of its input. */
+export type ToolSpec = { name: string; description: string; input_schema: Record<string, unknown> };
+
+export type ModelRequest = {
+  /** The provider-side model id, without the `provider/` prefix. */
+  model: string;
+  system: string;
+  messages: ConversationMessage[];
+  tools: ToolSpec[];
+  maxTokens: number;
+};
+
+/** One model call in flight: the request id (when the server sent one) and the raw event stream. */
+export type ModelResponse = {
+  requestId?: string;
+  events: AsyncIterable<ModelStreamEvent>;
+};
+
+export interface ModelProvider {
+  readonly wire: WireApi;
+  /** Human-readable model name for `system/init.model` (e.g. "Claude Sonnet 4.5"). */
+  readonly displayName: string;
+  /** How the credential was supplied, as reported in `system/init.apiKeySource`. */
+  readonly apiKeySource: ApiKeySource;
+  /** Starts one streamed model call. Rejects (or the iterable throws) on provider failure. */
+  stream(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
+}
+
+/** `env` / `flag` for real keys; `none` for providers that need no key (replay, local models). */
+export type ApiKeySource = "env" | "flag" | "none";
+
+/** A failure a user can act on (bad model name, missing key, unreadable scenario). CLI exit 2. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** A provider failure after retries (HTTP error, broken stream). CLI exit 1. */
+export class ProviderError extends Error {
+  override name = "ProviderError";
+  constructor(
+    message: string,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,216 @@
+import type { ModelStreamEvent, StopReason, Usage } from "../engine/messages.js";
+
+/**
+ * A scenario scripts the model's side of a conversation: one step per model call, in order.
+ * The same format drives the scripted model server (tests, over real HTTP) and the offline
+ * `replay:` model. The JSON file form is documented in docs/scenarios.md.
+ */
+export type Scenario = {
+  version: 1;
+  description?: string;
+  /** Model id the server reports in `message_start` (default "scripted-model"). */
+  model?: string;
+  /** Text and tool-input deltas are cut into chunks of this many characters (default 16). */
+  chunkSize?: number;
+  steps: ScenarioStep[];
+};
+
+export type ScenarioBlock =
+  | { type: "text"; text: string }
+  | { type: "thinking"; thinking: string }
+  | { type: "tool_use"; name: string; input: Record<string, unknown>; id?: string };
+
+export type ReplyStep = {
+  kind: "reply";
+  content: ScenarioBlock[];
+  /** Default: "tool_use" when the reply calls a tool, else "end_turn". */
+  stopReason?: StopReason;
+  usage?: Partial<Usage>;
+  /** Fault: the connection is cut after this many stream events have been sent. */
+  cutAfterEvents?: number;
+  /** Fault: the stream pauses `ms` after `afterEvents` events, then goes on. */
+  stall?: { afterEvents: number; ms: number };
+  /** Pause before each delta event (simulates a slow model). */
+  delayPerEventMs?: number;
+};
+
+/** Fault: the request is answered with an HTTP error (the next step answers the retry). */
+export type ErrorStep = {
+  kind: "error";
+  status: number;
+  /** Seconds, sent as the Retry-After header. */
+  retryAfter?: number;
+  message?: string;
+  errorType?: string;
+};
+
+/** Fault: the server accepts the request and never answers. */
+export type HangStep = { kind: "hang" };
+
+export type ScenarioStep = ReplyStep | ErrorStep | HangStep;
+
+export const DEFAULT_CHUNK_SIZE = 16;
+export const DEFAULT_SCENARIO_MODEL = "scripted-model";
+
+/** Fluent builder: `reply().thinking("…").text("…").tool("Read", { file_path: "a.txt" })`. */
+export class ReplyBuilder {
+  readonly step: ReplyStep = { kind: "reply", content: [] };
+
+  text(text: string): this {
+    this.step.content.push({ type: "text", text });
+    return this;
+  }
+  thinking(thinking: string): this {
+    this.step.content.push({ type: "thinking", thinking });
+    return this;
+  }
+  tool(name: string, input: Record<string, unknown>, id?: string): this {
+    this.step.content.push({ type: "tool_use", name, input, ...(id ? { id } : {}) });
+    return this;
+  }
+  stopReason(reason: StopReason): this {
+    this.step.stopReason = reason;
+    return this;
+  }
+  usage(usage: Partial<Usage>): this {
+    this.step.usage = usage;
+    return this;
+  }
+  cutAfterEvents(count: number): this {
+    this.step.cutAfterEvents = count;
+    return this;
+  }
+  stall(afterEvents: number, ms: number): this {
+    this.step.stall = { afterEvents, ms };
+    return this;
+  }
+  delayPerEvent(ms: number): this {
+    this.step.delayPerEventMs = ms;
+    return this;
+  }
+}
+
+export function reply(): ReplyBuilder {
+  return new ReplyBuilder();
+}
+
+export function httpError(status: number, options: Omit<ErrorStep, "kind" | "status"> = {}): ErrorStep {
+  return { kind: "error", status, ...options };
+}
+
+export function hang(): HangStep {
+  return { kind: "hang" };
+}
+
+export type StepInput = ScenarioStep | ReplyBuilder;
+
+export function toStep(input: StepInput): ScenarioStep {
+  return input instanceof ReplyBuilder ? input.step : input;
+}
+
+export type ReplyRenderOptions = {
+  chunkSize: number;
+  model: string;
+  messageId: string;
+  /** Tool-use ids for blocks that have none. Must be unique within a session. */
+  toolUseId: (blockIndex: number) => string;
+  inputTokens: number;
+};
+
+/** Renders a reply step as the exact Anthropic stream events a real server would send. */
+export function renderReplyEvents(step: ReplyStep, options: ReplyRenderOptions): ModelStreamEvent[] {
+  const events: ModelStreamEvent[] = [];
+  const hasTool = step.content.some((block) => block.type === "tool_use");
+  const usage: Usage = {
+    input_tokens: step.usage?.input_tokens ?? options.inputTokens,
+    output_tokens: 0,
+    cache_read_input_tokens: step.usage?.cache_read_input_tokens ?? 0,
+    cache_creation_input_tokens: step.usage?.cache_creation_input_tokens ?? 0,
+  };
+  events.push({
+    type: "message_start",
+    message: {
+      id: options.messageId,
+      type: "message",
+      role: "assistant",
+      model: options.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...usage, output_tokens: 1 },
+    },
+  });
+  let outputChars = 0;
+  step.content.forEach((block, index) => {
+    if (block.type === "text") {
+      events.push({ type: "content_block_start", index, content_block: { type: "text", text: "" } });
+      for (const chunk of chunkText(block.text, options.chunkSize)) {
+        events.push({ type: "content_block_delta", index, delta: { type: "text_delta", text: chunk } });
+      }
+      outputChars += block.text.length;
+    } else if (block.type === "thinking") {
+      events.push({
+        type: "content_block_start",
+        index,
+        content_block: { type: "thinking", thinking: "", signature: "" },
+      });
+      for (const chunk of chunkText(block.thinking, options.chunkSize)) {
+        events.push({
+          type: "content_block_delta",
+          index,
+          delta: { type: "thinking_delta", thinking: chunk },
+        });
+      }
+      events.push({
+        type: "content_block_delta",
+        index,
+        delta: { type: "signature_delta", signature: "scripted" },
+      });
+      outputChars += block.thinking.length;
+    } else {
+      const id = block.id ?? options.toolUseId(index);
+      events.push({
+        type: "content_block_start",
+        index,
+        content_block: { type: "tool_use", id, name: block.name, input: {} },
+      });
+      const json = JSON.stringify(block.input);
+      for (const chunk of chunkText(json, options.chunkSize)) {
+        events.push({
+          type: "content_block_delta",
+          index,
+          delta: { type: "input_json_delta", partial_json: chunk },
+        });
+      }
+      outputChars += json.length;
+    }
+    events.push({ type: "content_block_stop", index });
+  });
+  events.push({
+    type: "message_delta",
+    delta: { stop_reason: step.stopReason ?? (hasTool ? "tool_use" : "end_turn"), stop_sequence: null },
+    usage: { output_tokens: step.usage?.output_tokens ?? Math.max(1, Math.ceil(outputChars / 4)) },
+  });
+  events.push({ type: "message_stop" });
+  return events;
+}
+
+/** Splits text into chunks of at most `size` UTF-16 units without splitting a surrogate pair. */
+export function chunkText(text: string, size: number): string[] {
+  if (text.length === 0) return [];
+  const chunks: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(start + size, text.length);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end += 1;
+    chunks.push(text.slice(start, end));
+    start = end;
+  }
+  return chunks;
+}
+
+/** A rough, deterministic token estimate (4 characters a token) for scripted usage numbers. */
+export function estimateTokens(value: unknown): number {
+  return Math.max(1, Math.ceil(JSON.stringify(value).length / 4));
+}
