@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "../providers/types.js";
-import type { Scenario } from "./scenario.js";
+import type { Scenario, ScenarioStep } from "./scenario.js";
 
 const usageSchema = z
   .object({
@@ -26,7 +26,7 @@ const blockSchema = z.discriminatedUnion("type", [
     .strict(),
 ]);
 
-const stepSchema = z.discriminatedUnion("kind", [
+export const stepSchema = z.discriminatedUnion("kind", [
   z
     .object({
       kind: z.literal("reply"),
@@ -87,6 +87,25 @@ export function parseScenario(text: string, source: string): Scenario {
   }
   const { $schema: _ignored, ...scenario } = parsed.data;
   return scenario as Scenario;
+}
+
+/**
+ * Checks steps built in code (e.g. passed to the scripted server) against the file schema, so a
+ * malformed step fails at start-up with its position rather than as a confusing reply later.
+ * `firstIndex` is the position of `steps[0]` in the whole scenario.
+ */
+export function validateSteps(
+  steps: readonly ScenarioStep[],
+  source: string,
+  firstIndex = 0,
+): ScenarioStep[] {
+  return steps.map((step, offset) => {
+    const parsed = stepSchema.safeParse(step);
+    if (parsed.success) return step;
+    const issue = parsed.error.issues[0]!;
+    const where = ["steps", firstIndex + offset, ...issue.path].join(".");
+    throw new ConfigError(`${source}: invalid step at ${where}: ${issue.message}`);
+  });
 }
 
 export function loadScenarioFile(path: string): Scenario {

@@ -1,0 +1,16 @@
+/** The CLI's exit codes (documented in the README). */
+export const EXIT = {
+  success: 0,
+  /** Runtime failure: provider error after retries, max turns, a failed run. */
+  failure: 1,
+  /** Usage error: unknown flag, bad value, missing prompt, bad model or scenario. */
+  usage: 2,
+  /** Interrupted by SIGINT (Ctrl-C). */
+  sigint: 130,
+  /** Terminated by SIGTERM. */
+  sigterm: 143,
+} as const;
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}

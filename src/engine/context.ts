@@ -1,0 +1,70 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+
+/** Project instruction files, read in this order from the working directory. */
+export const RULES_FILES = ["AGENTS.md", "CLAUDE.md"] as const;
+export const CURSOR_RULES_DIR = ".cursor/rules";
+/** Cap per rules file and for all of them together (characters); the rest is cut with a note. */
+export const RULES_FILE_CAP = 20_000;
+export const RULES_TOTAL_CAP = 50_000;
+
+export type SystemPromptInput = {
+  cwd: string;
+  tools: string[];
+  date?: Date;
+  platform?: string;
+  /** Replaces the built-in prompt entirely (SDK `systemPrompt: "..."`). */
+  override?: string;
+  /** Appended after the built-in prompt (SDK preset `append`). */
+  append?: string;
+};
+
+/**
+ * The system prompt: who the agent is, its tools, the working directory, platform and date, then
+ * the project's instructions (AGENTS.md, CLAUDE.md, .cursor/rules/*.md and *.mdc, in that order).
+ */
+export async function buildSystemPrompt(input: SystemPromptInput): Promise<string> {
+  if (input.override !== undefined) return input.override;
+  const date = (input.date ?? new Date()).toISOString().slice(0, 10);
+  const parts = [
+    "You are cairn, a coding agent working in the user's project. Use the tools to read, search, edit " +
+      "and run things; prefer small, verifiable steps; say plainly what you did.",
+    `Tools: ${input.tools.join(", ")}. Paths may be absolute or relative to the working directory.`,
+    `Working directory: ${input.cwd}\nPlatform: ${input.platform ?? process.platform}\nDate: ${date}`,
+  ];
+  const rules = await readProjectRules(input.cwd);
+  if (rules) parts.push(`# Project instructions\n\n${rules}`);
+  if (input.append) parts.push(input.append);
+  return parts.join("\n\n");
+}
+
+export async function readProjectRules(cwd: string): Promise<string> {
+  const names = [...RULES_FILES, ...(await listCursorRules(cwd))];
+  const texts = await Promise.all(
+    names.map((name) => readFile(join(cwd, name), "utf8").catch(() => undefined)),
+  );
+  let budget = RULES_TOTAL_CAP;
+  const sections: string[] = [];
+  names.forEach((name, i) => {
+    const text = texts[i];
+    if (text === undefined || text.trim() === "" || budget <= 0) return;
+    const cap = Math.min(RULES_FILE_CAP, budget);
+    const body =
+      text.length > cap ? `${text.slice(0, cap)}\n[... ${name} cut at ${cap} characters ...]` : text;
+    budget -= Math.min(text.length, cap);
+    sections.push(`## ${name}\n\n${body.trim()}`);
+  });
+  return sections.join("\n\n");
+}
+
+async function listCursorRules(cwd: string): Promise<string[]> {
+  try {
+    const entries = await readdir(join(cwd, CURSOR_RULES_DIR));
+    return entries
+      .filter((name) => name.endsWith(".md") || name.endsWith(".mdc"))
+      .sort()
+      .map((name) => `${CURSOR_RULES_DIR}/${name}`);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,123 @@
+import type { ToolOutcome } from "../tools/types.js";
+import type {
+  AssistantContentBlock,
+  ModelStreamEvent,
+  StopReason,
+  StreamedMessage,
+  Usage,
+} from "./messages.js";
+
+/**
+ * The engine's one event stream. Every front end (CLI formats, SDK messages, transcripts) is a pure
+ * projection of these events; the engine knows nothing of output formats.
+ *
+ * Order within a run: `run_start`, then per turn: `model_call_start`, `stream`* (with
+ * `assistant_block` right after each `content_block_stop`), `model_call_end`, then for each tool call
+ * `tool_start` … `tool_end` (reads may interleave; ends arrive in completion order), `turn_end`;
+ * finally exactly one `run_end`.
+ */
+export type EngineEvent =
+  | RunStartEvent
+  | ModelCallStartEvent
+  | StreamEvent
+  | AssistantBlockEvent
+  | ModelCallEndEvent
+  | ToolStartEvent
+  | ToolEndEvent
+  | TurnEndEvent
+  | RunEndEvent;
+
+export type RunStartEvent = {
+  type: "run_start";
+  sessionId: string;
+  cwd: string;
+  /** Model id as given (`anthropic/claude-sonnet-4-5`, `replay:demo.json`). */
+  model: string;
+  /** Human-readable model name ("Claude Sonnet 4.5"). */
+  modelDisplayName: string;
+  apiKeySource: "env" | "flag" | "none";
+  permissionMode: string;
+  tools: string[];
+  /** The user's prompt for this run. */
+  prompt: string;
+  startedAt: number;
+};
+
+export type ModelCallStartEvent = { type: "model_call_start"; turn: number; startedAt: number };
+
+/** One raw Anthropic-shaped stream event from the model, as it arrived. */
+export type StreamEvent = { type: "stream"; turn: number; event: ModelStreamEvent; receivedAt: number };
+
+/** A content block that has finished streaming (text, thinking, or tool_use with parsed input). */
+export type AssistantBlockEvent = {
+  type: "assistant_block";
+  turn: number;
+  block: AssistantContentBlock;
+  /** The model message this block belongs to (id, model, usage so far). */
+  messageId: string;
+  model: string;
+  usage: Usage;
+};
+
+/** A model call finished: the complete message, its usage (counted once), timing and request id. */
+export type ModelCallEndEvent = {
+  type: "model_call_end";
+  turn: number;
+  message: StreamedMessage;
+  requestId?: string;
+  durationMs: number;
+};
+
+export type ToolStartEvent = {
+  type: "tool_start";
+  turn: number;
+  toolUseId: string;
+  name: string;
+  input: Record<string, unknown>;
+  startedAt: number;
+};
+
+/** Exactly one per tool_use, also when the tool was invalid, unknown, denied or aborted. */
+export type ToolEndEvent = {
+  type: "tool_end";
+  turn: number;
+  toolUseId: string;
+  name: string;
+  input: Record<string, unknown>;
+  outcome: ToolOutcome;
+  endedAt: number;
+};
+
+export type TurnEndEvent = { type: "turn_end"; turn: number; stopReason: StopReason | null };
+
+export type RunSubtype = "success" | "error_max_turns" | "error_during_execution";
+
+export type PermissionDenial = {
+  tool_name: string;
+  tool_use_id: string;
+  tool_input: Record<string, unknown>;
+};
+
+export type RunEndEvent = {
+  type: "run_end";
+  sessionId: string;
+  subtype: RunSubtype;
+  isError: boolean;
+  /** True when the run ended because its AbortSignal fired. */
+  aborted: boolean;
+  /** Every assistant text segment of the run, concatenated with no separator. */
+  result: string;
+  /** The assistant text after the last tool call (what `text` output prints). */
+  finalText: string;
+  durationMs: number;
+  /** Time spent in model calls; never more than durationMs. */
+  durationApiMs: number;
+  numTurns: number;
+  usage: Usage;
+  /** Usage per provider model id. */
+  modelUsage: Record<string, Usage>;
+  /** Request id of the last model call, when the provider sent one. */
+  requestId?: string;
+  errors: string[];
+  permissionDenials: PermissionDenial[];
+};

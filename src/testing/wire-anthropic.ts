@@ -1,0 +1,196 @@
+import type { AssistantContentBlock, ModelStreamEvent, StreamedMessage } from "../engine/messages.js";
+import { chunkText, estimateTokens, type ReplyStep, renderReplyEvents } from "./scenario.js";
+import type { ReplyContext, ScriptedWire, WireFrame } from "./wire.js";
+
+/** Anthropic's error `type` for an HTTP status. */
+export function anthropicErrorType(status: number): string {
+  switch (status) {
+    case 400:
+      return "invalid_request_error";
+    case 401:
+      return "authentication_error";
+    case 402:
+      return "billing_error";
+    case 403:
+      return "permission_error";
+    case 404:
+      return "not_found_error";
+    case 413:
+      return "request_too_large";
+    case 429:
+      return "rate_limit_error";
+    case 504:
+      return "timeout_error";
+    case 529:
+      return "overloaded_error";
+    default:
+      return status >= 500 ? "api_error" : "invalid_request_error";
+  }
+}
+
+const DEFAULT_ERROR_MESSAGES: Record<string, string> = {
+  invalid_request_error: "Invalid request (scripted)",
+  authentication_error: "invalid x-api-key (scripted)",
+  billing_error: "Billing problem (scripted)",
+  permission_error: "Permission denied (scripted)",
+  not_found_error: "Not found (scripted)",
+  request_too_large: "Request exceeds the maximum allowed size (scripted)",
+  rate_limit_error: "Rate limited (scripted)",
+  timeout_error: "Request timed out (scripted)",
+  overloaded_error: "Overloaded (scripted)",
+  api_error: "Internal server error (scripted)",
+};
+
+/** The exact events of a reply step, with the server's deterministic ids and default token counts. */
+export function renderAnthropicEvents(
+  step: ReplyStep,
+  body: unknown,
+  context: ReplyContext,
+): ModelStreamEvent[] {
+  return renderReplyEvents(step, {
+    chunkSize: context.chunkSize,
+    model: context.model,
+    messageId: `msg_scripted_${context.replyNumber}`,
+    toolUseId: (blockIndex) => `toolu_scripted_${context.stepIndex}_${blockIndex}`,
+    inputTokens: estimateTokens(body),
+  });
+}
+
+/** One Server-Sent Event as Anthropic writes it: `event: <type>\ndata: <json>\n\n`. */
+export function formatSseEvent(event: { type: string }): string {
+  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/** Folds stream events into the final message, the way a client accumulates a stream. */
+export function assembleMessage(events: readonly ModelStreamEvent[]): StreamedMessage {
+  let message: StreamedMessage | undefined;
+  const partialJson = new Map<number, string>();
+  for (const event of events) {
+    if (event.type === "message_start") {
+      message = { ...event.message, content: [], usage: { ...event.message.usage } };
+      continue;
+    }
+    if (!message) throw new Error(`assembleMessage: ${event.type} before message_start`);
+    switch (event.type) {
+      case "content_block_start":
+        message.content[event.index] = { ...event.content_block } as AssistantContentBlock;
+        break;
+      case "content_block_delta": {
+        const block = message.content[event.index];
+        const delta = event.delta;
+        if (delta.type === "text_delta" && block?.type === "text") block.text += delta.text;
+        else if (delta.type === "thinking_delta" && block?.type === "thinking")
+          block.thinking += delta.thinking;
+        else if (delta.type === "signature_delta" && block?.type === "thinking")
+          block.signature = delta.signature;
+        else if (delta.type === "input_json_delta" && block?.type === "tool_use") {
+          partialJson.set(event.index, (partialJson.get(event.index) ?? "") + delta.partial_json);
+        }
+        break;
+      }
+      case "content_block_stop": {
+        const block = message.content[event.index];
+        const json = partialJson.get(event.index);
+        if (block?.type === "tool_use" && json !== undefined) {
+          block.input = json.length > 0 ? (JSON.parse(json) as Record<string, unknown>) : {};
+        }
+        break;
+      }
+      case "message_delta":
+        message.stop_reason = event.delta.stop_reason;
+        message.stop_sequence = event.delta.stop_sequence ?? null;
+        message.usage = { ...message.usage, ...event.usage };
+        break;
+      case "message_stop":
+        break;
+    }
+  }
+  if (!message) throw new Error("assembleMessage: no message_start event");
+  return message;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whitespace collapsed, cut to `max` UTF-16 units (never inside a surrogate pair), quoted. */
+function quote(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  const head = chunkText(flat, max)[0] ?? "";
+  return JSON.stringify(head.length < flat.length ? head + "…" : head);
+}
+
+function describeUserContent(content: unknown): string {
+  if (typeof content === "string") return `text ${quote(content)}`;
+  if (!Array.isArray(content)) return "(no content)";
+  const parts = content.map((block: unknown) => {
+    if (!isObject(block)) return "?";
+    if (block.type === "text" && typeof block.text === "string") return `text ${quote(block.text)}`;
+    if (block.type === "tool_result") {
+      const raw = block.content;
+      const text =
+        typeof raw === "string"
+          ? raw
+          : Array.isArray(raw)
+            ? raw
+                .map((part: unknown) => (isObject(part) && typeof part.text === "string" ? part.text : ""))
+                .join(" ")
+            : "";
+      return `tool_result ${String(block.tool_use_id)}${block.is_error ? " (error)" : ""} ${quote(text, 80)}`;
+    }
+    return String(block.type ?? "?");
+  });
+  return parts.length ? parts.join(", ") : "(empty)";
+}
+
+export const anthropicWire: ScriptedWire = {
+  name: "anthropic-messages",
+  path: "/v1/messages",
+  requestIdHeader: "request-id",
+  streamContentType: "text/event-stream",
+
+  checkRequest(body) {
+    if (!isObject(body)) return "the request body must be a JSON object";
+    if (typeof body.model !== "string") return "model: Field required";
+    if (typeof body.max_tokens !== "number") return "max_tokens: Field required";
+    if (!Array.isArray(body.messages)) return "messages: Field required";
+    return undefined;
+  },
+
+  isStreaming(body) {
+    return isObject(body) && body.stream === true;
+  },
+
+  streamFrames(step, body, context): WireFrame[] {
+    return renderAnthropicEvents(step, body, context).map((event) => ({
+      text: formatSseEvent(event),
+      delta: event.type === "content_block_delta",
+    }));
+  },
+
+  jsonResponse(step, body, context) {
+    return assembleMessage(renderAnthropicEvents(step, body, context));
+  },
+
+  errorBody(status, message, errorType, requestId) {
+    const type = errorType ?? anthropicErrorType(status);
+    return {
+      type: "error",
+      error: { type, message: message ?? DEFAULT_ERROR_MESSAGES[type] ?? `HTTP ${status} (scripted)` },
+      request_id: requestId,
+    };
+  },
+
+  summarizeRequest(body) {
+    if (!isObject(body) || !Array.isArray(body.messages)) return "(no messages)";
+    const messages = body.messages as unknown[];
+    const count = `${messages.length} message${messages.length === 1 ? "" : "s"}`;
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const message = messages[i];
+      if (isObject(message) && message.role === "user") {
+        return `${count}; last user message: ${describeUserContent(message.content)}`;
+      }
+    }
+    return `${count}; no user message`;
+  },
+};

@@ -1,0 +1,48 @@
+import type { ReplyStep } from "./scenario.js";
+
+/**
+ * The wire APIs the scripted model server can speak. Only Anthropic Messages exists today; the
+ * OpenAI Chat Completions and Responses wires are meant to be added beside it as further
+ * `ScriptedWire` implementations, each owning its path, its rendering and its error shape, while
+ * the server keeps routing, the step cursor, recording and the faults.
+ */
+export type ScriptedWireName = "anthropic-messages";
+
+/** What a wire needs to know to render one reply step for one request. */
+export type ReplyContext = {
+  /** 0-based position of the step in the scenario. */
+  stepIndex: number;
+  /** 1-based count of replies this server has rendered so far, including this one. */
+  replyNumber: number;
+  chunkSize: number;
+  model: string;
+  requestId: string;
+};
+
+/** One stream event as written on the wire, whole. `delta` marks content deltas (`delayPerEventMs`). */
+export type WireFrame = { text: string; delta: boolean };
+
+export interface ScriptedWire {
+  readonly name: ScriptedWireName;
+  /** The POST path this wire answers (e.g. "/v1/messages"). */
+  readonly path: string;
+  /** Response header carrying the request id (e.g. "request-id"). */
+  readonly requestIdHeader: string;
+  readonly streamContentType: string;
+  /** A message when the JSON body is not a request of this wire (answered 400; no step consumed). */
+  checkRequest(body: unknown): string | undefined;
+  isStreaming(body: unknown): boolean;
+  /** The stream of a reply, one frame per event. */
+  streamFrames(step: ReplyStep, body: unknown, context: ReplyContext): WireFrame[];
+  /** The complete (non-streaming) response body of a reply. */
+  jsonResponse(step: ReplyStep, body: unknown, context: ReplyContext): unknown;
+  /** The JSON error body of an HTTP error; `errorType` overrides the type derived from `status`. */
+  errorBody(
+    status: number,
+    message: string | undefined,
+    errorType: string | undefined,
+    requestId: string,
+  ): unknown;
+  /** A short, one-line description of a request, for the "scenario exhausted" error. */
+  summarizeRequest(body: unknown): string;
+}
