@@ -12,7 +12,8 @@ import type {
  * projection of these events; the engine knows nothing of output formats.
  *
  * Order within a run: `run_start`, then per turn: `model_call_start`, `stream`* (with
- * `assistant_block` right after each `content_block_stop`), `model_call_end`, then for each tool call
+ * `assistant_block` right after each `content_block_stop`; `model_call_retry` between attempts when a
+ * call is retried), `model_call_end`, then for each tool call
  * `tool_start` … `tool_end` (reads may interleave; ends arrive in completion order), `turn_end`;
  * finally exactly one `run_end`.
  */
@@ -22,6 +23,7 @@ export type EngineEvent =
   | StreamEvent
   | AssistantBlockEvent
   | ModelCallEndEvent
+  | ModelCallRetryEvent
   | ToolStartEvent
   | ToolEndEvent
   | TurnEndEvent
@@ -66,6 +68,23 @@ export type ModelCallEndEvent = {
   message: StreamedMessage;
   requestId?: string;
   durationMs: number;
+};
+
+/**
+ * A model call failed with a retryable error and is about to be retried after `delayMs`. Output of
+ * the failed attempt is not repeated: the retried attempt's stream events that only reproduce what
+ * was already emitted are dropped (see src/engine/retry-dedupe.ts); the transcript and the result
+ * hold only the successful attempt.
+ */
+export type ModelCallRetryEvent = {
+  type: "model_call_retry";
+  turn: number;
+  /** The attempt about to start (2 for the first retry). */
+  attempt: number;
+  maxRetries: number;
+  delayMs: number;
+  errorStatus: number | null;
+  error: string;
 };
 
 export type ToolStartEvent = {

@@ -1,17 +1,18 @@
 import type { ModelProvider, ToolSpec } from "../providers/types.js";
 import type { Tool, ToolOutcome } from "../tools/types.js";
 import type { EngineEvent, PermissionDenial, RunEndEvent, RunSubtype } from "./events.js";
-import { MessageAssembler } from "./message-assembler.js";
+import type { MessageAssembler } from "./message-assembler.js";
 import {
   addUsage,
   type ConversationMessage,
   emptyUsage,
-  type StreamedMessage,
   type ToolResultBlock,
   type ToolUseBlock,
   type Usage,
   type UserContentBlock,
 } from "./messages.js";
+import { callModel, type ModelCallResult } from "./model-call.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { type CanUseTool, type PreparedCall, rejected, runOneCall, scheduleBatches } from "./tool-runner.js";
 
 export type LoopOptions = {
@@ -34,6 +35,7 @@ export type LoopOptions = {
   canUseTool?: CanUseTool;
   /** Environment for tool child processes. */
   env?: NodeJS.ProcessEnv;
+  retryPolicy?: RetryPolicy;
 };
 
 /** After this many identical failing calls in a row the run ends instead of looping. */
@@ -93,10 +95,10 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<Engine
       turn += 1;
       const callStarted = performance.now();
       yield { type: "model_call_start", turn, startedAt: Date.now() };
-      const assembler = new MessageAssembler();
-      let message: StreamedMessage | undefined;
+      let call: ModelCallResult;
       try {
-        const response = await options.provider.stream(
+        call = yield* callModel(
+          options.provider,
           {
             model: options.providerModel,
             system: options.system,
@@ -104,34 +106,22 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<Engine
             tools: toolSpecs,
             maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
           },
+          turn,
           signal,
+          options.retryPolicy ?? DEFAULT_RETRY_POLICY,
         );
-        requestId = response.requestId ?? requestId;
-        for await (const event of response.events) {
-          yield { type: "stream", turn, event, receivedAt: Date.now() };
-          const completed = assembler.apply(event);
-          if (completed) {
-            const snapshot = assembler.snapshot()!;
-            yield {
-              type: "assistant_block",
-              turn,
-              block: completed,
-              messageId: snapshot.id,
-              model: snapshot.model,
-              usage: snapshot.usage,
-            };
-            if (completed.type === "text") {
-              textSegments.push(completed.text);
-              finalText += completed.text;
-            } else if (completed.type === "tool_use") {
-              finalText = "";
-            }
-          }
-        }
-        message = assembler.snapshot();
-        if (!message) throw new Error("The model stream ended without a message.");
       } finally {
         apiMs += performance.now() - callStarted;
+      }
+      const { message, assembler } = call;
+      requestId = call.requestId ?? requestId;
+      for (const block of message.content) {
+        if (block?.type === "text") {
+          textSegments.push(block.text);
+          finalText += block.text;
+        } else if (block?.type === "tool_use") {
+          finalText = "";
+        }
       }
       usage = addUsage(usage, message.usage);
       modelUsage[options.providerModel] = addUsage(

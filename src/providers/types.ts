@@ -39,14 +39,35 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-/** A provider failure after retries (HTTP error, broken stream). CLI exit 1. */
+export type ProviderErrorOptions = {
+  cause?: unknown;
+  /** Server-requested wait before a retry (from Retry-After / retry-after-ms), in milliseconds. */
+  retryAfterMs?: number;
+  /**
+   * Whether another attempt may succeed. Default: derived from `status` (408/409/429/5xx/529
+   * retryable; other 4xx not); a failure without status (connection reset, cut stream, idle stream)
+   * is retryable.
+   */
+  retryable?: boolean;
+};
+
+/** A provider failure (HTTP error, broken or idle stream). The engine retries it when retryable. */
 export class ProviderError extends Error {
   override name = "ProviderError";
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
   constructor(
     message: string,
     readonly status?: number,
-    options?: { cause?: unknown },
+    options: ProviderErrorOptions = {},
   ) {
-    super(message, options);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.retryAfterMs = options.retryAfterMs;
+    this.retryable = options.retryable ?? isRetryableStatus(status);
   }
+}
+
+export function isRetryableStatus(status: number | undefined): boolean {
+  if (status === undefined) return true;
+  return status === 408 || status === 409 || status === 429 || status >= 500;
 }

@@ -1,0 +1,82 @@
+import type { ModelProvider, ModelRequest } from "../providers/types.js";
+import { ProviderError } from "../providers/types.js";
+import type { EngineEvent } from "./events.js";
+import { MessageAssembler } from "./message-assembler.js";
+import type { StreamedMessage } from "./messages.js";
+import { isRetryable, type RetryPolicy, retryDelayMs, sleep, withIdleTimeout } from "./retry.js";
+import { RetryDeduper } from "./retry-dedupe.js";
+
+export type ModelCallResult = {
+  message: StreamedMessage;
+  assembler: MessageAssembler;
+  requestId?: string;
+};
+
+/**
+ * One model call with retries: streams the reply as `stream` / `assistant_block` events, retries
+ * retryable failures (HTTP 408/409/429/5xx, resets, cut or idle streams) with backoff, and never
+ * shows output of a failed attempt twice. Tool calls of a failed attempt never run: tools run only
+ * after a call has completed.
+ */
+export async function* callModel(
+  provider: ModelProvider,
+  request: ModelRequest,
+  turn: number,
+  signal: AbortSignal,
+  policy: RetryPolicy,
+): AsyncGenerator<EngineEvent, ModelCallResult> {
+  const deduper = new RetryDeduper();
+  for (let attempt = 1; ; attempt++) {
+    const attemptController = new AbortController();
+    const abortAttempt = () => attemptController.abort(signal.reason);
+    signal.addEventListener("abort", abortAttempt, { once: true });
+    const assembler = new MessageAssembler();
+    try {
+      const response = await provider.stream(request, attemptController.signal);
+      const events = withIdleTimeout(response.events, policy.idleTimeoutMs, () =>
+        attemptController.abort(new Error("idle stream")),
+      );
+      for await (const event of events) {
+        const completed = assembler.apply(event);
+        const shown = deduper.filter(event);
+        if (!shown) continue;
+        yield { type: "stream", turn, event: shown, receivedAt: Date.now() };
+        if (completed) {
+          const snapshot = assembler.snapshot()!;
+          yield {
+            type: "assistant_block",
+            turn,
+            block: completed,
+            messageId: snapshot.id,
+            model: snapshot.model,
+            usage: snapshot.usage,
+          };
+        }
+      }
+      const message = assembler.snapshot();
+      if (!message || message.stop_reason === null) {
+        throw new ProviderError("The model stream ended before the message was complete.", undefined, {
+          retryable: true,
+        });
+      }
+      return { message, assembler, ...(response.requestId ? { requestId: response.requestId } : {}) };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      if (!isRetryable(error) || attempt > policy.maxRetries) throw error;
+      const delayMs = retryDelayMs(attempt, error, policy);
+      yield {
+        type: "model_call_retry",
+        turn,
+        attempt: attempt + 1,
+        maxRetries: policy.maxRetries,
+        delayMs,
+        errorStatus: error instanceof ProviderError && error.status !== undefined ? error.status : null,
+        error: error instanceof Error ? error.message : String(error),
+      };
+      deduper.startRetry();
+      await sleep(delayMs, signal);
+    } finally {
+      signal.removeEventListener("abort", abortAttempt);
+    }
+  }
+}

@@ -1,0 +1,113 @@
+import { ProviderError } from "../providers/types.js";
+
+/** How model calls are retried. Defaults suit interactive and CI use alike. */
+export type RetryPolicy = {
+  /** Retries after the first attempt (0 disables retrying). */
+  maxRetries: number;
+  /** First backoff; doubles per attempt, with full jitter. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A server's Retry-After is honoured up to this cap. */
+  retryAfterCapMs: number;
+  /** A stream with no event for this long is aborted and retried. */
+  idleTimeoutMs: number;
+};
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxRetries: 4,
+  baseDelayMs: 500,
+  maxDelayMs: 20_000,
+  retryAfterCapMs: 60_000,
+  idleTimeoutMs: 120_000,
+};
+
+/** Reads `CAIRN_MAX_RETRIES`, `CAIRN_RETRY_BASE_MS`, `CAIRN_STREAM_IDLE_TIMEOUT_MS` over the defaults. */
+export function retryPolicyFromEnv(
+  env: NodeJS.ProcessEnv,
+  base: RetryPolicy = DEFAULT_RETRY_POLICY,
+): RetryPolicy {
+  const num = (name: string): number | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return undefined;
+    const value = Number(raw);
+    return Number.isFinite(value) && value >= 0 ? value : undefined;
+  };
+  return {
+    ...base,
+    maxRetries: num("CAIRN_MAX_RETRIES") ?? base.maxRetries,
+    baseDelayMs: num("CAIRN_RETRY_BASE_MS") ?? base.baseDelayMs,
+    idleTimeoutMs: num("CAIRN_STREAM_IDLE_TIMEOUT_MS") ?? base.idleTimeoutMs,
+  };
+}
+
+export function isRetryable(error: unknown): boolean {
+  if (error instanceof ProviderError) return error.retryable;
+  return false;
+}
+
+/** Backoff before retry number `attempt` (1-based): Retry-After when given (capped), else jittered exponential. */
+export function retryDelayMs(
+  attempt: number,
+  error: unknown,
+  policy: RetryPolicy,
+  random = Math.random,
+): number {
+  const retryAfter = error instanceof ProviderError ? error.retryAfterMs : undefined;
+  if (retryAfter !== undefined) return Math.min(retryAfter, policy.retryAfterCapMs);
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  // Half fixed, half jitter: spreads retries of concurrent runs without ever retrying instantly.
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+/** Waits `ms`, or rejects at once when the signal aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Iterates a model stream, failing with a retryable ProviderError when no event arrives for
+ * `idleMs`; `onIdle` aborts the underlying request so its socket is released.
+ */
+export async function* withIdleTimeout<T>(
+  source: AsyncIterable<T>,
+  idleMs: number,
+  onIdle: () => void,
+): AsyncGenerator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  try {
+    while (true) {
+      let timer: NodeJS.Timeout | undefined;
+      const idle = new Promise<"idle">((resolve) => {
+        timer = setTimeout(() => resolve("idle"), idleMs);
+      });
+      const next = await Promise.race([iterator.next(), idle]).finally(() => clearTimeout(timer));
+      if (next === "idle") {
+        onIdle();
+        throw new ProviderError(
+          `The model stream was idle for ${Math.round(idleMs / 1000)} s and was aborted.`,
+          undefined,
+          {
+            retryable: true,
+          },
+        );
+      }
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    // Closing the iterator releases the HTTP response when we stop early. Not awaited: after an idle
+    // timeout a `next()` may still be pending, and `return()` would queue behind it.
+    iterator.return?.().catch(() => undefined);
+  }
+}
