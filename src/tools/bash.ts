@@ -1,0 +1,161 @@
+import { spawn } from "node:child_process";
+import { stat } from "node:fs/promises";
+import { z } from "zod";
+import { CappedOutput } from "./capped-output.js";
+import { childEnvironment } from "./child-env.js";
+import { defineTool } from "./define.js";
+import { findShell, signalGroup, stopGroup } from "./process-group.js";
+
+export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
+export const BASH_MAX_TIMEOUT_MS = 600_000;
+/** After the shell exits, how long background jobs may keep its output open before they are stopped. */
+const LEFTOVER_GRACE_MS = 200;
+
+const input = z.object({
+  command: z.string().min(1).describe("The shell command to run (bash -c)."),
+  timeout: z
+    .number()
+    .int()
+    .min(1)
+    .max(BASH_MAX_TIMEOUT_MS)
+    .optional()
+    .describe(`Timeout in milliseconds (default ${BASH_DEFAULT_TIMEOUT_MS}, max ${BASH_MAX_TIMEOUT_MS}).`),
+  description: z.string().optional().describe("A short description of what the command does (5-10 words)."),
+});
+
+export const bashTool = defineTool({
+  name: "Bash",
+  kind: "execute",
+  description:
+    "Runs a shell command with `bash -c` in the working directory and returns its stdout, stderr and exit code. " +
+    "There is no input (stdin is empty) and no terminal, so avoid interactive commands. " +
+    `Times out after ${BASH_DEFAULT_TIMEOUT_MS / 1000} s by default (timeout in ms, max ${BASH_MAX_TIMEOUT_MS / 60_000} min); the command and all its child processes are then stopped. ` +
+    "Long outputs keep their start and end. Prefer Read, Glob, Grep and Edit over cat, find, grep and sed.",
+  input,
+  outputLimit: 32_000,
+  async run(args, ctx) {
+    const info = await stat(ctx.cwd).catch(() => undefined);
+    if (!info?.isDirectory())
+      return { content: `Working directory does not exist: ${ctx.cwd}`, isError: true };
+    const timeout = args.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
+    const result = await runCommand(args.command, {
+      cwd: ctx.cwd,
+      env: ctx.env ?? childEnvironment(process.env),
+      timeout,
+      signal: ctx.signal,
+    });
+    const { stoppedLeftovers: _, ...outcome } = result;
+    const data = { command: args.command, workingDirectory: ctx.cwd, ...outcome };
+    return { content: describe(result, timeout), data, isError: result.timedOut };
+  },
+});
+
+type CommandResult = {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  executionTime: number;
+  timedOut: boolean;
+  interrupted: boolean;
+  /** Background jobs kept the output open after the shell exited and were stopped. */
+  stoppedLeftovers: boolean;
+};
+
+function describe(result: CommandResult, timeout: number): string {
+  const parts: string[] = [];
+  if (result.stdout) parts.push(result.stdout.replace(/\n$/, ""));
+  if (result.stderr) parts.push(result.stderr.replace(/\n$/, ""));
+  if (result.timedOut) {
+    parts.push(`Command timed out after ${timeout} ms; it and its child processes were stopped.`);
+  } else if (result.interrupted) {
+    parts.push("Command was interrupted; it and its child processes were stopped.");
+  } else if (result.signal) {
+    parts.push(`Command was terminated by signal ${result.signal}.`);
+  } else if (result.exitCode !== 0) {
+    parts.push(`Exit code ${result.exitCode}`);
+  }
+  if (result.stoppedLeftovers) {
+    parts.push(
+      "Background processes still holding the command's output were stopped when it finished; " +
+        "redirect their output (e.g. `cmd > file 2>&1 &`) to keep them running.",
+    );
+  }
+  return parts.join("\n") || "(no output)";
+}
+
+/**
+ * Runs the command in its own process group and resolves once its output is closed, having stopped
+ * the whole group on timeout or abort, so no child outlives the call unless it detached its output.
+ */
+async function runCommand(
+  command: string,
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeout: number; signal: AbortSignal },
+): Promise<CommandResult> {
+  const shell = await findShell();
+  const started = performance.now();
+  const stdout = new CappedOutput();
+  const stderr = new CappedOutput();
+  let timedOut = false;
+  let interrupted = false;
+  let stoppedLeftovers = false;
+  let cancelKill: (() => void) | undefined;
+  let exited: { code: number | null; signal: string | null } | undefined;
+
+  const child = spawn(shell, ["-c", command], {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const pid = child.pid;
+  const stop = () => {
+    if (pid !== undefined && !cancelKill) cancelKill = stopGroup(pid);
+  };
+  child.stdout.on("data", (chunk: Buffer) => stdout.write(chunk));
+  child.stderr.on("data", (chunk: Buffer) => stderr.write(chunk));
+
+  const timer = setTimeout(() => {
+    // A command that finished in time is not "timed out" because a leftover job still held its output.
+    if (exited) return;
+    timedOut = true;
+    stop();
+  }, options.timeout);
+  const onAbort = () => {
+    interrupted = true;
+    stop();
+  };
+  options.signal.addEventListener("abort", onAbort, { once: true });
+  let leftoverTimer: NodeJS.Timeout | undefined;
+
+  const exit = await new Promise<{ code: number | null; signal: string | null; error?: Error }>((resolve) => {
+    child.once("exit", (code, signal) => {
+      exited = { code, signal };
+      leftoverTimer = setTimeout(() => {
+        stoppedLeftovers = !timedOut && !interrupted;
+        stop();
+      }, LEFTOVER_GRACE_MS);
+    });
+    child.once("close", (code, signal) => resolve(exited ?? { code, signal }));
+    child.once("error", (error) => resolve({ code: null, signal: null, error }));
+  });
+
+  clearTimeout(timer);
+  clearTimeout(leftoverTimer);
+  options.signal.removeEventListener("abort", onAbort);
+  // Keep the pending SIGKILL only while something of the group survives (e.g. a job ignoring SIGTERM).
+  if (cancelKill && (pid === undefined || !signalGroup(pid, 0))) cancelKill();
+  stdout.end();
+  stderr.end();
+  if (exit.error) stderr.write(`Failed to start ${shell}: ${exit.error.message}\n`);
+  return {
+    exitCode: exit.error ? null : exit.code,
+    signal: exit.signal,
+    stdout: stdout.toString(),
+    stderr: stderr.toString(),
+    executionTime: Math.round(performance.now() - started),
+    timedOut,
+    interrupted,
+    stoppedLeftovers,
+  };
+}

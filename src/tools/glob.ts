@@ -1,0 +1,80 @@
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { glob } from "tinyglobby";
+import { z } from "zod";
+import { defineTool } from "./define.js";
+import { IgnoreFilter } from "./ignore-walk.js";
+import { sortNewestFirst } from "./mtime-sort.js";
+import { resolveToolPath } from "./paths.js";
+
+export const GLOB_MAX_RESULTS = 100;
+
+const input = z.object({
+  pattern: z
+    .string()
+    .min(1)
+    .describe('The glob pattern to match files against, e.g. "**/*.ts" or "src/**/*.test.ts".'),
+  path: z
+    .string()
+    .optional()
+    .describe(
+      "The directory to search in: absolute, or relative to the working directory (default: the working directory).",
+    ),
+});
+
+export const globTool = defineTool({
+  name: "Glob",
+  kind: "read",
+  description:
+    'Finds files by name with a glob pattern ("**/*.ts", "src/**/index.{js,ts}") and returns their absolute paths, most recently modified first. ' +
+    "The path to search may be absolute or relative to the working directory. " +
+    `Skips .git, node_modules and files ignored by .gitignore; returns at most ${GLOB_MAX_RESULTS} files. Use Grep to search file contents.`,
+  input,
+  async run(args, ctx) {
+    const searched = splitAbsolutePattern(resolveToolPath(ctx.cwd, args.path ?? "."), args.pattern);
+    const info = await stat(searched.root).catch(() => undefined);
+    if (!info) return { content: `Directory does not exist: ${searched.root}`, isError: true };
+    if (!info.isDirectory()) return { content: `${searched.root} is not a directory.`, isError: true };
+
+    const found = await glob(searched.pattern, {
+      cwd: searched.root,
+      dot: true,
+      onlyFiles: true,
+      expandDirectories: false,
+      // Not following links keeps the search inside the tree and agrees with Grep (ripgrep's default).
+      followSymbolicLinks: false,
+      ignore: ["**/.git/**", "**/node_modules/**"],
+      signal: ctx.signal,
+    });
+    const filter = await IgnoreFilter.create(searched.root);
+    const kept: string[] = [];
+    for (const rel of found)
+      if (!(await filter.ignores(rel, false))) kept.push(path.join(searched.root, rel));
+
+    const sorted = await sortNewestFirst(kept);
+    const files = sorted.slice(0, GLOB_MAX_RESULTS);
+    const truncated = sorted.length > files.length;
+    let content = files.length ? files.join("\n") : "No files found";
+    if (truncated) {
+      content += `\n(Results are truncated: showing the ${files.length} most recently modified of ${sorted.length} files. Use a more specific path or pattern.)`;
+    }
+    return {
+      content,
+      data: { pattern: args.pattern, path: searched.root, files, totalFiles: sorted.length, truncated },
+    };
+  },
+});
+
+const GLOB_CHARS = /[*?[\]{}()!+@]/;
+
+/**
+ * An absolute pattern ("/repo/src/**\/*.ts") searches from its fixed leading directories, whatever
+ * `path` says, as the model clearly meant that directory.
+ */
+function splitAbsolutePattern(root: string, pattern: string): { root: string; pattern: string } {
+  if (!path.isAbsolute(pattern)) return { root, pattern };
+  const segments = pattern.split("/");
+  let fixed = 0;
+  while (fixed < segments.length - 1 && !GLOB_CHARS.test(segments[fixed]!)) fixed += 1;
+  return { root: segments.slice(0, fixed).join("/") || "/", pattern: segments.slice(fixed).join("/") };
+}

@@ -1,0 +1,27 @@
+import { bashTool } from "./bash.js";
+import { editTool } from "./edit.js";
+import { globTool } from "./glob.js";
+import { grepTool } from "./grep.js";
+import { lsTool } from "./ls.js";
+import { readTool } from "./read.js";
+import { todoWriteTool } from "./todo-write.js";
+import type { Tool } from "./types.js";
+import { writeTool } from "./write.js";
+
+export { bashTool } from "./bash.js";
+export { childEnvironment } from "./child-env.js";
+export { DEFAULT_OUTPUT_LIMIT, defineTool, describeZodError, truncateMiddle } from "./define.js";
+export { editTool } from "./edit.js";
+export { globTool } from "./glob.js";
+export { grepTool } from "./grep.js";
+export { lsTool } from "./ls.js";
+export { resolveToolPath } from "./paths.js";
+export { readTool } from "./read.js";
+export { type Todo, todoWriteTool } from "./todo-write.js";
+export type { Tool, ToolContext, ToolKind, ToolOutcome, ToolOutput } from "./types.js";
+export { writeTool } from "./write.js";
+
+/** The built-in tools, in the order they are offered to the model. */
+export function builtinTools(): Tool[] {
+  return [readTool, writeTool, editTool, bashTool, globTool, grepTool, lsTool, todoWriteTool];
+}

@@ -1,0 +1,56 @@
+import { access, constants } from "node:fs/promises";
+import path from "node:path";
+
+let shellLookup: Promise<string> | undefined;
+
+/** bash from PATH (looked up once), else the POSIX `/bin/sh`: commands the model writes usually assume bash. */
+export function findShell(): Promise<string> {
+  shellLookup ??= findOnPath("bash").then((found) => found ?? "/bin/sh");
+  return shellLookup;
+}
+
+/** The absolute path of an executable on PATH, like `command -v`. */
+export async function findOnPath(
+  name: string,
+  searchPath = process.env.PATH ?? "",
+): Promise<string | undefined> {
+  for (const dir of searchPath.split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here; keep looking
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Signals every process in the group led by `pid` (children spawned with `detached: true` lead their
+ * own group), so a command's background jobs and pipelines stop with it. False when none is left.
+ */
+export function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Grace between SIGTERM and SIGKILL, so well-behaved programs can clean up. */
+export const KILL_GRACE_MS = 2000;
+
+/**
+ * Stops a process group: SIGTERM now, SIGKILL after the grace if anything of the group is left.
+ * Returns a function that cancels the pending SIGKILL (for when the group is known to be gone).
+ */
+export function stopGroup(pid: number): () => void {
+  signalGroup(pid, "SIGTERM");
+  const timer = setTimeout(() => {
+    if (signalGroup(pid, 0)) signalGroup(pid, "SIGKILL");
+  }, KILL_GRACE_MS);
+  return () => clearTimeout(timer);
+}

@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { defineTool } from "./define.js";
+
+const todo = z.object({
+  content: z.string().min(1).describe('What to do, in the imperative (e.g. "Run the tests").'),
+  status: z.enum(["pending", "in_progress", "completed"]),
+  activeForm: z
+    .string()
+    .min(1)
+    .describe('The same task in the present continuous (e.g. "Running the tests").'),
+  id: z.string().optional(),
+});
+
+const input = z.object({
+  todos: z.array(todo).describe("The complete, updated todo list (replaces the previous one)."),
+});
+
+export type Todo = z.infer<typeof todo>;
+
+export const todoWriteTool = defineTool({
+  name: "TodoWrite",
+  kind: "other",
+  description:
+    "Creates or updates the task list for the current work; each call sends the whole list. " +
+    "Use it for work with several steps: mark a task in_progress before starting it (one at a time) and completed as soon as it is done.",
+  input,
+  async run(args) {
+    // The list lives in the conversation: the caller records `data.todos`; nothing is kept here.
+    return {
+      content:
+        "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable.",
+      data: { todos: args.todos },
+    };
+  },
+});

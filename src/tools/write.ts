@@ -1,0 +1,45 @@
+import { mkdir, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { defineTool } from "./define.js";
+import { resolveToolPath } from "./paths.js";
+import { countLines } from "./text-lines.js";
+
+const input = z.object({
+  file_path: z
+    .string()
+    .min(1)
+    .describe("The file to write: an absolute path, or relative to the working directory."),
+  content: z.string().describe("The complete new content of the file."),
+});
+
+export const writeTool = defineTool({
+  name: "Write",
+  kind: "edit",
+  description:
+    "Writes a file with the given content, replacing it if it exists and creating missing parent directories. " +
+    "The path may be absolute or relative to the working directory. " +
+    "Prefer Edit for changing part of an existing file; Read a file before overwriting it.",
+  input,
+  async run(args, ctx) {
+    const filePath = resolveToolPath(ctx.cwd, args.file_path);
+    const existing = await stat(filePath).catch(() => undefined);
+    if (existing?.isDirectory()) {
+      return { content: `${filePath} is a directory; give the path of a file to write.`, isError: true };
+    }
+    await mkdir(path.dirname(filePath), { recursive: true });
+    await writeFile(filePath, args.content, "utf8");
+    const created = existing === undefined;
+    return {
+      content: created
+        ? `File created successfully at: ${filePath}`
+        : `File overwritten successfully at: ${filePath}`,
+      data: {
+        path: filePath,
+        linesCreated: countLines(args.content),
+        fileSize: Buffer.byteLength(args.content, "utf8"),
+        created,
+      },
+    };
+  },
+});

@@ -1,0 +1,228 @@
+import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { bashTool } from "../../src/tools/bash.js";
+import { context, tempDir } from "./helpers.js";
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Alive and not a zombie (an orphaned zombie may linger where PID 1 does not reap). */
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, ms = 8000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return check();
+}
+
+async function readPids(file: string, count: number): Promise<number[]> {
+  let pids: number[] = [];
+  await waitFor(async () => {
+    const text = await readFile(file, "utf8").catch(() => "");
+    pids = text.split("\n").filter(Boolean).map(Number);
+    return pids.length >= count;
+  });
+  return pids;
+}
+
+const started: number[] = [];
+afterEach(() => {
+  // Belt and braces: never leave a test's sleeper behind, even when an assertion failed.
+  for (const pid of started.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+});
+
+describe("Bash", () => {
+  it("returns stdout, stderr and a non-zero exit code without failing the tool", async () => {
+    const dir = await tempDir();
+    const out = await bashTool.execute({ command: "echo out; echo err >&2; exit 3" }, context(dir));
+    expect(out.isError).toBe(false);
+    expect(out.content).toBe("out\nerr\nExit code 3");
+    expect(out.data).toMatchObject({
+      command: "echo out; echo err >&2; exit 3",
+      workingDirectory: dir,
+      exitCode: 3,
+      signal: null,
+      stdout: "out\n",
+      stderr: "err\n",
+      timedOut: false,
+      interrupted: false,
+    });
+    expect(typeof out.data?.executionTime).toBe("number");
+  });
+
+  it("runs in the working directory with bash and empty stdin", async () => {
+    const dir = await tempDir();
+    const out = await bashTool.execute(
+      { command: 'pwd; [ -n "$BASH_VERSION" ] && echo bash; cat' },
+      context(dir),
+    );
+    expect(out.content).toBe(`${dir}\nbash`);
+    expect(out.data).toMatchObject({ exitCode: 0 });
+  });
+
+  it("says when there is no output", async () => {
+    const dir = await tempDir();
+    const out = await bashTool.execute({ command: "true" }, context(dir));
+    expect(out.content).toBe("(no output)");
+  });
+
+  it("stops a command at its timeout and reports it", async () => {
+    const dir = await tempDir();
+    const out = await bashTool.execute({ command: "echo before; sleep 30", timeout: 300 }, context(dir));
+    expect(out.isError).toBe(true);
+    expect(out.content).toBe(
+      "before\nCommand timed out after 300 ms; it and its child processes were stopped.",
+    );
+    expect(out.data).toMatchObject({ timedOut: true, exitCode: null, signal: "SIGTERM", stdout: "before\n" });
+  });
+
+  it("escalates to SIGKILL when the command ignores SIGTERM", async () => {
+    const dir = await tempDir();
+    const out = await bashTool.execute(
+      { command: "trap '' TERM; sleep 30; echo survived", timeout: 200 },
+      context(dir),
+    );
+    expect(out.data).toMatchObject({ timedOut: true, signal: "SIGKILL" });
+    expect(out.content).not.toContain("survived");
+  });
+
+  it("kills the whole process group on timeout, background jobs included", async () => {
+    const dir = await tempDir();
+    const pidFile = path.join(dir, "pids");
+    const out = await bashTool.execute(
+      { command: `sleep 30 & echo $! > ${pidFile}; sleep 30 & echo $! >> ${pidFile}; wait`, timeout: 500 },
+      context(dir),
+    );
+    expect(out.data).toMatchObject({ timedOut: true });
+    const pids = await readPids(pidFile, 2);
+    started.push(...pids);
+    expect(pids).toHaveLength(2);
+    expect(await waitFor(() => pids.every((pid) => !isAlive(pid)))).toBe(true);
+  });
+
+  it("kills the whole process group when aborted", async () => {
+    const dir = await tempDir();
+    const pidFile = path.join(dir, "pids");
+    const ctx = context(dir);
+    const running = bashTool.execute(
+      {
+        command: `echo $$ > ${pidFile}; sleep 30 & echo $! >> ${pidFile}; sleep 30 & echo $! >> ${pidFile}; wait`,
+      },
+      ctx,
+    );
+    const pids = await readPids(pidFile, 3);
+    started.push(...pids);
+    expect(pids).toHaveLength(3);
+    expect(pids.every(isAlive)).toBe(true);
+    ctx.controller.abort();
+    const out = await running;
+    expect(out).toMatchObject({ isError: true, errorKind: "aborted" });
+    expect(await waitFor(() => pids.every((pid) => !isAlive(pid)))).toBe(true);
+  });
+
+  it("does not pass the agent's secrets to commands", async () => {
+    const dir = await tempDir();
+    process.env.FOO_API_KEY = "foo-key-value";
+    process.env.MY_SECRET = "my-secret-value";
+    process.env.CAIRN_PLAIN_VAR = "plain-value";
+    try {
+      const out = await bashTool.execute({ command: "env" }, context(dir));
+      expect(out.content).not.toContain("foo-key-value");
+      expect(out.content).not.toContain("my-secret-value");
+      expect(out.content).toContain("CAIRN_PLAIN_VAR=plain-value");
+    } finally {
+      delete process.env.FOO_API_KEY;
+      delete process.env.MY_SECRET;
+      delete process.env.CAIRN_PLAIN_VAR;
+    }
+  });
+
+  it("uses the environment the caller passes as is", async () => {
+    const dir = await tempDir();
+    const out = await bashTool.execute(
+      { command: 'echo "$ONLY_THIS"' },
+      context(dir, { env: { PATH: process.env.PATH, ONLY_THIS: "given" } }),
+    );
+    expect(out.content).toBe("given");
+  });
+
+  it("caps a huge output in bounded memory and says what it cut", async () => {
+    const dir = await tempDir();
+    const out = await bashTool.execute({ command: "yes | head -c 50000000" }, context(dir));
+    expect(out.isError).toBe(false);
+    const stdout = String(out.data?.stdout);
+    expect(stdout.length).toBeLessThan(31_000);
+    expect(stdout.startsWith("y\ny\n")).toBe(true);
+    expect(stdout).toMatch(/\[\.\.\. 4\d{7} characters of output omitted \.\.\.\]/);
+    expect(out.content.length).toBeLessThan(32_000);
+    expect(out.content).toContain("characters of output omitted");
+  });
+
+  it("does not break multi-byte characters at the cut", async () => {
+    const dir = await tempDir();
+    const two = await bashTool.execute(
+      { command: "head -c 14999 /dev/zero | tr '\\0' a; yes é | head -n 40000 | tr -d '\\n'" },
+      context(dir),
+    );
+    const text = String(two.data?.stdout);
+    expect(text).not.toContain("\uFFFD");
+    expect(text.startsWith(`${"a".repeat(14999)}é\n`)).toBe(true);
+    expect(text.endsWith("é".repeat(1000))).toBe(true);
+
+    const four = await bashTool.execute(
+      { command: "head -c 14999 /dev/zero | tr '\\0' a; yes 👋 | head -n 40000 | tr -d '\\n'" },
+      context(dir),
+    );
+    const emoji = String(four.data?.stdout);
+    expect(emoji).not.toContain("\uFFFD");
+    expect(emoji).not.toMatch(LONE_SURROGATE);
+    expect(emoji.endsWith("👋".repeat(1000))).toBe(true);
+  });
+
+  it("stops background jobs that keep its output open once the command ends", async () => {
+    const dir = await tempDir();
+    const out = await bashTool.execute({ command: "sleep 30 & echo $!" }, context(dir));
+    const pid = Number(String(out.data?.stdout).trim());
+    started.push(pid);
+    expect(out.isError).toBe(false);
+    expect(out.content).toContain("Background processes still holding the command's output were stopped");
+    expect(await waitFor(() => !isAlive(pid))).toBe(true);
+  });
+
+  it("rejects a timeout above the maximum without running", async () => {
+    const dir = await tempDir();
+    const out = await bashTool.execute({ command: "touch ran", timeout: 600_001 }, context(dir));
+    expect(out).toMatchObject({ isError: true, errorKind: "invalid_input" });
+    expect(out.content).toContain("`timeout`");
+    await expect(readFile(path.join(dir, "ran"))).rejects.toThrow();
+  });
+
+  it("reports a missing working directory", async () => {
+    const dir = await tempDir();
+    const out = await bashTool.execute({ command: "true" }, context(path.join(dir, "gone")));
+    expect(out.isError).toBe(true);
+    expect(out.content).toContain("Working directory does not exist");
+  });
+});

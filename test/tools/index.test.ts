@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { builtinTools, childEnvironment } from "../../src/tools/index.js";
+
+describe("builtinTools", () => {
+  it("offers the eight tools in order, with their kinds and object schemas", () => {
+    const tools = builtinTools();
+    expect(tools.map((tool) => [tool.name, tool.kind])).toEqual([
+      ["Read", "read"],
+      ["Write", "edit"],
+      ["Edit", "edit"],
+      ["Bash", "execute"],
+      ["Glob", "read"],
+      ["Grep", "read"],
+      ["LS", "read"],
+      ["TodoWrite", "other"],
+    ]);
+    for (const tool of tools) {
+      expect(tool.description.length).toBeGreaterThan(40);
+      expect(tool.jsonSchema.type).toBe("object");
+    }
+    expect(typeof childEnvironment).toBe("function");
+  });
+
+  it("uses the agent-SDK input names", () => {
+    const properties = (name: string) =>
+      Object.keys((builtinTools().find((tool) => tool.name === name)!.jsonSchema.properties ?? {}) as object);
+    expect(properties("Read")).toEqual(["file_path", "offset", "limit"]);
+    expect(properties("Write")).toEqual(["file_path", "content"]);
+    expect(properties("Edit")).toEqual(["file_path", "old_string", "new_string", "replace_all"]);
+    expect(properties("Bash")).toEqual(["command", "timeout", "description"]);
+    expect(properties("Glob")).toEqual(["pattern", "path"]);
+    expect(properties("Grep")).toEqual([
+      "pattern",
+      "path",
+      "glob",
+      "type",
+      "output_mode",
+      "-i",
+      "-n",
+      "-A",
+      "-B",
+      "-C",
+      "head_limit",
+      "multiline",
+    ]);
+    expect(properties("LS")).toEqual(["path", "ignore"]);
+    expect(properties("TodoWrite")).toEqual(["todos"]);
+  });
+});
