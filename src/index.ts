@@ -1,0 +1,103 @@
+/**
+ * `cairn`: the package root.
+ *
+ * - `query()` and its types: the SDK (docs/sdk.md). Shape-compatible with the public agent-SDK
+ *   convention, so a program written for it runs on cairn by changing its import.
+ * - `runAgent()` and the `EngineEvent` types: the engine's own event stream, for front ends that
+ *   want the raw events rather than SDK messages.
+ */
+
+export type {
+  AgentRunOptions,
+  PreparedRun,
+} from "./engine/agent.js";
+export { prepareRun, runAgent } from "./engine/agent.js";
+export type {
+  AssistantBlockEvent,
+  EngineEvent,
+  ModelCallEndEvent,
+  ModelCallStartEvent,
+  PermissionDenial,
+  RunEndEvent,
+  RunStartEvent,
+  RunSubtype,
+  StreamEvent,
+  ToolEndEvent,
+  ToolStartEvent,
+  TurnEndEvent,
+} from "./engine/events.js";
+export { ConfigError, ProviderError } from "./providers/types.js";
+export type {
+  ApiKeySource,
+  ModelUsage,
+  NonNullableUsage,
+  PermissionMode,
+  SDKAPIAssistantMessage,
+  SDKAPIRetryMessage,
+  SDKAssistantContentBlock,
+  SDKAssistantMessage,
+  SDKAssistantMessageError,
+  SDKCitationsDelta,
+  SDKCompactBoundaryMessage,
+  SDKInputJSONDelta,
+  SDKMessage,
+  SDKPartialAssistantMessage,
+  SDKPermissionDenial,
+  SDKRawContentBlockDelta,
+  SDKRawContentBlockDeltaEvent,
+  SDKRawContentBlockStartEvent,
+  SDKRawContentBlockStopEvent,
+  SDKRawMessageDeltaEvent,
+  SDKRawMessageStartEvent,
+  SDKRawMessageStopEvent,
+  SDKRawMessageStreamEvent,
+  SDKRawUsage,
+  SDKRedactedThinkingBlock,
+  SDKResultError,
+  SDKResultMessage,
+  SDKResultSuccess,
+  SDKSignatureDelta,
+  SDKStatusMessage,
+  SDKStopReason,
+  SDKSystemMessage,
+  SDKTaskNotificationMessage,
+  SDKTaskStartedMessage,
+  SDKTextBlock,
+  SDKTextDelta,
+  SDKThinkingBlock,
+  SDKThinkingDelta,
+  SDKToolProgressMessage,
+  SDKToolResultBlock,
+  SDKToolUseBlock,
+  SDKUsage,
+  SDKUserContentBlock,
+  SDKUserMessage,
+  UUID,
+} from "./sdk/messages.js";
+export type {
+  CanUseTool,
+  EffortLevel,
+  EnvOption,
+  HookCallback,
+  HookCallbackMatcher,
+  HookInput,
+  HookJSONOutput,
+  Options,
+  OutputFormat,
+  PermissionResult,
+  SettingSource,
+  SystemPromptOption,
+  ThinkingConfig,
+} from "./sdk/options.js";
+export { InvalidOptionsError } from "./sdk/options.js";
+export type {
+  AgentInfo,
+  McpServerStatus,
+  ModelInfo,
+  Query,
+  QueryParams,
+  SDKControlInterruptResponse,
+  SDKControlSetPermissionModeResponse,
+  SlashCommand,
+} from "./sdk/query.js";
+export { query } from "./sdk/query.js";

@@ -1,0 +1,522 @@
+/**
+ * The messages `query()` yields: cairn's SDK contract.
+ *
+ * Names and shapes follow the public agent-SDK convention (the `SDKMessage` union of
+ * `@anthropic-ai/claude-agent-sdk`), so a program written against that convention runs on cairn by
+ * changing its import. Every message is a pure projection of the engine's events
+ * (`src/sdk/project.ts`); nothing here is invented by the SDK layer.
+ *
+ * What a consumer can rely on:
+ *
+ * - Messages are discriminated by `type`, and by `subtype` for `system` and `result`. Ignore types and
+ *   subtypes you do not recognise: the set grows over time (clause SDK-11).
+ * - Every yielded message carries `uuid` (unique per message) and `session_id` (the same for every
+ *   message of a `query()` call, also across the turns of a streaming-input conversation).
+ * - Order of one turn (clause SDK-10): `system`/`init` first; then, per model call, the
+ *   `stream_event`s of each content block (only with `includePartialMessages`) followed by one
+ *   `assistant` message as soon as that block is complete; then one `user` message per tool result
+ *   (in completion order); more model calls and tool results; finally exactly one `result`.
+ * - The `system`, `assistant`, `user` and `result` messages are the same with and without
+ *   `includePartialMessages` (clause SDK-4); enabling it only adds `stream_event` messages.
+ *
+ * See docs/sdk.md for examples.
+ */
+
+// ---------------------------------------------------------------------------------------------------
+// Anthropic-shaped building blocks (the Messages API's own field names)
+// ---------------------------------------------------------------------------------------------------
+
+/** A UUID string (`crypto.randomUUID()` format). */
+export type UUID = `${string}-${string}-${string}-${string}-${string}`;
+
+/** Why the model stopped (Anthropic `stop_reason`). */
+export type SDKStopReason =
+  | "end_turn"
+  | "max_tokens"
+  | "stop_sequence"
+  | "tool_use"
+  | "pause_turn"
+  | "refusal"
+  | "model_context_window_exceeded";
+
+/** Text the model wrote. */
+export type SDKTextBlock = { type: "text"; text: string };
+
+/** The model's visible reasoning. `signature` lets the block be sent back to the API unchanged. */
+export type SDKThinkingBlock = { type: "thinking"; thinking: string; signature?: string };
+
+/** Reasoning the provider returned encrypted. */
+export type SDKRedactedThinkingBlock = { type: "redacted_thinking"; data: string };
+
+/** A tool call. `input` is the parsed JSON object the tool receives. */
+export type SDKToolUseBlock = { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
+
+/** One content block of an assistant message. */
+export type SDKAssistantContentBlock =
+  | SDKTextBlock
+  | SDKThinkingBlock
+  | SDKRedactedThinkingBlock
+  | SDKToolUseBlock;
+
+/** The answer to one `tool_use`, as sent back to the model. */
+export type SDKToolResultBlock = {
+  type: "tool_result";
+  /** The `id` of the `tool_use` block this answers. */
+  tool_use_id: string;
+  /** What the model reads: the tool's (possibly truncated) output or error text. */
+  content: string | SDKTextBlock[];
+  /** Present and true when the tool failed, was refused, or did not run. */
+  is_error?: boolean;
+};
+
+/** One content block of a user message. */
+export type SDKUserContentBlock = SDKTextBlock | SDKToolResultBlock;
+
+/**
+ * Token usage of one model call, Anthropic naming. `input_tokens` excludes cache reads and writes.
+ * On `assistant` messages it is the usage reported so far for that call (not final: the output count
+ * grows until `message_delta`); the final totals are on the `result`.
+ */
+export type SDKUsage = {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number | null;
+  cache_read_input_tokens: number | null;
+};
+
+/** `SDKUsage` with every field a number (the `result`'s totals). Named as in the convention. */
+export type NonNullableUsage = {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+};
+
+/**
+ * An Anthropic-shaped assistant message (`BetaMessage` in the convention). In an `assistant`
+ * message, `content` holds exactly one block; the blocks of one model call share `id`.
+ */
+export type SDKAPIAssistantMessage = {
+  id: string;
+  type: "message";
+  role: "assistant";
+  /** The model id the provider reported. */
+  model: string;
+  content: SDKAssistantContentBlock[];
+  /**
+   * Always `null` on cairn's `assistant` messages: each block is delivered as soon as it completes,
+   * before the model says why it stopped (as in the convention). The `result` has the final value.
+   */
+  stop_reason: SDKStopReason | null;
+  stop_sequence: string | null;
+  usage: SDKUsage;
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Raw stream events (inside `stream_event`)
+// ---------------------------------------------------------------------------------------------------
+
+/** Token usage as it appears inside raw stream events (fields may be absent). */
+export type SDKRawUsage = {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+};
+
+/** Appends `text` to a text block. Concatenating every `text_delta` rebuilds the text (SDK-9). */
+export type SDKTextDelta = { type: "text_delta"; text: string };
+/** Appends to a thinking block. */
+export type SDKThinkingDelta = { type: "thinking_delta"; thinking: string };
+/** The signature of a thinking block (sent once, after its thinking deltas). */
+export type SDKSignatureDelta = { type: "signature_delta"; signature: string };
+/** A piece of a tool call's input JSON; the pieces of one block concatenate to the full JSON text. */
+export type SDKInputJSONDelta = { type: "input_json_delta"; partial_json: string };
+/** A citation attached to a text block. Declared for compatibility; cairn's providers send none yet. */
+export type SDKCitationsDelta = { type: "citations_delta"; citation: Record<string, unknown> };
+
+/** The `delta` of a `content_block_delta` event. */
+export type SDKRawContentBlockDelta =
+  | SDKTextDelta
+  | SDKThinkingDelta
+  | SDKSignatureDelta
+  | SDKInputJSONDelta
+  | SDKCitationsDelta;
+
+/** A model call starts: the message envelope, with empty `content`. */
+export type SDKRawMessageStartEvent = {
+  type: "message_start";
+  message: Omit<SDKAPIAssistantMessage, "usage"> & { usage: SDKRawUsage };
+};
+/** A content block starts: text and thinking start empty, `tool_use` starts with `input: {}`. */
+export type SDKRawContentBlockStartEvent = {
+  type: "content_block_start";
+  index: number;
+  content_block: SDKAssistantContentBlock;
+};
+/** Incremental content for the block at `index`. */
+export type SDKRawContentBlockDeltaEvent = {
+  type: "content_block_delta";
+  index: number;
+  delta: SDKRawContentBlockDelta;
+};
+/** The block at `index` is complete (its `assistant` message follows). */
+export type SDKRawContentBlockStopEvent = { type: "content_block_stop"; index: number };
+/** Why the model stopped, and the call's cumulative output usage. */
+export type SDKRawMessageDeltaEvent = {
+  type: "message_delta";
+  delta: { stop_reason: SDKStopReason | null; stop_sequence?: string | null };
+  usage: Partial<SDKRawUsage> & { output_tokens: number };
+};
+/** The model call is over. */
+export type SDKRawMessageStopEvent = { type: "message_stop" };
+
+/**
+ * A raw Anthropic Messages API streaming event (`BetaRawMessageStreamEvent` in the convention), as the
+ * model sent it. Every provider cairn supports is translated into exactly these events at the
+ * provider edge, so consumers see the same events whatever the model.
+ *
+ * The original contract types this field as `Record<string, unknown>` (SDK-7); this union is
+ * assignable to that, and lets TypeScript narrow `event.type` and `event.delta.type` as the
+ * documented examples do.
+ */
+export type SDKRawMessageStreamEvent =
+  | SDKRawMessageStartEvent
+  | SDKRawContentBlockStartEvent
+  | SDKRawContentBlockDeltaEvent
+  | SDKRawContentBlockStopEvent
+  | SDKRawMessageDeltaEvent
+  | SDKRawMessageStopEvent;
+
+// ---------------------------------------------------------------------------------------------------
+// The messages
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * How the model's credential was supplied. The convention's values, plus cairn's `"option"` (the
+ * `apiKey` option of `query()`). For a key from the environment the value is the variable's name
+ * (`"ANTHROPIC_API_KEY"`, `"OPENAI_API_KEY"`, …); `"none"` for models that need no key (`replay:`,
+ * local models).
+ */
+export type ApiKeySource =
+  | "ANTHROPIC_API_KEY"
+  | "apiKeyHelper"
+  | "/login managed key"
+  | "none"
+  | "user"
+  | "project"
+  | "org"
+  | "temporary"
+  | "oauth"
+  | "option"
+  | (string & {});
+
+/**
+ * How tool calls are approved. cairn reports the mode in `system`/`init`; until the permission
+ * engine lands (a later issue) it does not enforce it. See docs/sdk.md, "Permissions".
+ *
+ * - `default`: ask `canUseTool` for tools not in `allowedTools`.
+ * - `acceptEdits`: file edits are auto-accepted.
+ * - `bypassPermissions`: no checks at all.
+ * - `plan`: planning only; tools that change things do not run.
+ * - `dontAsk`: deny anything not pre-approved.
+ * - `auto`: a classifier decides, asking `canUseTool` when unsure.
+ */
+export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "dontAsk" | "auto";
+
+/** The first message of every turn: the session as the engine configured it. */
+export type SDKSystemMessage = {
+  type: "system";
+  subtype: "init";
+  /** Names of the subagents available (none in cairn yet). */
+  agents?: string[];
+  /** See `ApiKeySource`. */
+  apiKeySource: ApiKeySource;
+  /** API beta headers in use (none). */
+  betas?: string[];
+  /**
+   * The engine's version. The field keeps the convention's name so programs that log it still work;
+   * with cairn it holds cairn's version.
+   */
+  claude_code_version: string;
+  /** Absolute working directory of the session; relative tool paths resolve against it. */
+  cwd: string;
+  /** Names of the tools the model is offered this turn (authoritative). */
+  tools: string[];
+  /** MCP servers and their status (MCP arrives in a later issue: always `[]` for now). */
+  mcp_servers: { name: string; status: string; source?: string }[];
+  /**
+   * The model as named in `options.model` / `setModel()` (`"anthropic/claude-sonnet-5-5"`, a bare
+   * `"claude-…"` id, `"replay:demo.json"`), or as picked by the default resolution — so it can be
+   * passed back to either.
+   */
+  model: string;
+  /** The permission mode of this turn. */
+  permissionMode: PermissionMode;
+  /** Slash commands available (cairn has none: `[]`). */
+  slash_commands: string[];
+  /** Output style in use (always `"default"`). */
+  output_style: string;
+  /** Skills available (none yet: `[]`). */
+  skills: string[];
+  /** Plugins loaded (none: `[]`). */
+  plugins: { name: string; path: string; version?: string }[];
+  uuid: UUID;
+  session_id: string;
+};
+
+/**
+ * A raw streaming event, only with `includePartialMessages: true` (SDK-5, SDK-7). Completed blocks
+ * still arrive as `assistant` messages and tool results as `user` messages (SDK-6).
+ *
+ * Structured output (`outputFormat`) is never streamed as text deltas: the value arrives in
+ * `result.structured_output` (SDK-12). Meanwhile a consumer sees the `StructuredOutput` tool call
+ * like any other: its input streams as `input_json_delta`s, then come its `assistant` and `user`
+ * messages.
+ */
+export type SDKPartialAssistantMessage = {
+  type: "stream_event";
+  /** The raw event (see `SDKRawMessageStreamEvent`). Also fine to treat as `Record<string, unknown>`. */
+  event: SDKRawMessageStreamEvent;
+  /** The tool_use that spawned the subagent producing this event; `null` on the main thread (always, for now). */
+  parent_tool_use_id: string | null;
+  uuid: UUID;
+  session_id: string;
+};
+
+/** Why an assistant message is an API error stand-in (convention field; cairn does not set it yet). */
+export type SDKAssistantMessageError =
+  | "authentication_failed"
+  | "billing_error"
+  | "rate_limit"
+  | "overloaded"
+  | "invalid_request"
+  | "model_not_found"
+  | "server_error"
+  | "unknown"
+  | "max_output_tokens";
+
+/**
+ * A model call failed with a retryable error (HTTP 408/409/429/5xx, a reset, a cut or idle stream)
+ * and will be retried after `retry_delay_ms`. Arrives between the failed attempt and the retry. Stream
+ * events the failed attempt already delivered are not repeated by the retry, so a consumer appending
+ * `text_delta`s still rebuilds the text exactly once (SDK-9).
+ */
+export type SDKAPIRetryMessage = {
+  type: "system";
+  subtype: "api_retry";
+  /** The retry about to happen: 1 for the first retry. */
+  attempt: number;
+  /** Retries allowed for this call. */
+  max_retries: number;
+  /** Wait before the retry, milliseconds. */
+  retry_delay_ms: number;
+  /** The HTTP status of the failure; `null` for a connection problem or a cut or idle stream. */
+  error_status: number | null;
+  /** The failure's category (from the status). */
+  error: SDKAssistantMessageError;
+  /** cairn's addition: the failure's message. */
+  error_message: string;
+  uuid: UUID;
+  session_id: string;
+};
+
+/**
+ * One completed content block of the model's reply — text, thinking, or a complete tool call —
+ * delivered as soon as the block ends (SDK-3, SDK-10). A reply with three blocks yields three
+ * `assistant` messages sharing `message.id`.
+ */
+export type SDKAssistantMessage = {
+  type: "assistant";
+  /** Anthropic-shaped; `content` holds the one completed block. */
+  message: SDKAPIAssistantMessage;
+  /** `null` on the main thread (always, for now). */
+  parent_tool_use_id: string | null;
+  error?: SDKAssistantMessageError;
+  uuid: UUID;
+  session_id: string;
+};
+
+/**
+ * A user message. cairn yields one per tool result (SDK-6), with `message.content` holding exactly
+ * one `tool_result` block and `tool_use_result` holding the tool's structured output.
+ *
+ * The same type is the **input** of streaming-input mode (`prompt` as an `AsyncIterable`): there
+ * `message.content` is the user's text (a string or text blocks), and `uuid`/`session_id` may be
+ * omitted. On messages cairn yields, `uuid` and `session_id` are always set.
+ */
+export type SDKUserMessage = {
+  type: "user";
+  message: { role: "user"; content: string | SDKUserContentBlock[] };
+  /** `null` on the main thread (always, for now). */
+  parent_tool_use_id: string | null;
+  /** True for messages the engine made up rather than a human (not used yet). */
+  isSynthetic?: boolean;
+  /**
+   * On tool results: what the tool reported, for programs (not the model). The tool's structured
+   * record when it has one (e.g. `Bash`: `{ exitCode, stdout, stderr, … }`, `Read`:
+   * `{ content, totalLines, … }`; see docs/sdk.md), else the same text the model read. On a failed,
+   * refused or invalid call: the error text.
+   */
+  tool_use_result?: unknown;
+  /** Accepted on input for compatibility; ignored. */
+  priority?: "now" | "next" | "later";
+  timestamp?: string;
+  uuid?: UUID;
+  session_id?: string;
+};
+
+/** A tool call the permission check refused (`canUseTool` answered `deny`). */
+export type SDKPermissionDenial = {
+  tool_name: string;
+  tool_use_id: string;
+  tool_input: Record<string, unknown>;
+};
+
+/** Usage of one model over the whole `query()` turn, camelCase as in the convention. */
+export type ModelUsage = {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+  webSearchRequests: number;
+  /** Cost in US dollars. 0 until cairn's model catalog carries prices (a later issue). */
+  costUSD: number;
+  /** From cairn's model catalog; 0 for models it does not know. */
+  contextWindow: number;
+  /** From cairn's model catalog; 0 for models it does not know. */
+  maxOutputTokens: number;
+};
+
+/** Fields shared by both result variants. */
+type SDKResultBase = {
+  type: "result";
+  /** Wall time of the turn, milliseconds. */
+  duration_ms: number;
+  /** Time spent in model calls, milliseconds (never more than `duration_ms`). */
+  duration_api_ms: number;
+  /** Model calls made in this turn. */
+  num_turns: number;
+  /** Why the last model call stopped (`null` when none completed). */
+  stop_reason: string | null;
+  /**
+   * Cost of the turn in US dollars. Always 0 for now: prices join the model catalog in a later
+   * issue. Read it the convention's way (latest value, do not sum).
+   */
+  total_cost_usd: number;
+  /** Token totals of the turn's model calls. */
+  usage: NonNullableUsage;
+  /** Per provider model id: token totals of the turn. */
+  modelUsage: Record<string, ModelUsage>;
+  /** Tool calls that `canUseTool` refused, in order. */
+  permission_denials: SDKPermissionDenial[];
+  uuid: UUID;
+  session_id: string;
+};
+
+/** The turn finished normally: `result` is the final answer. */
+export type SDKResultSuccess = SDKResultBase & {
+  subtype: "success";
+  /** False on cairn (the convention sets it when a turn ended on an API error; cairn uses an error subtype). */
+  is_error: boolean;
+  /** The final answer: the assistant's text after its last tool call. */
+  result: string;
+  /** With `outputFormat`: the validated JSON value. Absent without `outputFormat`. */
+  structured_output?: unknown;
+};
+
+/**
+ * The turn ended on an error. `errors` says why, e.g. a provider failure after retries
+ * (`error_during_execution`), an abort or `interrupt()` (`error_during_execution`, "The run was
+ * interrupted."), the `maxTurns` limit (`error_max_turns`), or, with `outputFormat`, no valid output
+ * in three attempts (`error_max_structured_output_retries`). The iterator then finishes normally.
+ * `error_max_budget_usd` is declared for compatibility and not produced yet.
+ */
+export type SDKResultError = SDKResultBase & {
+  subtype:
+    | "error_during_execution"
+    | "error_max_turns"
+    | "error_max_budget_usd"
+    | "error_max_structured_output_retries";
+  is_error: boolean;
+  errors: string[];
+};
+
+/** The last message of a turn: exactly one per turn (per user message in streaming-input mode). */
+export type SDKResultMessage = SDKResultSuccess | SDKResultError;
+
+// ---------------------------------------------------------------------------------------------------
+// Declared for compatibility, not produced yet (SDK-11: consumers must accept other system subtypes)
+// ---------------------------------------------------------------------------------------------------
+
+/** Session status changes (e.g. while compacting). Not produced by cairn yet. */
+export type SDKStatusMessage = {
+  type: "system";
+  subtype: "status";
+  status: "compacting" | "requesting" | null;
+  permissionMode?: PermissionMode;
+  uuid: UUID;
+  session_id: string;
+};
+
+/** The conversation was compacted. Not produced by cairn yet. */
+export type SDKCompactBoundaryMessage = {
+  type: "system";
+  subtype: "compact_boundary";
+  compact_metadata: { trigger: "manual" | "auto"; pre_tokens: number; post_tokens?: number };
+  uuid: UUID;
+  session_id: string;
+};
+
+/** A background task started. Not produced by cairn yet. */
+export type SDKTaskStartedMessage = {
+  type: "system";
+  subtype: "task_started";
+  task_id: string;
+  tool_use_id?: string;
+  description: string;
+  uuid: UUID;
+  session_id: string;
+};
+
+/** A background task finished. Not produced by cairn yet. */
+export type SDKTaskNotificationMessage = {
+  type: "system";
+  subtype: "task_notification";
+  task_id: string;
+  tool_use_id?: string;
+  status: "completed" | "failed" | "stopped";
+  output_file: string;
+  summary: string;
+  uuid: UUID;
+  session_id: string;
+};
+
+/** A long tool call is still running. Not produced by cairn yet. */
+export type SDKToolProgressMessage = {
+  type: "tool_progress";
+  tool_use_id: string;
+  tool_name: string;
+  parent_tool_use_id: string | null;
+  elapsed_time_seconds: number;
+  uuid: UUID;
+  session_id: string;
+};
+
+/**
+ * Everything `query()` can yield. cairn produces `system`/`init`, `system`/`api_retry`,
+ * `stream_event`, `assistant`, `user` and `result` today; the other members are declared so programs
+ * written against the convention that handle them still type-check.
+ */
+export type SDKMessage =
+  | SDKSystemMessage
+  | SDKPartialAssistantMessage
+  | SDKAssistantMessage
+  | SDKUserMessage
+  | SDKResultMessage
+  | SDKStatusMessage
+  | SDKCompactBoundaryMessage
+  | SDKAPIRetryMessage
+  | SDKTaskStartedMessage
+  | SDKTaskNotificationMessage
+  | SDKToolProgressMessage;

@@ -1,0 +1,540 @@
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { z } from "zod";
+import type { PermissionMode } from "./messages.js";
+
+/**
+ * The options of `query()`: names and meaning as in the public agent-SDK convention, plus cairn's own
+ * provider settings (`apiKey`, `baseURL`).
+ *
+ * Every option of the convention is accepted, so programs written for it do not break; the ones cairn
+ * does not implement yet are listed in `NOT_YET_SUPPORTED_OPTIONS` (a one-time process warning names
+ * them when used) and those that make no sense in-process in `NOT_APPLICABLE_OPTIONS`. An option name
+ * that is in neither list nor implemented, or a value of the wrong type, makes `query()` throw
+ * `InvalidOptionsError` synchronously, before any work starts. docs/sdk.md has the full table.
+ */
+
+// ---------------------------------------------------------------------------------------------------
+// Types used by options
+// ---------------------------------------------------------------------------------------------------
+
+/** A permission decision returned by `canUseTool`. */
+export type PermissionResult =
+  | {
+      behavior: "allow";
+      /** Run the tool with this input instead of the model's. */
+      updatedInput?: Record<string, unknown>;
+      /** Accepted for compatibility; ignored until the permission engine lands. */
+      updatedPermissions?: unknown[];
+      toolUseID?: string;
+      decisionClassification?: "user_temporary" | "user_permanent" | "user_reject";
+    }
+  | {
+      behavior: "deny";
+      /** Told to the model in the tool result. */
+      message: string;
+      /** Also end the turn (`result` subtype `error_during_execution`). */
+      interrupt?: boolean;
+      toolUseID?: string;
+      decisionClassification?: "user_temporary" | "user_permanent" | "user_reject";
+    };
+
+/**
+ * Asked before each tool call that is not pre-approved by `allowedTools`. Resolve `allow` (optionally
+ * with `updatedInput`) or `deny` with a message for the model. A rejected promise or `null` counts as
+ * `deny` (cairn has no out-of-band answer channel).
+ */
+export type CanUseTool = (
+  toolName: string,
+  input: Record<string, unknown>,
+  options: {
+    /** Aborted when the turn is interrupted or the query closed. */
+    signal: AbortSignal;
+    /** The `tool_use` block's id. */
+    toolUseID: string;
+    /** A fresh id per permission request. */
+    requestId: string;
+    /** Suggested rule updates (none yet). */
+    suggestions?: unknown[];
+    blockedPath?: string;
+    decisionReason?: string;
+    title?: string;
+    displayName?: string;
+    description?: string;
+    agentID?: string;
+  },
+) => Promise<PermissionResult | null>;
+
+/** `systemPrompt`: replace cairn's prompt, or use it (the "preset") with an addition. */
+export type SystemPromptOption =
+  | string
+  | string[]
+  | { type: "custom"; prompt: string | string[]; snapshot?: boolean }
+  | {
+      type: "preset";
+      preset: "claude_code";
+      append?: string;
+      excludeDynamicSections?: boolean;
+      snapshot?: boolean;
+    };
+
+/** Structured output: the final answer as JSON matching `schema` (a JSON Schema object). */
+export type OutputFormat = { type: "json_schema"; schema: Record<string, unknown> };
+
+/** Reasoning configuration (accepted, not yet supported). */
+export type ThinkingConfig =
+  | { type: "adaptive"; display?: "summarized" | "omitted" }
+  | { type: "enabled"; budgetTokens?: number; display?: "summarized" | "omitted" }
+  | { type: "disabled" };
+
+export type EffortLevel = "low" | "medium" | "high" | "xhigh" | "max";
+export type SettingSource = "user" | "project" | "local";
+
+/** The input of a hook callback (hooks are accepted, not yet supported). */
+export type HookInput = {
+  hook_event_name: string;
+  session_id: string;
+  transcript_path: string;
+  cwd: string;
+  permission_mode?: string;
+  [field: string]: unknown;
+};
+export type HookJSONOutput = Record<string, unknown>;
+export type HookCallback = (
+  input: HookInput,
+  toolUseID: string | undefined,
+  options: { signal: AbortSignal },
+) => Promise<HookJSONOutput>;
+export type HookCallbackMatcher = {
+  matcher?: string;
+  hooks: HookCallback[];
+  timeout?: number;
+  onFailure?: "continue" | "block";
+};
+
+/** Environment variables, as in `process.env`. */
+export type EnvOption = { [name: string]: string | undefined };
+
+// ---------------------------------------------------------------------------------------------------
+// Options
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * Options of `query()`. Supported options are documented here; "accepted, not yet supported" ones are
+ * validated for type and otherwise ignored (with a one-time process warning); "not applicable" ones
+ * are ignored silently because cairn runs the engine in-process.
+ */
+export type Options = {
+  // --- supported -------------------------------------------------------------------------------
+
+  /** Cancel the query: the current turn ends with an error `result` and the iterator finishes. */
+  abortController?: AbortController;
+  /**
+   * Tools that are pre-approved: `canUseTool` is not asked for them. Exact tool names (`"Bash"`,
+   * `"Read"`); rule forms such as `"Bash(ls:*)"` are accepted and pre-approve nothing until the
+   * permission engine lands. Like the convention, this does not restrict which tools exist (see
+   * `tools` and `disallowedTools`).
+   */
+  allowedTools?: string[];
+  /** Asked before each tool call not pre-approved by `allowedTools`. Without it, every call runs. */
+  canUseTool?: CanUseTool;
+  /** Working directory of the session (default `process.cwd()`); must be an existing directory. */
+  cwd?: string;
+  /**
+   * Tools removed from the model's tool set. A rule form such as `"Bash(rm:*)"` removes the whole
+   * tool for now (conservative until the permission engine can match rule contents).
+   */
+  disallowedTools?: string[];
+  /**
+   * The environment for this query, replacing `process.env` (not merged), as in the convention: it
+   * resolves the model and its key (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `CAIRN_MODEL`) and,
+   * with credentials removed, is the environment of the commands tools run.
+   * Pass `{ ...process.env, EXTRA: "x" }` to add variables.
+   */
+  env?: EnvOption;
+  /** Emit `stream_event` messages with the raw streaming events (default false). */
+  includePartialMessages?: boolean;
+  /** Maximum model calls per turn; reaching it ends the turn with `error_max_turns`. */
+  maxTurns?: number;
+  /**
+   * Structured output: the turn's final answer as JSON matching `schema`, delivered in
+   * `result.structured_output`. The model answers through a `StructuredOutput` tool whose input
+   * schema is `schema` (a non-object schema is wrapped as `{ output: … }`); the input is validated
+   * with Ajv (draft-07 by default; 2019-09 and 2020-12 per `$schema`), and an invalid call or a turn
+   * ended without the call is retried, three attempts in all, before the turn ends with
+   * `error_max_structured_output_retries`. An invalid schema throws from `query()`.
+   */
+  outputFormat?: OutputFormat;
+  /**
+   * The model: `provider/model` (`"anthropic/claude-sonnet-4-5"`), a bare `claude-…` id, or
+   * `replay:<scenario.json>`. Default: `CAIRN_MODEL`, else the default Anthropic model when
+   * `ANTHROPIC_API_KEY` (or `apiKey`) is set — the same resolution as the CLI.
+   */
+  model?: string;
+  /** Reported in `system`/`init` and `setPermissionMode()`; not enforced yet (see docs/sdk.md). */
+  permissionMode?: PermissionMode;
+  /** The session id reported on every message (default: a fresh UUID). */
+  sessionId?: string;
+  /**
+   * The system prompt. A string (or strings, joined by blank lines) replaces cairn's built-in prompt;
+   * `{ type: "preset", preset: "claude_code", append }` keeps cairn's prompt and appends to it.
+   * Omitted: cairn's built-in prompt (unlike the convention, where omitted means empty).
+   */
+  systemPrompt?: SystemPromptOption;
+  /**
+   * The base set of built-in tools: names to keep (`[]` disables all), or the preset (all of them).
+   * `disallowedTools` then removes from that set.
+   */
+  tools?: string[] | { type: "preset"; preset: "claude_code" };
+
+  // --- cairn's own ------------------------------------------------------------------------------
+
+  /** The provider API key for this query; overrides the key from `env` / `process.env`. */
+  apiKey?: string;
+  /** The provider base URL for this query (any server speaking the provider's API). */
+  baseURL?: string;
+
+  // --- accepted, sessions arrive in a later issue ------------------------------------------------
+
+  /** Continue the most recent conversation in `cwd`. Accepted, not yet supported. */
+  continue?: boolean;
+  /** With `resume`: fork into a new session id. Accepted, not yet supported. */
+  forkSession?: boolean;
+  /** Resume this session. Accepted, not yet supported: the query starts a new conversation. */
+  resume?: string;
+  /** Resume up to this message. Accepted, not yet supported. */
+  resumeSessionAt?: string;
+  resumeDropsTurn?: string;
+  /** cairn does not write transcripts yet, so `false` is what happens anyway. */
+  persistSession?: boolean;
+  sessionStore?: unknown;
+  sessionStoreFlush?: "batched" | "eager";
+  loadTimeoutMs?: number;
+  title?: string;
+
+  // --- accepted, not yet supported ---------------------------------------------------------------
+
+  additionalDirectories?: string[];
+  agent?: string;
+  agents?: Record<
+    string,
+    { description: string; prompt: string; tools?: string[]; model?: string; [k: string]: unknown }
+  >;
+  agentProgressSummaries?: boolean;
+  allowDangerouslySkipPermissions?: boolean;
+  betas?: string[];
+  debug?: boolean;
+  debugFile?: string;
+  effort?: EffortLevel;
+  enableFileCheckpointing?: boolean;
+  fallbackModel?: string;
+  forwardSubagentText?: boolean;
+  hooks?: Partial<Record<string, HookCallbackMatcher[]>>;
+  includeHookEvents?: boolean;
+  managedSettings?: Record<string, unknown>;
+  maxBudgetUsd?: number;
+  /** Deprecated in the convention; use `thinking`. */
+  maxThinkingTokens?: number;
+  mcpServers?: Record<string, Record<string, unknown>>;
+  mcpServersDelivery?: "argv" | "initialize";
+  onElicitation?(request: unknown, options: { signal: AbortSignal }): Promise<unknown>;
+  onUserDialog?(request: unknown, options: { signal: AbortSignal }): Promise<unknown>;
+  perTaskStopAffordance?: boolean;
+  permissionPromptToolName?: string;
+  permissionPrompts?: "host" | "none";
+  planModeInstructions?: string;
+  pluginDelivery?: "argv" | "initialize";
+  plugins?: { type: "local"; path: string; skipMcpDiscovery?: boolean }[];
+  projectConfigRoot?: string;
+  promptSuggestions?: boolean;
+  sandbox?: Record<string, unknown>;
+  settingSources?: SettingSource[];
+  settings?: string | Record<string, unknown>;
+  skills?: string[] | "all";
+  strictMcpConfig?: boolean;
+  supportedDialogKinds?: string[];
+  taskBudget?: { total: number };
+  thinking?: ThinkingConfig;
+  toolAliases?: Record<string, string>;
+  toolConfig?: Record<string, unknown>;
+  verbatimPrompts?: boolean;
+
+  // --- not applicable: cairn runs the engine in-process -----------------------------------------
+
+  /** No CLI process: ignored. */
+  executable?: "bun" | "deno" | "node";
+  /** No CLI process: ignored. */
+  executableArgs?: string[];
+  /** No CLI process: ignored. */
+  extraArgs?: Record<string, string | null>;
+  /** No CLI process: ignored. */
+  pathToClaudeCodeExecutable?: string;
+  /** No CLI process: ignored. */
+  spawnClaudeCodeProcess?(options: unknown): unknown;
+  /** No CLI process, so no stderr: never called. */
+  stderr?: (data: string) => void;
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Validation
+// ---------------------------------------------------------------------------------------------------
+
+/** Thrown synchronously by `query()` for an unknown option or an option of the wrong type. */
+export class InvalidOptionsError extends TypeError {
+  override name = "InvalidOptionsError";
+  constructor(
+    message: string,
+    /** The offending option (`"maxTurns"`, `"systemPrompt.append"`), or `""` for the whole object. */
+    readonly option: string,
+  ) {
+    super(message);
+  }
+}
+
+const PERMISSION_MODES = ["default", "acceptEdits", "bypassPermissions", "plan", "dontAsk", "auto"] as const;
+
+const fn = z.custom<(...args: never[]) => unknown>(
+  (value) => typeof value === "function",
+  "expected a function",
+);
+const stringList = z.array(z.string());
+const record = z.record(z.string(), z.unknown());
+const positiveInt = z.number().int().positive();
+const nonNegative = z.number().nonnegative();
+
+/** Options cairn implements. */
+const SUPPORTED = {
+  abortController: z.custom<AbortController>(
+    (value) => value instanceof AbortController,
+    "expected an AbortController",
+  ),
+  allowedTools: stringList,
+  canUseTool: fn,
+  cwd: z.string().min(1),
+  disallowedTools: stringList,
+  env: z.record(z.string(), z.union([z.string(), z.undefined()], { error: "expected a string" })),
+  includePartialMessages: z.boolean(),
+  maxTurns: positiveInt,
+  model: z.string().min(1),
+  permissionMode: z.enum(PERMISSION_MODES),
+  sessionId: z.string().min(1),
+  systemPrompt: z.union(
+    [
+      z.string(),
+      stringList,
+      z.strictObject({
+        type: z.literal("custom"),
+        prompt: z.union([z.string(), stringList]),
+        snapshot: z.boolean().optional(),
+      }),
+      z.strictObject({
+        type: z.literal("preset"),
+        preset: z.literal("claude_code"),
+        append: z.string().optional(),
+        excludeDynamicSections: z.boolean().optional(),
+        snapshot: z.boolean().optional(),
+      }),
+    ],
+    {
+      error:
+        'expected a string, an array of strings, { type: "custom", prompt } or { type: "preset", preset: "claude_code", append? }',
+    },
+  ),
+  tools: z.union(
+    [stringList, z.strictObject({ type: z.literal("preset"), preset: z.literal("claude_code") })],
+    { error: 'expected an array of tool names or { type: "preset", preset: "claude_code" }' },
+  ),
+  outputFormat: z.strictObject({ type: z.literal("json_schema"), schema: record }),
+  apiKey: z.string().min(1),
+  baseURL: z.url(),
+} satisfies Record<string, z.ZodType>;
+
+/** Options of the convention cairn accepts but does not implement yet (a warning names them). */
+export const NOT_YET_SUPPORTED_OPTIONS = {
+  continue: z.boolean(),
+  forkSession: z.boolean(),
+  resume: z.string(),
+  resumeSessionAt: z.string(),
+  resumeDropsTurn: z.string(),
+  persistSession: z.boolean(),
+  sessionStore: z.unknown(),
+  sessionStoreFlush: z.enum(["batched", "eager"]),
+  loadTimeoutMs: nonNegative,
+  title: z.string(),
+  additionalDirectories: stringList,
+  agent: z.string(),
+  agents: z.record(z.string(), record),
+  agentProgressSummaries: z.boolean(),
+  allowDangerouslySkipPermissions: z.boolean(),
+  betas: stringList,
+  debug: z.boolean(),
+  debugFile: z.string(),
+  effort: z.enum(["low", "medium", "high", "xhigh", "max"]),
+  enableFileCheckpointing: z.boolean(),
+  fallbackModel: z.string(),
+  forwardSubagentText: z.boolean(),
+  hooks: record,
+  includeHookEvents: z.boolean(),
+  managedSettings: record,
+  maxBudgetUsd: nonNegative,
+  maxThinkingTokens: nonNegative,
+  mcpServers: z.record(z.string(), record),
+  mcpServersDelivery: z.enum(["argv", "initialize"]),
+  onElicitation: fn,
+  onUserDialog: fn,
+  perTaskStopAffordance: z.boolean(),
+  permissionPromptToolName: z.string(),
+  permissionPrompts: z.enum(["host", "none"]),
+  planModeInstructions: z.string(),
+  pluginDelivery: z.enum(["argv", "initialize"]),
+  plugins: z.array(record),
+  projectConfigRoot: z.string(),
+  promptSuggestions: z.boolean(),
+  sandbox: record,
+  settingSources: z.array(z.enum(["user", "project", "local"])),
+  settings: z.union([z.string(), record]),
+  skills: z.union([stringList, z.literal("all")]),
+  strictMcpConfig: z.boolean(),
+  supportedDialogKinds: stringList,
+  taskBudget: z.object({ total: nonNegative }),
+  thinking: z.discriminatedUnion("type", [
+    z.object({ type: z.literal("adaptive") }),
+    z.object({ type: z.literal("enabled"), budgetTokens: nonNegative.optional() }),
+    z.object({ type: z.literal("disabled") }),
+  ]),
+  toolAliases: z.record(z.string(), z.string()),
+  toolConfig: record,
+  verbatimPrompts: z.boolean(),
+} satisfies Record<string, z.ZodType>;
+
+/** Options of the convention that configure the CLI child process, which cairn does not have. */
+export const NOT_APPLICABLE_OPTIONS = {
+  executable: z.enum(["bun", "deno", "node"]),
+  executableArgs: stringList,
+  extraArgs: z.record(z.string(), z.union([z.string(), z.null()])),
+  pathToClaudeCodeExecutable: z.string(),
+  spawnClaudeCodeProcess: fn,
+  stderr: fn,
+} satisfies Record<string, z.ZodType>;
+
+export const SUPPORTED_OPTIONS = Object.keys(SUPPORTED) as (keyof typeof SUPPORTED)[];
+
+const ALL_SCHEMAS: Record<string, z.ZodType> = {
+  ...SUPPORTED,
+  ...NOT_YET_SUPPORTED_OPTIONS,
+  ...NOT_APPLICABLE_OPTIONS,
+};
+
+/** Options as `query()` uses them after validation: defaults applied, paths absolute. */
+export type ResolvedOptions = Options & { cwd: string; includePartialMessages: boolean };
+
+/**
+ * Validates `options` (throws `InvalidOptionsError` naming the first bad option) and applies defaults.
+ * Warns once per process for each accepted-but-not-yet-supported option that is set.
+ */
+export function validateOptions(options: unknown): ResolvedOptions {
+  if (options === undefined || options === null) options = {};
+  if (typeof options !== "object" || Array.isArray(options)) {
+    throw new InvalidOptionsError(`cairn query(): options must be an object, got ${describe(options)}.`, "");
+  }
+  const given = options as Record<string, unknown>;
+  for (const key of Object.keys(given)) {
+    if (!(key in ALL_SCHEMAS)) {
+      const hint = suggest(key);
+      throw new InvalidOptionsError(
+        `cairn query(): unknown option "${key}".${hint ? ` Did you mean "${hint}"?` : ""} See docs/sdk.md for the options.`,
+        key,
+      );
+    }
+  }
+  for (const [key, value] of Object.entries(given)) {
+    if (value === undefined) continue;
+    const parsed = ALL_SCHEMAS[key]!.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const path = [key, ...issue.path.map(String)].join(".");
+      // zod says "Invalid input: expected string, received number"; the value is described below.
+      const problem = issue.message.replace(/^Invalid input: /, "").replace(/, received \w+$/, "");
+      throw new InvalidOptionsError(
+        `cairn query(): invalid option "${path}": ${problem} (got ${describe(valueAt(value, issue.path))}).`,
+        path,
+      );
+    }
+  }
+  const cwd = resolve(typeof given.cwd === "string" ? given.cwd : process.cwd());
+  if (!isDirectory(cwd)) {
+    throw new InvalidOptionsError(`cairn query(): invalid option "cwd": ${cwd} is not a directory.`, "cwd");
+  }
+  for (const key of Object.keys(given)) {
+    if (key in NOT_YET_SUPPORTED_OPTIONS && given[key] !== undefined) warnNotYetSupported(key, given[key]);
+  }
+  return { ...(given as Options), cwd, includePartialMessages: given.includePartialMessages === true };
+}
+
+const warned = new Set<string>();
+
+function warnNotYetSupported(key: string, value: unknown): void {
+  // `persistSession: false` is what cairn does anyway.
+  if (key === "persistSession" && value === false) return;
+  if (warned.has(key)) return;
+  warned.add(key);
+  process.emitWarning(`cairn query(): option "${key}" is accepted but not yet supported; it has no effect.`, {
+    code: "CAIRN_SDK_OPTION_NOT_YET_SUPPORTED",
+    detail: "See docs/sdk.md for what each option does in cairn.",
+  });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "function") return "a function";
+  if (typeof value === "object") return `an object (${(value as object).constructor?.name ?? "Object"})`;
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  return `${typeof value} ${String(value)}`;
+}
+
+/** The known option closest to a misspelt one (case-insensitive, or within two edits). */
+function suggest(key: string): string | undefined {
+  const names = Object.keys(ALL_SCHEMAS);
+  const lower = key.toLowerCase().replace(/[_-]/g, "");
+  const exact = names.find((name) => name.toLowerCase() === lower);
+  if (exact) return exact;
+  let best: { name: string; distance: number } | undefined;
+  for (const name of names) {
+    const distance = editDistance(lower, name.toLowerCase());
+    if (distance <= 2 && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length]!;
+}

@@ -1,0 +1,272 @@
+import { randomUUID } from "node:crypto";
+import type {
+  EngineEvent,
+  ModelCallRetryEvent,
+  RunEndEvent,
+  RunStartEvent,
+  RunSubtype,
+  ToolEndEvent,
+} from "../engine/events.js";
+import type { AssistantContentBlock, ModelStreamEvent, Usage } from "../engine/messages.js";
+import { findModel } from "../providers/catalog.js";
+import type {
+  ApiKeySource,
+  ModelUsage,
+  NonNullableUsage,
+  PermissionMode,
+  SDKAPIRetryMessage,
+  SDKAssistantContentBlock,
+  SDKAssistantMessage,
+  SDKAssistantMessageError,
+  SDKMessage,
+  SDKPartialAssistantMessage,
+  SDKRawMessageStreamEvent,
+  SDKResultMessage,
+  SDKSystemMessage,
+  SDKToolResultBlock,
+  SDKUsage,
+  SDKUserMessage,
+  UUID,
+} from "./messages.js";
+
+export type SdkProjectionOptions = {
+  /** Add `stream_event` messages (the `includePartialMessages` option). */
+  includePartialMessages: boolean;
+  /** The engine's version, reported as `system`/`init.claude_code_version`. */
+  version: string;
+  /** Message ids; injectable so tests can make the projection deterministic. */
+  uuid?: () => UUID;
+};
+
+/**
+ * `run_end` as the SDK completes it: with `outputFormat`, the structured-output outcome may change the
+ * subtype and adds the delivered value (`structuredOutput`, present only when one was delivered).
+ */
+export type SdkRunEnd = Omit<RunEndEvent, "subtype"> & {
+  subtype: RunSubtype | "error_max_structured_output_retries";
+  structuredOutput?: unknown;
+};
+
+/** Projects one engine event to the SDK messages it produces (often none). */
+export type SdkProjection = { project(event: Exclude<EngineEvent, RunEndEvent> | SdkRunEnd): SDKMessage[] };
+
+// The engine's shapes must stay assignable to the published SDK contract.
+type Assignable<T extends U, U> = T;
+export type _EngineStreamEventFitsContract = Assignable<ModelStreamEvent, SDKRawMessageStreamEvent>;
+export type _EngineBlockFitsContract = Assignable<AssistantContentBlock, SDKAssistantContentBlock>;
+
+/**
+ * The SDK dialect as a pure projection of the engine's events (no I/O; the only state is what a
+ * turn needs to remember: its session id and the last stop reason).
+ *
+ * - `run_start` → `system`/`init`
+ * - `stream` → `stream_event` (only with `includePartialMessages`)
+ * - `assistant_block` → `assistant` (one completed block)
+ * - `model_call_retry` → `system`/`api_retry`
+ * - `tool_end` → `user` with the `tool_result` block and `tool_use_result`
+ * - `run_end` → `result`
+ *
+ * Payloads are copied, so a consumer mutating a message cannot change the engine's conversation.
+ */
+export function createSdkProjection(options: SdkProjectionOptions): SdkProjection {
+  const uuid = options.uuid ?? (() => randomUUID());
+  let sessionId = "";
+  let stopReason: string | null = null;
+
+  return {
+    project(event: Exclude<EngineEvent, RunEndEvent> | SdkRunEnd): SDKMessage[] {
+      switch (event.type) {
+        case "run_start":
+          sessionId = event.sessionId;
+          stopReason = null;
+          return [systemInit(event, options.version, uuid())];
+        case "stream": {
+          if (!options.includePartialMessages) return [];
+          const message: SDKPartialAssistantMessage = {
+            type: "stream_event",
+            event: structuredClone(event.event),
+            parent_tool_use_id: null,
+            uuid: uuid(),
+            session_id: sessionId,
+          };
+          return [message];
+        }
+        case "assistant_block": {
+          const message: SDKAssistantMessage = {
+            type: "assistant",
+            message: {
+              id: event.messageId,
+              type: "message",
+              role: "assistant",
+              model: event.model,
+              content: [structuredClone(event.block)],
+              stop_reason: null,
+              stop_sequence: null,
+              usage: sdkUsage(event.usage),
+            },
+            parent_tool_use_id: null,
+            uuid: uuid(),
+            session_id: sessionId,
+          };
+          return [message];
+        }
+        case "model_call_retry":
+          return [apiRetry(event, sessionId, uuid())];
+        case "turn_end":
+          stopReason = event.stopReason;
+          return [];
+        case "tool_end":
+          return [toolResultMessage(event, sessionId, uuid())];
+        case "run_end":
+          return [resultMessage(event, stopReason, uuid())];
+        default:
+          return [];
+      }
+    },
+  };
+}
+
+function systemInit(event: RunStartEvent, version: string, id: UUID): SDKSystemMessage {
+  return {
+    type: "system",
+    subtype: "init",
+    cwd: event.cwd,
+    session_id: event.sessionId,
+    tools: [...event.tools],
+    mcp_servers: [],
+    model: event.model,
+    permissionMode: event.permissionMode as PermissionMode,
+    slash_commands: [],
+    apiKeySource: apiKeySource(event.apiKeySource, event.model),
+    claude_code_version: version,
+    output_style: "default",
+    agents: [],
+    skills: [],
+    plugins: [],
+    uuid: id,
+  };
+}
+
+/**
+ * The engine says how the key came (`env`, `flag`, `none`); the convention names the variable. The
+ * run_start event does not carry the variable's name yet, so it is derived from the model's provider:
+ * `anthropic/…` and bare `claude-…` ids → `ANTHROPIC_API_KEY`, `openai/…` and bare `gpt-…` →
+ * `OPENAI_API_KEY`, any other `name/…` → `NAME_API_KEY`.
+ */
+function apiKeySource(source: RunStartEvent["apiKeySource"], model: string): ApiKeySource {
+  if (source === "flag") return "option";
+  if (source === "none") return "none";
+  const slash = model.indexOf("/");
+  const prefix = slash === -1 ? (model.startsWith("gpt-") ? "openai" : "anthropic") : model.slice(0, slash);
+  return `${prefix.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_API_KEY`;
+}
+
+function apiRetry(event: ModelCallRetryEvent, sessionId: string, id: UUID): SDKAPIRetryMessage {
+  return {
+    type: "system",
+    subtype: "api_retry",
+    // The convention counts retries (1 for the first); the engine counts attempts (2 for the first retry).
+    attempt: event.attempt - 1,
+    max_retries: event.maxRetries,
+    retry_delay_ms: event.delayMs,
+    error_status: event.errorStatus,
+    error: errorCategory(event.errorStatus),
+    error_message: event.error,
+    uuid: id,
+    session_id: sessionId,
+  };
+}
+
+/** The convention's error category for an HTTP status (`null`: connection problem, cut or idle stream). */
+function errorCategory(status: number | null): SDKAssistantMessageError {
+  if (status === null) return "unknown";
+  if (status === 401 || status === 403) return "authentication_failed";
+  if (status === 402) return "billing_error";
+  if (status === 404) return "model_not_found";
+  if (status === 429) return "rate_limit";
+  if (status === 529) return "overloaded";
+  if (status >= 500) return "server_error";
+  if (status >= 400) return "invalid_request";
+  return "unknown";
+}
+
+function toolResultMessage(event: ToolEndEvent, sessionId: string, id: UUID): SDKUserMessage {
+  const block: SDKToolResultBlock = {
+    type: "tool_result",
+    tool_use_id: event.toolUseId,
+    content: event.outcome.content,
+    ...(event.outcome.isError ? { is_error: true } : {}),
+  };
+  const structured = !event.outcome.isError && event.outcome.data !== undefined;
+  return {
+    type: "user",
+    message: { role: "user", content: [block] },
+    parent_tool_use_id: null,
+    tool_use_result: structured ? structuredClone(event.outcome.data) : event.outcome.content,
+    uuid: id,
+    session_id: sessionId,
+  };
+}
+
+function resultMessage(end: SdkRunEnd, stopReason: string | null, id: UUID): SDKResultMessage {
+  const common = {
+    type: "result" as const,
+    duration_ms: end.durationMs,
+    duration_api_ms: end.durationApiMs,
+    num_turns: end.numTurns,
+    stop_reason: stopReason,
+    session_id: end.sessionId,
+    total_cost_usd: 0,
+    usage: totalUsage(end.usage),
+    modelUsage: Object.fromEntries(
+      Object.entries(end.modelUsage).map(([model, usage]) => [model, modelUsage(model, usage)]),
+    ),
+    permission_denials: end.permissionDenials.map((denial) => ({
+      ...denial,
+      tool_input: structuredClone(denial.tool_input),
+    })),
+    uuid: id,
+  };
+  if (end.subtype === "success") {
+    return {
+      ...common,
+      subtype: "success",
+      is_error: false,
+      result: end.finalText,
+      ...("structuredOutput" in end ? { structured_output: structuredClone(end.structuredOutput) } : {}),
+    };
+  }
+  return { ...common, subtype: end.subtype, is_error: true, errors: [...end.errors] };
+}
+
+function sdkUsage(usage: Usage): SDKUsage {
+  return {
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens ?? null,
+    cache_read_input_tokens: usage.cache_read_input_tokens ?? null,
+  };
+}
+
+function totalUsage(usage: Usage): NonNullableUsage {
+  return {
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+    cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+  };
+}
+
+function modelUsage(model: string, usage: Usage): ModelUsage {
+  const entry = findModel(model);
+  return {
+    inputTokens: usage.input_tokens,
+    outputTokens: usage.output_tokens,
+    cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
+    cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
+    webSearchRequests: 0,
+    costUSD: 0,
+    contextWindow: entry?.contextWindow ?? 0,
+    maxOutputTokens: entry?.maxOutput ?? 0,
+  };
+}

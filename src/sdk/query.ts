@@ -1,0 +1,554 @@
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { runAgent } from "../engine/agent.js";
+import type { RunEndEvent } from "../engine/events.js";
+import { addUsage, type ConversationMessage, emptyUsage, type Usage } from "../engine/messages.js";
+import type { CanUseTool as EngineCanUseTool, PermissionDecision } from "../engine/tool-runner.js";
+import { MODEL_CATALOG } from "../providers/catalog.js";
+import { resolveModel } from "../providers/registry.js";
+import { childEnvironment } from "../tools/child-env.js";
+import { builtinTools } from "../tools/index.js";
+import type { Tool } from "../tools/types.js";
+import type { PermissionMode, SDKMessage, SDKUserMessage } from "./messages.js";
+import { InvalidOptionsError, type Options, type ResolvedOptions, validateOptions } from "./options.js";
+import { createSdkProjection, type SdkProjection, type SdkRunEnd } from "./project.js";
+import {
+  compileOutputFormat,
+  MAX_STRUCTURED_OUTPUT_RETRIES,
+  STRUCTURED_OUTPUT_INSTRUCTIONS,
+  STRUCTURED_OUTPUT_NUDGE,
+  STRUCTURED_OUTPUT_TOOL,
+  type StructuredOutputRun,
+} from "./structured-output.js";
+
+/** What `interrupt()` resolves to: cairn queues nothing, so there is never anything still queued. */
+export type SDKControlInterruptResponse = { still_queued: string[]; cancelled?: string[] };
+/** What `setPermissionMode()` resolves to: the mode now in effect for the next turn. */
+export type SDKControlSetPermissionModeResponse = { mode: PermissionMode };
+export type SlashCommand = { name: string; description: string; argumentHint: string };
+export type ModelInfo = { value: string; displayName: string; description: string };
+export type AgentInfo = { name: string; description: string; model?: string };
+export type McpServerStatus = {
+  name: string;
+  status: "connected" | "failed" | "needs-auth" | "pending" | "disabled";
+};
+
+/**
+ * A running query: iterate it (`for await`) to receive the messages, and control it with the methods
+ * below. The engine runs in this process; the first message arrives as soon as the model is resolved.
+ *
+ * Ending the iteration early (`break`, `return()`, `throw()`) cancels the run: the model request is
+ * aborted, running tools are stopped, and no timers, sockets or child processes are left behind.
+ */
+export interface Query extends AsyncGenerator<SDKMessage, void> {
+  /**
+   * Stops the current turn: the model request and running tools are aborted and the turn ends with a
+   * `result` of subtype `error_during_execution` (`errors: ["The run was interrupted."]`). With
+   * streaming input, the next user message then starts the next turn. Resolves `undefined` (cairn
+   * queues nothing to report).
+   */
+  interrupt(): Promise<SDKControlInterruptResponse | undefined>;
+  /** Changes the permission mode from the next turn on (reported in its `system`/`init`). */
+  setPermissionMode(mode: PermissionMode): Promise<SDKControlSetPermissionModeResponse | undefined>;
+  /**
+   * Changes the model from the next turn on (the next user message in streaming-input mode).
+   * `undefined` or `"default"` returns to `options.model` / the default resolution. Rejects with the
+   * configuration error if the model cannot be used (unknown provider, missing key).
+   */
+  setModel(model?: string): Promise<void>;
+  /**
+   * Ends the query now: the current turn is aborted without a `result`, the prompt iterable is
+   * released, and the iterator finishes. Idempotent.
+   */
+  close(): void;
+  /** cairn has no slash commands: `[]`. */
+  supportedCommands(): Promise<SlashCommand[]>;
+  /** The models of cairn's catalog (any other `provider/model` id works too). */
+  supportedModels(): Promise<ModelInfo[]>;
+  /** No subagents yet: `[]`. */
+  supportedAgents(): Promise<AgentInfo[]>;
+  /** No MCP servers yet: `[]`. */
+  mcpServerStatus(): Promise<McpServerStatus[]>;
+}
+
+export type QueryParams = {
+  /**
+   * A single prompt (one turn), or an async iterable of user messages (streaming-input mode: one turn
+   * and one `result` per message, in one continuing conversation, until the iterable ends).
+   */
+  prompt: string | AsyncIterable<SDKUserMessage>;
+  options?: Options;
+};
+
+/**
+ * Runs the agent on a prompt and streams its messages (the SDK entry point).
+ *
+ * Throws synchronously (`InvalidOptionsError`, a `TypeError`) for an unknown or ill-typed option or
+ * prompt. Configuration problems found when the model is resolved (no API key, unknown provider)
+ * reject the first `next()` with a `ConfigError`, before any message. Everything that goes wrong
+ * during a turn (provider failure after retries, abort, `maxTurns`) ends the turn with an error
+ * `result` instead, and the iterator finishes normally.
+ */
+export function query(params: QueryParams): Query {
+  if (params === null || typeof params !== "object") {
+    throw new TypeError("cairn query(): expected { prompt, options }.");
+  }
+  const { prompt } = params;
+  if (typeof prompt === "string") {
+    if (prompt.length === 0) throw new TypeError("cairn query(): prompt must not be empty.");
+  } else if (!isAsyncIterable(prompt)) {
+    throw new TypeError("cairn query(): prompt must be a string or an AsyncIterable of user messages.");
+  }
+  const options = validateOptions(params.options);
+  const tools = selectTools(options);
+  const structuredOutput = options.outputFormat ? compileOutputFormat(options.outputFormat) : undefined;
+  return new QueryRun(prompt, options, tools, structuredOutput);
+}
+
+const SYSTEM_PROMPT_DYNAMIC_BOUNDARY = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__";
+const STOPPED: unique symbol = Symbol("stopped");
+/** Abort reason when a run is ended because the structured output is in (or can no longer come). */
+const STRUCTURED_OUTPUT_DONE = new Error("The structured output is complete.");
+
+class QueryRun implements Query {
+  private readonly generator: AsyncGenerator<SDKMessage, void>;
+  private readonly sessionId: string;
+  private readonly history: ConversationMessage[] = [];
+  /** Aborted by the caller's abortController, close(), return() and throw(): no further turns. */
+  private readonly stop = new AbortController();
+  private currentRun: AbortController | undefined;
+  /** close(), return() or throw(): no further messages at all. */
+  private closed = false;
+  private model: string | undefined;
+  private permissionMode: PermissionMode;
+
+  constructor(
+    private readonly prompt: string | AsyncIterable<SDKUserMessage>,
+    private readonly options: ResolvedOptions,
+    private readonly tools: Tool[],
+    private readonly structuredOutput: (() => StructuredOutputRun) | undefined,
+  ) {
+    this.sessionId = options.sessionId ?? randomUUID();
+    this.model = options.model;
+    this.permissionMode = options.permissionMode ?? "default";
+    this.generator = this.drive();
+  }
+
+  next(...args: [] | [unknown]): Promise<IteratorResult<SDKMessage, void>> {
+    return this.generator.next(...args);
+  }
+
+  return(value?: void | PromiseLike<void>): Promise<IteratorResult<SDKMessage, void>> {
+    this.shutDown();
+    return this.generator.return(value);
+  }
+
+  throw(error: unknown): Promise<IteratorResult<SDKMessage, void>> {
+    this.shutDown();
+    return this.generator.throw(error);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.return();
+  }
+
+  async interrupt(): Promise<SDKControlInterruptResponse | undefined> {
+    this.currentRun?.abort(new Error("Interrupted by Query.interrupt()."));
+    return undefined;
+  }
+
+  async setPermissionMode(mode: PermissionMode): Promise<SDKControlSetPermissionModeResponse | undefined> {
+    validateOptions({ permissionMode: mode, cwd: this.options.cwd });
+    this.permissionMode = mode;
+    return { mode };
+  }
+
+  async setModel(model?: string): Promise<void> {
+    if (model === undefined || model === "default") {
+      this.model = this.options.model;
+      return;
+    }
+    validateOptions({ model, cwd: this.options.cwd });
+    await resolveModel({ ...this.modelSettings(), model });
+    this.model = model;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.shutDown();
+    this.generator.return().catch(() => {});
+  }
+
+  async supportedCommands(): Promise<SlashCommand[]> {
+    return [];
+  }
+
+  async supportedModels(): Promise<ModelInfo[]> {
+    return MODEL_CATALOG.map((entry) => ({
+      value: `${entry.provider}/${entry.id}`,
+      displayName: entry.displayName,
+      description: `${entry.displayName}: ${entry.contextWindow.toLocaleString("en-US")}-token context, up to ${entry.maxOutput.toLocaleString("en-US")} output tokens`,
+    }));
+  }
+
+  async supportedAgents(): Promise<AgentInfo[]> {
+    return [];
+  }
+
+  async mcpServerStatus(): Promise<McpServerStatus[]> {
+    return [];
+  }
+
+  private shutDown(): void {
+    this.closed = true;
+    this.stop.abort(new Error("The query was closed."));
+  }
+
+  private async *drive(): AsyncGenerator<SDKMessage, void> {
+    const userSignal = this.options.abortController?.signal;
+    const onUserAbort = () => this.stop.abort(userSignal?.reason);
+    if (userSignal?.aborted) onUserAbort();
+    else userSignal?.addEventListener("abort", onUserAbort, { once: true });
+    try {
+      if (typeof this.prompt === "string") {
+        yield* this.turn(this.prompt);
+        return;
+      }
+      const iterator = this.prompt[Symbol.asyncIterator]();
+      let exhausted = false;
+      try {
+        while (!this.stop.signal.aborted) {
+          const next = await this.untilStopped(iterator.next());
+          if (next === STOPPED) break;
+          if (next.done) {
+            exhausted = true;
+            break;
+          }
+          yield* this.turn(promptText(next.value));
+        }
+      } finally {
+        // Release the caller's iterable; don't wait, it may be blocked on its own input.
+        if (!exhausted && iterator.return) Promise.resolve(iterator.return()).catch(() => {});
+      }
+    } finally {
+      userSignal?.removeEventListener("abort", onUserAbort);
+      this.stop.abort(new Error("The query ended."));
+    }
+  }
+
+  /**
+   * One turn: one prompt through the engine, projected to SDK messages. With `outputFormat` a turn may
+   * take more than one engine run: when the model ends without delivering the structured output, it
+   * is asked again (in the same conversation) until the retries run out; the turn still has one
+   * `system`/`init` and one `result`, with the runs' numbers added up.
+   */
+  private async *turn(prompt: string): AsyncGenerator<SDKMessage, void> {
+    const run = new AbortController();
+    const onStop = () => run.abort(this.stop.signal.reason);
+    if (this.stop.signal.aborted) onStop();
+    else this.stop.signal.addEventListener("abort", onStop, { once: true });
+    this.currentRun = run;
+    const projection = createSdkProjection({
+      includePartialMessages: this.options.includePartialMessages,
+      version: cairnVersion(),
+    });
+    const structured = this.structuredOutput?.();
+    let combined: RunEndEvent | undefined;
+    try {
+      let next: string | undefined = prompt;
+      while (next !== undefined) {
+        const maxTurns =
+          this.options.maxTurns === undefined ? undefined : this.options.maxTurns - (combined?.numTurns ?? 0);
+        const end = yield* this.engineRun(next, run, projection, structured, {
+          announce: combined === undefined,
+          maxTurns,
+        });
+        if (!end) return; // closed
+        combined = combined ? mergeRunEnds(combined, end) : end;
+        next = undefined;
+        if (structured && !structured.accepted && !structured.exhausted && end.subtype === "success") {
+          structured.missed();
+          if (!structured.exhausted && (maxTurns === undefined || maxTurns - end.numTurns > 0)) {
+            next = STRUCTURED_OUTPUT_NUDGE;
+          }
+        }
+      }
+      if (combined) yield* projection.project(finishRun(combined, structured, this.options.maxTurns));
+    } finally {
+      this.stop.signal.removeEventListener("abort", onStop);
+      if (this.currentRun === run) this.currentRun = undefined;
+    }
+  }
+
+  /**
+   * One engine run, projected, except its `run_end` (returned for the turn to finish) and, unless
+   * `announce`, its `system`/`init`. Returns undefined when the query was closed mid-run.
+   */
+  private async *engineRun(
+    prompt: string,
+    run: AbortController,
+    projection: SdkProjection,
+    structured: StructuredOutputRun | undefined,
+    options: { announce: boolean; maxTurns: number | undefined },
+  ): AsyncGenerator<SDKMessage, RunEndEvent | undefined> {
+    const tools = structured ? [...this.tools, structured.tool] : this.tools;
+    const engine = runAgent({
+      ...this.modelSettings(),
+      ...(this.model !== undefined ? { model: this.model } : {}),
+      ...systemPromptSettings(
+        this.options.systemPrompt,
+        structured ? STRUCTURED_OUTPUT_INSTRUCTIONS : undefined,
+      ),
+      prompt,
+      cwd: this.options.cwd,
+      sessionId: this.sessionId,
+      signal: run.signal,
+      history: this.history,
+      tools,
+      permissionMode: this.permissionMode,
+      ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+      ...(this.options.canUseTool ? { canUseTool: this.permissionCheck(this.options.canUseTool) } : {}),
+      ...(this.options.env ? { toolEnv: childEnvironment(this.options.env as NodeJS.ProcessEnv) } : {}),
+    });
+    let finished = false;
+    try {
+      while (true) {
+        const step = await engine.next();
+        if (step.done) {
+          finished = true;
+          return undefined;
+        }
+        if (this.closed) return undefined;
+        const event = step.value;
+        if (event.type === "run_end") {
+          finished = true;
+          await engine.return(event);
+          return event;
+        }
+        if (event.type === "run_start" && !options.announce) continue;
+        for (const message of projection.project(event)) yield message;
+        // The structured output is in (or can no longer come): end the run without another model call.
+        if (
+          structured &&
+          event.type === "tool_end" &&
+          event.name === STRUCTURED_OUTPUT_TOOL &&
+          (structured.accepted || structured.exhausted)
+        ) {
+          run.abort(STRUCTURED_OUTPUT_DONE);
+        }
+      }
+    } finally {
+      if (!finished) {
+        // Cancelled mid-run (break, return(), close()): abort the request and tools, then let the
+        // engine's own finally blocks close the stream.
+        run.abort(new Error("The query was closed."));
+        await engine.return(undefined as never).catch(() => {});
+      }
+    }
+  }
+
+  private modelSettings() {
+    const { apiKey, baseURL, env, cwd } = this.options;
+    return {
+      ...(apiKey !== undefined ? { apiKey } : {}),
+      ...(baseURL !== undefined ? { baseURL } : {}),
+      ...(env !== undefined ? { env: env as NodeJS.ProcessEnv } : {}),
+      baseDir: cwd,
+    };
+  }
+
+  /** `canUseTool` behind the `allowedTools` pre-approval, in the engine's decision shape. */
+  private permissionCheck(canUseTool: NonNullable<Options["canUseTool"]>): EngineCanUseTool {
+    const preApproved = new Set((this.options.allowedTools ?? []).filter((name) => !name.includes("(")));
+    return async (toolName, input, { signal, toolUseID }): Promise<PermissionDecision> => {
+      if (preApproved.has(toolName) || toolName === STRUCTURED_OUTPUT_TOOL) return { behavior: "allow" };
+      const answer = await canUseTool(toolName, input, {
+        signal,
+        toolUseID,
+        requestId: randomUUID(),
+        suggestions: [],
+      });
+      if (answer?.behavior === "allow") {
+        const updated = answer.updatedInput;
+        return updated && typeof updated === "object"
+          ? { behavior: "allow", updatedInput: updated }
+          : { behavior: "allow" };
+      }
+      if (answer?.behavior === "deny") {
+        return {
+          behavior: "deny",
+          message: String(answer.message ?? ""),
+          ...(answer.interrupt ? { interrupt: true } : {}),
+        };
+      }
+      return { behavior: "deny", message: "canUseTool gave no decision." };
+    };
+  }
+
+  private untilStopped<T>(promise: Promise<T>): Promise<T | typeof STOPPED> {
+    const signal = this.stop.signal;
+    if (signal.aborted) return Promise.resolve(STOPPED);
+    return new Promise((resolve, reject) => {
+      const onStop = () => resolve(STOPPED);
+      signal.addEventListener("abort", onStop, { once: true });
+      promise.then(
+        (value) => {
+          signal.removeEventListener("abort", onStop);
+          resolve(value);
+        },
+        (error: unknown) => {
+          signal.removeEventListener("abort", onStop);
+          reject(error);
+        },
+      );
+    });
+  }
+}
+
+/** The built-in tools after `tools` (base set) and `disallowedTools`. */
+function selectTools(options: ResolvedOptions): Tool[] {
+  let tools = builtinTools();
+  if (Array.isArray(options.tools)) {
+    const known = new Set(tools.map((tool) => tool.name));
+    const unknown = options.tools.filter((name) => !known.has(name));
+    if (unknown.length > 0) {
+      throw new InvalidOptionsError(
+        `cairn query(): invalid option "tools": no built-in tool named ${unknown.map((name) => `"${name}"`).join(", ")}. Built-in tools: ${[...known].join(", ")}.`,
+        "tools",
+      );
+    }
+    const keep = new Set(options.tools);
+    tools = tools.filter((tool) => keep.has(tool.name));
+  }
+  // A rule such as "Bash(rm:*)" removes the whole tool until rule contents can be matched.
+  const removed = new Set((options.disallowedTools ?? []).map((rule) => rule.replace(/\(.*$/s, "").trim()));
+  return tools.filter((tool) => !removed.has(tool.name));
+}
+
+function systemPromptSettings(
+  option: Options["systemPrompt"],
+  instructions: string | undefined,
+): { systemPrompt?: string; appendSystemPrompt?: string } {
+  const add = (text: string | undefined) =>
+    instructions === undefined ? text : text ? `${text}\n\n${instructions}` : instructions;
+  if (option === undefined) return instructions ? { appendSystemPrompt: instructions } : {};
+  if (typeof option === "string" || Array.isArray(option)) return { systemPrompt: add(joinPrompt(option))! };
+  if (option.type === "custom") return { systemPrompt: add(joinPrompt(option.prompt))! };
+  const append = add(option.append);
+  return append !== undefined ? { appendSystemPrompt: append } : {};
+}
+
+/** Adds a later engine run of the same turn to the earlier ones. */
+function mergeRunEnds(a: RunEndEvent, b: RunEndEvent): RunEndEvent {
+  const modelUsage: Record<string, Usage> = { ...a.modelUsage };
+  for (const [model, usage] of Object.entries(b.modelUsage)) {
+    modelUsage[model] = addUsage(modelUsage[model] ?? emptyUsage(), usage);
+  }
+  return {
+    ...b,
+    result: a.result + b.result,
+    durationMs: a.durationMs + b.durationMs,
+    durationApiMs: a.durationApiMs + b.durationApiMs,
+    numTurns: a.numTurns + b.numTurns,
+    usage: addUsage(a.usage, b.usage),
+    modelUsage,
+    errors: [...a.errors, ...b.errors],
+    permissionDenials: [...a.permissionDenials, ...b.permissionDenials],
+  };
+}
+
+/** The turn's outcome once structured output is taken into account. */
+function finishRun(
+  end: RunEndEvent,
+  structured: StructuredOutputRun | undefined,
+  maxTurns: number | undefined,
+): SdkRunEnd {
+  if (!structured) return end;
+  if (structured.accepted) {
+    return {
+      ...end,
+      subtype: "success",
+      isError: false,
+      aborted: false,
+      errors: [],
+      structuredOutput: structured.value,
+    };
+  }
+  if (structured.exhausted) {
+    return {
+      ...end,
+      subtype: "error_max_structured_output_retries",
+      isError: true,
+      aborted: false,
+      errors: [
+        `The model did not deliver output matching the schema in ${MAX_STRUCTURED_OUTPUT_RETRIES + 1} attempts.`,
+      ],
+    };
+  }
+  if (end.subtype === "success") {
+    // The model ended without the output and the turn budget ran out before it could be asked again.
+    return {
+      ...end,
+      subtype: "error_max_turns",
+      isError: true,
+      errors: [`Reached the maximum number of turns (${maxTurns}) without structured output.`],
+    };
+  }
+  return end;
+}
+
+function joinPrompt(prompt: string | string[]): string {
+  if (typeof prompt === "string") return prompt;
+  return prompt.filter((part) => part !== SYSTEM_PROMPT_DYNAMIC_BOUNDARY).join("\n\n");
+}
+
+/** The text of a streaming-input user message (text content only, for now). */
+function promptText(message: SDKUserMessage): string {
+  if (!message || typeof message !== "object" || message.type !== "user" || !message.message) {
+    throw new TypeError(
+      'cairn query(): each message of the prompt iterable must be { type: "user", message: { role: "user", content } }.',
+    );
+  }
+  const { content } = message.message;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content))
+    throw new TypeError("cairn query(): message.content must be a string or an array of blocks.");
+  return content
+    .map((block) => {
+      if (block?.type === "text" && typeof block.text === "string") return block.text;
+      throw new TypeError(
+        `cairn query(): content blocks of type "${String(block?.type)}" are not supported in prompts yet; send text.`,
+      );
+    })
+    .join("\n\n");
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return (
+    value !== null &&
+    typeof value === "object" &&
+    typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function"
+  );
+}
+
+let version: string | undefined;
+
+/** cairn's version (package.json, two levels up from both src/sdk and dist/sdk). */
+function cairnVersion(): string {
+  if (version === undefined) {
+    try {
+      version = (
+        JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+          version: string;
+        }
+      ).version;
+    } catch {
+      version = "0.0.0";
+    }
+  }
+  return version;
+}

@@ -1,0 +1,138 @@
+import { createRequire } from "node:module";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import type { Tool, ToolOutcome } from "../tools/types.js";
+import { InvalidOptionsError, type OutputFormat } from "./options.js";
+
+/**
+ * Structured output (`outputFormat: { type: "json_schema", schema }`): the model delivers its final
+ * answer by calling a dedicated tool whose input schema is the caller's schema. The input is validated
+ * with a real JSON Schema validator (Ajv); an invalid call gets the validation errors back as its tool
+ * result and the model tries again, a bounded number of times.
+ */
+export const STRUCTURED_OUTPUT_TOOL = "StructuredOutput";
+
+/**
+ * Retries after a failed attempt (an invalid call, or a turn ended without the call): three attempts
+ * in all. Kept below the engine's stop after three identical failing calls, so running out always
+ * reports `error_max_structured_output_retries`.
+ */
+export const MAX_STRUCTURED_OUTPUT_RETRIES = 2;
+
+export const STRUCTURED_OUTPUT_INSTRUCTIONS =
+  `Your final answer must be given by calling the ${STRUCTURED_OUTPUT_TOOL} tool exactly once, ` +
+  "with input matching its schema, after you have done the work. Do not write the answer as text.";
+
+export const STRUCTURED_OUTPUT_NUDGE =
+  `You ended your turn without calling the ${STRUCTURED_OUTPUT_TOOL} tool. ` +
+  `Call ${STRUCTURED_OUTPUT_TOOL} now with your final answer, matching its input schema.`;
+
+const WRAPPED_KEY = "output";
+const require = createRequire(import.meta.url);
+
+type AjvLike = {
+  compile(schema: Record<string, unknown>): ValidateFunction;
+  errorsText(errors?: ErrorObject[] | null, options?: { separator?: string; dataVar?: string }): string;
+};
+
+/** Compiles the schema (throwing `InvalidOptionsError` for an invalid one) into a per-query state factory. */
+export function compileOutputFormat(format: OutputFormat): () => StructuredOutputRun {
+  const schema = format.schema;
+  const ajv = createAjv(schema);
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(schema);
+  } catch (error) {
+    throw new InvalidOptionsError(
+      `cairn query(): invalid option "outputFormat.schema": not a valid JSON Schema: ${(error as Error).message}.`,
+      "outputFormat.schema",
+    );
+  }
+  // Tool inputs must be JSON objects; any other schema is wrapped as { output: <schema> }.
+  const wrapped = schema.type !== "object";
+  const { $schema: _ignored, ...toolSchema } = schema;
+  const inputSchema: Record<string, unknown> = wrapped
+    ? {
+        type: "object",
+        properties: { [WRAPPED_KEY]: toolSchema },
+        required: [WRAPPED_KEY],
+        additionalProperties: false,
+      }
+    : toolSchema;
+  return () => new StructuredOutputRun(validate, ajv, inputSchema, wrapped);
+}
+
+/** The structured-output state of one turn: the tool, what it accepted, how many attempts failed. */
+export class StructuredOutputRun {
+  /** The validated value, once the model delivered one. */
+  value: unknown;
+  accepted = false;
+  failures = 0;
+  readonly tool: Tool;
+
+  constructor(
+    private readonly validate: ValidateFunction,
+    private readonly ajv: AjvLike,
+    inputSchema: Record<string, unknown>,
+    private readonly wrapped: boolean,
+  ) {
+    this.tool = {
+      name: STRUCTURED_OUTPUT_TOOL,
+      description:
+        "Delivers your final answer as structured data. Call it exactly once, when you have the answer, with input matching the schema. " +
+        "If the input does not match, the errors are returned and you must call it again with corrected input.",
+      kind: "other",
+      jsonSchema: inputSchema,
+      execute: async (rawInput: unknown): Promise<ToolOutcome> => this.accept(rawInput),
+    };
+  }
+
+  get exhausted(): boolean {
+    return this.failures > MAX_STRUCTURED_OUTPUT_RETRIES;
+  }
+
+  /** Counts a turn that ended without the call. */
+  missed(): void {
+    this.failures += 1;
+  }
+
+  private accept(rawInput: unknown): ToolOutcome {
+    if (this.accepted) {
+      return { content: "The structured output was already delivered.", isError: false, durationMs: 0 };
+    }
+    const value = this.wrapped ? (rawInput as Record<string, unknown> | undefined)?.[WRAPPED_KEY] : rawInput;
+    if (this.validate(value)) {
+      this.value = structuredClone(value);
+      this.accepted = true;
+      return {
+        content: "Structured output accepted.",
+        data: { structured_output: value },
+        isError: false,
+        durationMs: 0,
+      };
+    }
+    this.failures += 1;
+    const problems = this.ajv.errorsText(this.validate.errors, { dataVar: "output" });
+    return {
+      content: `The input does not match the required schema: ${problems}. Call ${STRUCTURED_OUTPUT_TOOL} again with corrected input.`,
+      isError: true,
+      errorKind: "invalid_input",
+      durationMs: 0,
+    };
+  }
+}
+
+/** Ajv for the schema's declared draft (2020-12 and 2019-09 have their own classes; default draft-07). */
+function createAjv(schema: Record<string, unknown>): AjvLike {
+  const declared = typeof schema.$schema === "string" ? schema.$schema : "";
+  const options = { allErrors: true, strict: false };
+  if (declared.includes("2020-12")) {
+    const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+    return new Ajv2020(options);
+  }
+  if (declared.includes("2019-09")) {
+    const { Ajv2019 } = require("ajv/dist/2019.js") as typeof import("ajv/dist/2019.js");
+    return new Ajv2019(options);
+  }
+  const { Ajv } = require("ajv") as typeof import("ajv");
+  return new Ajv(options);
+}

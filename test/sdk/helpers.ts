@@ -1,0 +1,212 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdir, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { SDKMessage } from "../../src/index.js";
+import { type ScriptedServer, type StepInput, startScriptedServer } from "../../src/testing/index.js";
+
+export const REPO = resolve(fileURLToPath(new URL("../..", import.meta.url)));
+
+/** Servers and temp dirs made by a test, released by `cleanUp()` (call it in afterEach). */
+const servers: ScriptedServer[] = [];
+const dirs: string[] = [];
+
+export async function startServer(
+  steps: StepInput[],
+  options: { chunkSize?: number } = {},
+): Promise<ScriptedServer> {
+  const server = await startScriptedServer({ steps, ...options });
+  servers.push(server);
+  return server;
+}
+
+/** A temp directory holding `files` (path → content). */
+export function workspace(files: Record<string, string> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), "cairn-sdk-"));
+  dirs.push(dir);
+  for (const [path, content] of Object.entries(files)) writeFileSync(join(dir, path), content);
+  return dir;
+}
+
+export async function cleanUp(): Promise<void> {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  runner = undefined;
+}
+
+/** The process environment without anything that could pick another model or leak a real key. */
+export function baseEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (name.startsWith("ANTHROPIC_") || name.startsWith("CAIRN_") || name.endsWith("_API_KEY")) continue;
+    env[name] = value;
+  }
+  return env;
+}
+
+/** "Only env set": what a program needs to reach the scripted server with the default model. */
+export function envFor(server: ScriptedServer): NodeJS.ProcessEnv {
+  return { ...baseEnv(), ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test" };
+}
+
+export async function collect(messages: AsyncIterable<SDKMessage>): Promise<SDKMessage[]> {
+  const out: SDKMessage[] = [];
+  for await (const message of messages) out.push(message);
+  return out;
+}
+
+/** A short label per message, for order assertions: `system/init`, `stream/content_block_delta`, … */
+export function labels(messages: SDKMessage[]): string[] {
+  return messages.map((message) => {
+    switch (message.type) {
+      case "system":
+        return `system/${message.subtype}`;
+      case "stream_event":
+        return `stream/${message.event.type}`;
+      case "assistant":
+        return `assistant/${message.message.content[0]?.type}`;
+      case "user": {
+        const content = message.message.content;
+        return `user/${Array.isArray(content) ? content[0]?.type : "text"}`;
+      }
+      case "result":
+        return `result/${message.subtype}`;
+      default:
+        return message.type;
+    }
+  });
+}
+
+/** The messages with per-run values (uuid, timings) replaced, for comparing two runs. */
+export function normalized(messages: SDKMessage[]): unknown[] {
+  return JSON.parse(
+    JSON.stringify(messages, (key, value) => {
+      if (key === "uuid" || key === "session_id") return "<id>";
+      if (key === "duration_ms" || key === "duration_api_ms" || key === "executionTime") return 0;
+      if (key === "id" && typeof value === "string" && value.startsWith("msg_")) return "<msg>";
+      return value;
+    }),
+  );
+}
+
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+// ---------------------------------------------------------------------------------------------------
+// Running example programs against the built package
+// ---------------------------------------------------------------------------------------------------
+
+let runner: string | undefined;
+
+/**
+ * A directory outside the repository where `import … from "cairn"` resolves to this package as an
+ * installed dependency would (node_modules/cairn → the repository; its exports point into dist/).
+ */
+async function exampleRunnerDir(): Promise<string> {
+  if (!existsSync(join(REPO, "dist/index.js"))) {
+    throw new Error("dist/ is missing: run `npm run build` first (`npm test` does it).");
+  }
+  const built = statSync(join(REPO, "dist/sdk/query.js")).mtimeMs;
+  for (const source of ["src/sdk/query.ts", "src/sdk/project.ts", "src/sdk/options.ts", "src/index.ts"]) {
+    if (statSync(join(REPO, source)).mtimeMs > built + 1000) {
+      throw new Error(`dist/ is older than ${source}: run \`npm run build\` first (\`npm test\` does it).`);
+    }
+  }
+  if (!runner) {
+    const dir = mkdtempSync(join(tmpdir(), "cairn-examples-"));
+    await mkdir(join(dir, "node_modules"));
+    symlinkSync(REPO, join(dir, "node_modules/cairn"), "dir");
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", private: true }));
+    runner = dir;
+    dirs.push(dir);
+  }
+  return runner;
+}
+
+/**
+ * Puts a program where "cairn" resolves: TypeScript is compiled first (type-stripping only, as tsx
+ * or Node would), JavaScript is copied as is.
+ */
+async function compileExample(file: string): Promise<string> {
+  const source = await readFile(file, "utf8");
+  let code = source;
+  if (file.endsWith(".ts")) {
+    const ts = (await import("typescript")).default;
+    code = ts.transpileModule(source, {
+      compilerOptions: {
+        module: ts.ModuleKind.ESNext,
+        target: ts.ScriptTarget.ES2022,
+        verbatimModuleSyntax: true,
+      },
+      fileName: file,
+    }).outputText;
+  }
+  const dir = await exampleRunnerDir();
+  const out = join(dir, `${basename(file).replace(/\.[mc]?[jt]s$/, "")}-${process.pid}-${Date.now()}.mjs`);
+  writeFileSync(out, code);
+  return out;
+}
+
+export type ProgramRun = {
+  code: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+};
+
+/**
+ * Runs a TypeScript program that imports from "cairn" as a separate Node process with the given
+ * environment and working directory. Resolves when the process exits by itself; a process still
+ * alive after `timeoutMs` is killed and reported as such (something kept it alive).
+ */
+export async function runProgram(
+  file: string,
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; args?: string[] },
+): Promise<ProgramRun> {
+  const compiled = await compileExample(file);
+  const started = Date.now();
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [compiled, ...(options.args ?? [])], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      stderr += `\n[test] still running after ${options.timeoutMs ?? 15_000} ms: killed`;
+      child.kill("SIGKILL");
+    }, options.timeoutMs ?? 15_000);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+export function examplePath(name: string): string {
+  return join(REPO, "examples/sdk", name);
+}
+
+export function fixturePath(name: string): string {
+  return join(REPO, "test/sdk/fixtures", name);
+}
+
+/** True while a process with this pid exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,236 @@
+import { afterEach, beforeEach, describe, expect, expectTypeOf, test } from "vitest";
+import type { Options } from "../../src/index.js";
+import {
+  InvalidOptionsError,
+  NOT_APPLICABLE_OPTIONS,
+  NOT_YET_SUPPORTED_OPTIONS,
+  SUPPORTED_OPTIONS,
+  validateOptions,
+} from "../../src/sdk/options.js";
+
+/** Every field of `Options` in the reference SDK (agent-sdk-convention.md §3, "all 70 declared fields"). */
+const REFERENCE_OPTIONS = [
+  "abortController",
+  "additionalDirectories",
+  "projectConfigRoot",
+  "agent",
+  "agents",
+  "allowedTools",
+  "canUseTool",
+  "continue",
+  "cwd",
+  "disallowedTools",
+  "toolAliases",
+  "tools",
+  "env",
+  "executable",
+  "executableArgs",
+  "extraArgs",
+  "fallbackModel",
+  "enableFileCheckpointing",
+  "toolConfig",
+  "forkSession",
+  "betas",
+  "hooks",
+  "onElicitation",
+  "onUserDialog",
+  "supportedDialogKinds",
+  "perTaskStopAffordance",
+  "persistSession",
+  "sessionStore",
+  "sessionStoreFlush",
+  "loadTimeoutMs",
+  "includeHookEvents",
+  "includePartialMessages",
+  "forwardSubagentText",
+  "verbatimPrompts",
+  "thinking",
+  "effort",
+  "maxThinkingTokens",
+  "maxTurns",
+  "maxBudgetUsd",
+  "taskBudget",
+  "mcpServers",
+  "mcpServersDelivery",
+  "model",
+  "outputFormat",
+  "pathToClaudeCodeExecutable",
+  "permissionMode",
+  "planModeInstructions",
+  "allowDangerouslySkipPermissions",
+  "permissionPromptToolName",
+  "permissionPrompts",
+  "plugins",
+  "pluginDelivery",
+  "promptSuggestions",
+  "agentProgressSummaries",
+  "resume",
+  "sessionId",
+  "resumeSessionAt",
+  "resumeDropsTurn",
+  "sandbox",
+  "settings",
+  "managedSettings",
+  "settingSources",
+  "skills",
+  "debug",
+  "debugFile",
+  "stderr",
+  "strictMcpConfig",
+  "systemPrompt",
+  "title",
+  "spawnClaudeCodeProcess",
+] as const;
+
+let warnings: Error[] = [];
+const onWarning = (warning: Error) => warnings.push(warning);
+beforeEach(() => {
+  warnings = [];
+  process.on("warning", onWarning);
+});
+afterEach(() => {
+  process.off("warning", onWarning);
+});
+
+const invalid = (options: unknown): InvalidOptionsError => {
+  try {
+    validateOptions(options);
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidOptionsError);
+    return error as InvalidOptionsError;
+  }
+  throw new Error("expected validateOptions to throw");
+};
+
+describe("option names", () => {
+  test("every option of the reference SDK is known: supported, not yet supported, or not applicable", () => {
+    expect(REFERENCE_OPTIONS).toHaveLength(70);
+    const known = new Set([
+      ...SUPPORTED_OPTIONS,
+      ...Object.keys(NOT_YET_SUPPORTED_OPTIONS),
+      ...Object.keys(NOT_APPLICABLE_OPTIONS),
+    ]);
+    expect(REFERENCE_OPTIONS.filter((name) => !known.has(name))).toEqual([]);
+    // cairn's own additions are exactly these.
+    expect(
+      [...known].filter((name) => !(REFERENCE_OPTIONS as readonly string[]).includes(name)).sort(),
+    ).toEqual(["apiKey", "baseURL"]);
+    // The Options type declares each of them.
+    expectTypeOf<(typeof REFERENCE_OPTIONS)[number]>().toMatchTypeOf<keyof Options>();
+  });
+
+  test("an unknown option throws, naming it, with the closest known name", () => {
+    expect(invalid({ maxturns: 3 }).message).toMatch(/unknown option "maxturns". Did you mean "maxTurns"\?/);
+    expect(invalid({ include_partial_messages: true }).message).toMatch(
+      /Did you mean "includePartialMessages"/,
+    );
+    const error = invalid({ frobnicate: true });
+    expect(error.option).toBe("frobnicate");
+    expect(error.message).toBe(
+      'cairn query(): unknown option "frobnicate". See docs/sdk.md for the options.',
+    );
+  });
+
+  test("options that are not an object throw", () => {
+    expect(invalid("fast").message).toMatch(/options must be an object/);
+    expect(invalid([1]).message).toMatch(/options must be an object, got an array/);
+    expect(validateOptions(undefined).includePartialMessages).toBe(false);
+  });
+});
+
+describe("option values", () => {
+  test.each([
+    [{ maxTurns: 0 }, "maxTurns", /expected number to be >0/],
+    [{ maxTurns: 1.5 }, "maxTurns", /int/i],
+    [{ model: 3 }, "model", /expected string/],
+    [{ permissionMode: "yolo" }, "permissionMode", /"default"/],
+    [{ includePartialMessages: "yes" }, "includePartialMessages", /expected boolean/],
+    [{ allowedTools: "Bash" }, "allowedTools", /expected array/],
+    [{ allowedTools: ["Bash", 1] }, "allowedTools.1", /expected string/],
+    [{ env: { A: 1 } }, "env.A", /./],
+    [{ abortController: new AbortController().signal }, "abortController", /expected an AbortController/],
+    [{ canUseTool: "allow" }, "canUseTool", /expected a function/],
+    [{ systemPrompt: { type: "preset", preset: "other" } }, "systemPrompt", /./],
+    [{ baseURL: "not a url" }, "baseURL", /URL/i],
+    [{ outputFormat: { type: "json_schema" } }, "outputFormat.schema", /./],
+    [{ maxBudgetUsd: -1 }, "maxBudgetUsd", /./],
+    [{ stderr: 1 }, "stderr", /expected a function/],
+  ])("%j is rejected as %s", (options, option, pattern) => {
+    const error = invalid(options);
+    expect(error.option).toBe(option);
+    expect(error.message).toContain(`invalid option "${option}"`);
+    expect(error.message).toMatch(pattern);
+    expect(error.message).toMatch(/\(got .+\)\.$/);
+  });
+
+  test("cwd must be an existing directory and is made absolute", () => {
+    expect(invalid({ cwd: "/definitely/not/here" }).message).toMatch(
+      /"cwd": \/definitely\/not\/here is not a directory/,
+    );
+    expect(validateOptions({ cwd: "." }).cwd).toBe(process.cwd());
+    expect(validateOptions({}).cwd).toBe(process.cwd());
+  });
+
+  test("undefined values are ignored, like absent options", () => {
+    expect(() => validateOptions({ model: undefined, maxTurns: undefined })).not.toThrow();
+  });
+
+  test("supported options of the right type pass", () => {
+    const options: Options = {
+      cwd: ".",
+      model: "anthropic/claude-sonnet-5-5",
+      includePartialMessages: true,
+      allowedTools: ["Bash", "Read"],
+      disallowedTools: ["Write"],
+      tools: { type: "preset", preset: "claude_code" },
+      permissionMode: "acceptEdits",
+      maxTurns: 5,
+      systemPrompt: { type: "preset", preset: "claude_code", append: "Be brief." },
+      abortController: new AbortController(),
+      env: { PATH: "/bin", UNSET: undefined },
+      canUseTool: async () => ({ behavior: "allow" }),
+      sessionId: "s-1",
+      apiKey: "k",
+      baseURL: "http://127.0.0.1:1",
+    };
+    expect(validateOptions(options).includePartialMessages).toBe(true);
+    expect(warnings).toEqual([]);
+  });
+});
+
+describe("accepted but not yet supported", () => {
+  test("accepted, with one process warning per option name", async () => {
+    validateOptions({ resume: "abc", hooks: {}, maxBudgetUsd: 1 });
+    validateOptions({ resume: "def" });
+    await new Promise((resolve) => setImmediate(resolve));
+    const messages = warnings.map((w) => w.message);
+    expect(messages.filter((m) => m.includes('"resume"'))).toHaveLength(1);
+    for (const name of ["resume", "hooks", "maxBudgetUsd"]) {
+      expect(messages.some((m) => m.includes(`option "${name}" is accepted but not yet supported`))).toBe(
+        true,
+      );
+    }
+    expect(
+      warnings.every((w) => (w as Error & { code?: string }).code === "CAIRN_SDK_OPTION_NOT_YET_SUPPORTED"),
+    ).toBe(true);
+  });
+
+  test("persistSession: false is what cairn does anyway: no warning", async () => {
+    validateOptions({ persistSession: false });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings).toEqual([]);
+  });
+
+  test("options about the CLI process are accepted silently", async () => {
+    validateOptions({
+      pathToClaudeCodeExecutable: "/usr/bin/claude",
+      executable: "node",
+      executableArgs: [],
+      extraArgs: { verbose: null },
+      stderr: () => {},
+      spawnClaudeCodeProcess: () => ({}),
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings).toEqual([]);
+  });
+});

@@ -1,0 +1,614 @@
+/**
+ * query() behaviour beyond the streaming clauses: prompts, options wired to the engine, control
+ * methods, errors and cancellation. In-process, against the scripted model server.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import {
+  type CanUseTool,
+  ConfigError,
+  InvalidOptionsError,
+  type Options,
+  query,
+  type SDKAssistantMessage,
+  type SDKMessage,
+  type SDKResultMessage,
+  type SDKSystemMessage,
+  type SDKUserMessage,
+} from "../../src/index.js";
+import { findModel } from "../../src/providers/catalog.js";
+import { hang, httpError, reply, type ScriptedServer } from "../../src/testing/index.js";
+import { baseEnv, cleanUp, collect, envFor, labels, startServer, workspace } from "./helpers.js";
+
+afterEach(cleanUp);
+
+const result = (messages: SDKMessage[]): SDKResultMessage => {
+  const last = messages.at(-1);
+  if (last?.type !== "result") throw new Error(`last message is ${last?.type}, not result`);
+  return last;
+};
+const init = (messages: SDKMessage[]): SDKSystemMessage => {
+  const first = messages.find((message) => message.type === "system");
+  if (first?.type !== "system" || first.subtype !== "init") throw new Error("no system/init");
+  return first;
+};
+const users = (messages: SDKMessage[]) =>
+  messages.filter((message): message is SDKUserMessage => message.type === "user");
+
+type Body = {
+  model: string;
+  system: string;
+  tools: { name: string }[];
+  messages: { role: string; content: unknown }[];
+};
+const body = (server: ScriptedServer, index: number): Body => server.requests[index]!.body as Body;
+
+/** The key the client sent (`x-api-key`, or a bearer token, depending on the client version). */
+const credential = (server: ScriptedServer): string | undefined => {
+  const headers = server.requests[0]!.headers;
+  return (headers["x-api-key"] as string | undefined) ?? headers.authorization?.replace(/^Bearer /, "");
+};
+
+async function until(condition: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+function userMessage(content: SDKUserMessage["message"]["content"]): SDKUserMessage {
+  return { type: "user", message: { role: "user", content }, parent_tool_use_id: null, session_id: "" };
+}
+
+/** An async iterable of user messages the test feeds one at a time. */
+function inputQueue() {
+  const pending: SDKUserMessage[] = [];
+  let wake: (() => void) | undefined;
+  let ended = false;
+  return {
+    push(text: string) {
+      pending.push(userMessage(text));
+      wake?.();
+    },
+    end() {
+      ended = true;
+      wake?.();
+    },
+    async *[Symbol.asyncIterator](): AsyncGenerator<SDKUserMessage> {
+      while (true) {
+        if (pending.length > 0) {
+          yield pending.shift()!;
+          continue;
+        }
+        if (ended) return;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+    },
+  };
+}
+
+async function run(steps: Parameters<typeof startServer>[0], options: Options = {}, prompt = "Go") {
+  const server = await startServer(steps);
+  const cwd = options.cwd ?? workspace();
+  const messages = await collect(query({ prompt, options: { cwd, env: envFor(server), ...options } }));
+  return { server, cwd, messages };
+}
+
+describe("prompt forms", () => {
+  test("a string prompt is one turn; every message carries the session id; sessionId sets it", async () => {
+    const { messages, server } = await run([reply().text("Hi.")], { sessionId: "my-session" }, "Hello there");
+    expect(labels(messages)).toEqual(["system/init", "assistant/text", "result/success"]);
+    for (const message of messages) expect((message as { session_id: string }).session_id).toBe("my-session");
+    expect(body(server, 0).messages).toEqual([{ role: "user", content: "Hello there" }]);
+  });
+
+  test("streaming input: one result per user message, in one continuing conversation", async () => {
+    const server = await startServer([reply().text("Paris."), reply().text("About 2 million.")]);
+    const input = inputQueue();
+    const q = query({ prompt: input, options: { cwd: workspace(), env: envFor(server) } });
+    input.push("Capital of France?");
+    const seen: SDKMessage[] = [];
+    for await (const message of q) {
+      seen.push(message);
+      if (message.type === "result" && seen.filter((m) => m.type === "result").length === 1) {
+        input.push("Its population?");
+        input.end();
+      }
+    }
+    expect(labels(seen)).toEqual([
+      "system/init",
+      "assistant/text",
+      "result/success",
+      "system/init",
+      "assistant/text",
+      "result/success",
+    ]);
+    const ids = new Set(seen.map((m) => (m as { session_id: string }).session_id));
+    expect(ids.size).toBe(1);
+    expect(body(server, 1).messages).toEqual([
+      { role: "user", content: "Capital of France?" },
+      { role: "assistant", content: [{ type: "text", text: "Paris." }] },
+      { role: "user", content: "Its population?" },
+    ]);
+    const results = seen.filter((m): m is SDKResultMessage => m.type === "result");
+    expect(results.map((r) => r.subtype === "success" && r.result)).toEqual(["Paris.", "About 2 million."]);
+  });
+
+  test("streaming input accepts text blocks; other blocks make the iterator throw", async () => {
+    const server = await startServer([reply().text("ok")]);
+    async function* input() {
+      yield userMessage([
+        { type: "text", text: "part one" },
+        { type: "text", text: "part two" },
+      ]);
+      yield userMessage([{ type: "image", source: {} } as never]);
+    }
+    const seen: SDKMessage[] = [];
+    await expect(async () => {
+      for await (const message of query({
+        prompt: input(),
+        options: { cwd: workspace(), env: envFor(server) },
+      })) {
+        seen.push(message);
+      }
+    }).rejects.toThrow(/content blocks of type "image" are not supported/);
+    expect(labels(seen)).toEqual(["system/init", "assistant/text", "result/success"]);
+    expect(body(server, 0).messages[0]!.content).toBe("part one\n\npart two");
+  });
+
+  test("an invalid prompt throws synchronously", () => {
+    expect(() => query({ prompt: 42 as never })).toThrow(TypeError);
+    expect(() => query({ prompt: "" })).toThrow(/must not be empty/);
+    expect(() => query(undefined as never)).toThrow(TypeError);
+  });
+});
+
+describe("options reach the engine", () => {
+  test("model: provider/model is sent to the provider and reported in init and modelUsage", async () => {
+    const { messages, server } = await run(
+      [reply().text("ok").usage({ input_tokens: 7, output_tokens: 3 })],
+      {
+        model: "anthropic/claude-opus-5",
+      },
+    );
+    expect(body(server, 0).model).toBe("claude-opus-5");
+    expect(init(messages).model).toBe("anthropic/claude-opus-5");
+    const end = result(messages);
+    expect(end.modelUsage).toEqual({
+      "claude-opus-5": {
+        inputTokens: 7,
+        outputTokens: 3,
+        cacheReadInputTokens: 0,
+        cacheCreationInputTokens: 0,
+        webSearchRequests: 0,
+        costUSD: 0,
+        contextWindow: findModel("claude-opus-5")!.contextWindow,
+        maxOutputTokens: findModel("claude-opus-5")!.maxOutput,
+      },
+    });
+    expect(end.usage).toEqual({
+      input_tokens: 7,
+      output_tokens: 3,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+    });
+    expect(end.total_cost_usd).toBe(0);
+    expect(end.stop_reason).toBe("end_turn");
+  });
+
+  test("with no model, the default resolution from env applies (as the CLI)", async () => {
+    const { messages, server } = await run([reply().text("ok")]);
+    expect(init(messages).model).toMatch(/^anthropic\/claude-/);
+    expect(init(messages).apiKeySource).toBe("ANTHROPIC_API_KEY");
+    expect(credential(server)).toBe("test");
+  });
+
+  test("apiKey and baseURL point one query at an endpoint without any env", async () => {
+    const server = await startServer([reply().text("ok")]);
+    const messages = await collect(
+      query({
+        prompt: "Go",
+        options: { cwd: workspace(), env: baseEnv(), apiKey: "sk-option", baseURL: server.url },
+      }),
+    );
+    expect(result(messages).subtype).toBe("success");
+    expect(init(messages).apiKeySource).toBe("option");
+    expect(credential(server)).toBe("sk-option");
+  });
+
+  test("env replaces process.env for the model and, without credentials, for tool commands", async () => {
+    const server = await startServer([
+      reply().tool("Bash", { command: 'echo "key=[$ANTHROPIC_API_KEY] extra=[$EXTRA]"' }),
+      reply().text("done"),
+    ]);
+    const messages = await collect(
+      query({ prompt: "Go", options: { cwd: workspace(), env: { ...envFor(server), EXTRA: "yes" } } }),
+    );
+    const [toolResult] = users(messages);
+    expect(toolResult!.tool_use_result).toMatchObject({ stdout: "key=[] extra=[yes]\n", exitCode: 0 });
+    expect(process.env.EXTRA).toBeUndefined();
+  });
+
+  test("systemPrompt: a string replaces cairn's prompt; an array is joined; the preset appends", async () => {
+    const replaced = await run([reply().text("ok")], { systemPrompt: "You are terse." });
+    expect(body(replaced.server, 0).system).toBe("You are terse.");
+
+    const joined = await run([reply().text("ok")], {
+      systemPrompt: ["Part A.", "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__", "Part B."],
+    });
+    expect(body(joined.server, 0).system).toBe("Part A.\n\nPart B.");
+
+    const custom = await run([reply().text("ok")], { systemPrompt: { type: "custom", prompt: "Custom." } });
+    expect(body(custom.server, 0).system).toBe("Custom.");
+
+    const preset = await run([reply().text("ok")], {
+      systemPrompt: { type: "preset", preset: "claude_code", append: "Always answer in French." },
+    });
+    const system = body(preset.server, 0).system;
+    expect(system).toContain("You are cairn");
+    expect(system.endsWith("Always answer in French.")).toBe(true);
+
+    const omitted = await run([reply().text("ok")]);
+    expect(body(omitted.server, 0).system).toContain("You are cairn");
+  });
+
+  test("tools sets the base set; disallowedTools removes tools (a rule form removes the whole tool)", async () => {
+    const only = await run([reply().text("ok")], { tools: ["Read", "Grep"] });
+    expect(init(only.messages).tools).toEqual(["Read", "Grep"]);
+    expect(body(only.server, 0).tools.map((t) => t.name)).toEqual(["Read", "Grep"]);
+
+    const none = await run([reply().text("ok")], { tools: [] });
+    expect(init(none.messages).tools).toEqual([]);
+
+    const removed = await run([reply().text("ok")], { disallowedTools: ["Write", "Bash(rm:*)"] });
+    const names = init(removed.messages).tools;
+    expect(names).toContain("Read");
+    expect(names).not.toContain("Write");
+    expect(names).not.toContain("Bash");
+    expect(body(removed.server, 0).tools.map((t) => t.name)).toEqual(names);
+
+    expect(() => query({ prompt: "x", options: { tools: ["Reed"] } })).toThrow(
+      /no built-in tool named "Reed"/,
+    );
+  });
+
+  test("permissionMode is reported in init (enforcement arrives with the permission engine)", async () => {
+    const { messages } = await run([reply().text("ok")], { permissionMode: "acceptEdits" });
+    expect(init(messages).permissionMode).toBe("acceptEdits");
+    const plain = await run([reply().text("ok")]);
+    expect(init(plain.messages).permissionMode).toBe("default");
+  });
+
+  test("maxTurns ends the turn with error_max_turns and says why", async () => {
+    const { messages, server } = await run(
+      [
+        reply().tool("Glob", { pattern: "*" }),
+        reply().tool("Glob", { pattern: "*.md" }),
+        reply().text("never"),
+      ],
+      { maxTurns: 2 },
+    );
+    const end = result(messages);
+    expect(end).toMatchObject({ subtype: "error_max_turns", is_error: true, num_turns: 2 });
+    expect(end.subtype !== "success" && end.errors).toEqual(["Reached the maximum number of turns (2)."]);
+    expect("result" in end).toBe(false);
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe("canUseTool and allowedTools", () => {
+  test("canUseTool is asked for tools not in allowedTools; a deny is recorded and told to the model", async () => {
+    const asked: { name: string; input: Record<string, unknown>; toolUseID: string; requestId: string }[] =
+      [];
+    const canUseTool: CanUseTool = async (name, input, options) => {
+      asked.push({ name, input, toolUseID: options.toolUseID, requestId: options.requestId });
+      expect(options.signal).toBeInstanceOf(AbortSignal);
+      return name === "Write" ? { behavior: "deny", message: "No writing today." } : { behavior: "allow" };
+    };
+    const cwd = workspace({ "a.txt": "A" });
+    const { messages } = await run(
+      [
+        reply()
+          .tool("Read", { file_path: "a.txt" })
+          .tool("Glob", { pattern: "*.txt" })
+          .tool("Write", { file_path: "b.txt", content: "B" }),
+        reply().text("ok"),
+      ],
+      { cwd, allowedTools: ["Read", "Bash(ls:*)"], canUseTool },
+    );
+    expect(asked.map((a) => a.name)).toEqual(["Glob", "Write"]);
+    expect(asked[0]!.input).toEqual({ pattern: "*.txt" });
+    expect(asked[0]!.requestId).not.toBe(asked[1]!.requestId);
+    const writeResult = users(messages).find((m) =>
+      JSON.stringify(m.message.content).includes("No writing today."),
+    );
+    expect(writeResult?.message.content).toEqual([
+      expect.objectContaining({ type: "tool_result", is_error: true, tool_use_id: asked[1]!.toolUseID }),
+    ]);
+    expect(result(messages).permission_denials).toEqual([
+      {
+        tool_name: "Write",
+        tool_use_id: asked[1]!.toolUseID,
+        tool_input: { file_path: "b.txt", content: "B" },
+      },
+    ]);
+    expect(() => readFileSync(join(cwd, "b.txt"))).toThrow();
+  });
+
+  test("allow with updatedInput runs the tool with the new input; null and throwing count as deny", async () => {
+    const cwd = workspace({ "real.txt": "the real file\n", "other.txt": "x" });
+    const canUseTool: CanUseTool = async (name, input) => {
+      if (input.file_path === "decoy.txt")
+        return { behavior: "allow", updatedInput: { file_path: "real.txt" } };
+      if (name === "Glob") return null;
+      throw new Error("boom");
+    };
+    const { messages } = await run(
+      [
+        reply().tool("Read", { file_path: "decoy.txt" }),
+        reply().tool("Glob", { pattern: "*" }),
+        reply().tool("Read", { file_path: "other.txt" }),
+        reply().text("ok"),
+      ],
+      { cwd, canUseTool },
+    );
+    const results = users(messages);
+    expect(results[0]!.tool_use_result).toMatchObject({ content: "the real file" });
+    expect(results[1]!.message.content).toEqual([expect.objectContaining({ is_error: true })]);
+    expect(JSON.stringify(results[1]!.message.content)).toContain("canUseTool gave no decision");
+    expect(JSON.stringify(results[2]!.message.content)).toContain("boom");
+    expect(result(messages).permission_denials.map((d) => d.tool_name)).toEqual(["Glob", "Read"]);
+  });
+
+  test("a deny with interrupt ends the turn with an error result", async () => {
+    const { messages, server } = await run(
+      [reply().tool("Bash", { command: "rm -rf /" }), reply().text("never")],
+      {
+        canUseTool: async () => ({ behavior: "deny", message: "Absolutely not.", interrupt: true }),
+      },
+    );
+    expect(result(messages)).toMatchObject({ subtype: "error_during_execution", is_error: true });
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe("errors", () => {
+  test("a provider failure ends with an error result saying why; the iterator finishes normally", async () => {
+    const { messages, server } = await run([httpError(401, { message: "invalid x-api-key" })]);
+    expect(labels(messages)).toEqual(["system/init", "result/error_during_execution"]);
+    const end = result(messages);
+    expect(end.is_error).toBe(true);
+    expect(end.subtype !== "success" && end.errors.join(" ")).toMatch(/401/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test("a retried model call still ends in success, with the text once", async () => {
+    const { messages } = await run([httpError(529, { retryAfter: 0 }), reply().text("Recovered.")], {
+      includePartialMessages: true,
+    });
+    expect(result(messages)).toMatchObject({ subtype: "success", result: "Recovered." });
+    const retries = messages.filter((m) => m.type === "system" && m.subtype === "api_retry");
+    for (const retry of retries)
+      expect(retry).toMatchObject({ error_status: 529, error: "overloaded", attempt: 1 });
+    const text = messages
+      .flatMap((m) =>
+        m.type === "stream_event" &&
+        m.event.type === "content_block_delta" &&
+        m.event.delta.type === "text_delta"
+          ? [m.event.delta.text]
+          : [],
+      )
+      .join("");
+    expect(text).toBe("Recovered.");
+  });
+
+  test("a configuration error rejects the first next() before any message", async () => {
+    const q = query({ prompt: "Go", options: { cwd: workspace(), env: baseEnv() } });
+    await expect(q.next()).rejects.toThrow(ConfigError);
+    await expect(q.next()).resolves.toEqual({ done: true, value: undefined });
+
+    const unknown = query({
+      prompt: "Go",
+      options: { cwd: workspace(), env: baseEnv(), model: "nope/model-x" },
+    });
+    await expect(unknown.next()).rejects.toThrow(/Unknown provider "nope"/);
+  });
+
+  test("invalid options throw synchronously, naming the option", () => {
+    expect(() => query({ prompt: "x", options: { maxTurns: 0 } })).toThrow(InvalidOptionsError);
+    expect(() => query({ prompt: "x", options: { maxTurns: 0 } })).toThrow(/"maxTurns"/);
+    expect(() => query({ prompt: "x", options: { allowedTool: ["Bash"] } as never })).toThrow(
+      /unknown option "allowedTool". Did you mean "allowedTools"\?/,
+    );
+  });
+});
+
+describe("cancellation", () => {
+  test("abortController: the turn ends with an error result and the iterator finishes", async () => {
+    const server = await startServer([hang()]);
+    const abortController = new AbortController();
+    const done = collect(
+      query({ prompt: "Go", options: { cwd: workspace(), env: envFor(server), abortController } }),
+    );
+    await until(() => server.requests.length === 1);
+    abortController.abort();
+    const messages = await done;
+    expect(labels(messages)).toEqual(["system/init", "result/error_during_execution"]);
+    expect(result(messages).subtype !== "success" && result(messages)).toMatchObject({
+      is_error: true,
+      errors: ["The run was interrupted."],
+    });
+  });
+
+  test("an already-aborted controller: init, then an error result, and no model call", async () => {
+    const server = await startServer([reply().text("never")]);
+    const abortController = new AbortController();
+    abortController.abort();
+    const messages = await collect(
+      query({ prompt: "Go", options: { cwd: workspace(), env: envFor(server), abortController } }),
+    );
+    expect(labels(messages)).toEqual(["system/init", "result/error_during_execution"]);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  test("interrupt() ends the current turn; with streaming input the next message starts the next turn", async () => {
+    const server = await startServer([hang(), reply().text("Back again.")]);
+    const input = inputQueue();
+    const q = query({ prompt: input, options: { cwd: workspace(), env: envFor(server) } });
+    input.push("first");
+    const seen: SDKMessage[] = [];
+    const done = (async () => {
+      for await (const message of q) {
+        seen.push(message);
+        if (message.type === "result") {
+          if (seen.filter((m) => m.type === "result").length === 1) {
+            input.push("second");
+            input.end();
+          }
+        }
+      }
+    })();
+    await until(() => server.requests.length === 1);
+    await expect(q.interrupt()).resolves.toBeUndefined();
+    await done;
+    expect(labels(seen)).toEqual([
+      "system/init",
+      "result/error_during_execution",
+      "system/init",
+      "assistant/text",
+      "result/success",
+    ]);
+    // The interrupted prompt stays in the conversation.
+    expect(body(server, 1).messages.map((m) => m.content)).toEqual(["first", "second"]);
+  });
+
+  test("close() ends the query at once: no result, the iterator finishes, the prompt iterable is released", async () => {
+    const server = await startServer([hang()]);
+    let released = false;
+    async function* input() {
+      try {
+        yield userMessage("first");
+        await new Promise(() => {});
+      } finally {
+        released = true;
+      }
+    }
+    const q = query({ prompt: input(), options: { cwd: workspace(), env: envFor(server) } });
+    const done = collect(q);
+    await until(() => server.requests.length === 1);
+    q.close();
+    const messages = await done;
+    expect(labels(messages)).toEqual(["system/init"]);
+    q.close();
+    await expect(q.next()).resolves.toEqual({ done: true, value: undefined });
+    expect(released).toBe(true);
+  });
+
+  test("break stops the run: the model stream is abandoned and nothing more is requested", async () => {
+    const server = await startServer(
+      [reply().text("x".repeat(800)).delayPerEvent(25), reply().text("never")],
+      {
+        chunkSize: 4,
+      },
+    );
+    const q = query({
+      prompt: "Go",
+      options: { cwd: workspace(), env: envFor(server), includePartialMessages: true },
+    });
+    let seen = 0;
+    const started = Date.now();
+    for await (const message of q) {
+      if (message.type === "stream_event" && message.event.type === "content_block_delta") {
+        seen += 1;
+        if (seen === 3) break;
+      }
+    }
+    // The whole reply would take about 5 s.
+    expect(Date.now() - started).toBeLessThan(2500);
+    await expect(q.next()).resolves.toEqual({ done: true, value: undefined });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test("return() before iterating is harmless", async () => {
+    const q = query({ prompt: "Go", options: { cwd: workspace(), env: baseEnv() } });
+    await expect(q.return()).resolves.toEqual({ done: true, value: undefined });
+  });
+});
+
+describe("control methods", () => {
+  test("setModel and setPermissionMode take effect from the next turn", async () => {
+    const server = await startServer([reply().text("one"), reply().text("two")]);
+    const input = inputQueue();
+    const q = query({ prompt: input, options: { cwd: workspace(), env: envFor(server) } });
+    input.push("first");
+    const inits: SDKSystemMessage[] = [];
+    for await (const message of q) {
+      if (message.type === "system" && message.subtype === "init") inits.push(message);
+      if (message.type === "result" && inits.length === 1) {
+        await q.setModel("anthropic/claude-haiku-5-5");
+        await expect(q.setPermissionMode("plan")).resolves.toEqual({ mode: "plan" });
+        input.push("second");
+        input.end();
+      }
+    }
+    expect(inits.map((m) => [m.model, m.permissionMode])).toEqual([
+      [expect.stringMatching(/^anthropic\/claude-/), "default"],
+      ["anthropic/claude-haiku-5-5", "plan"],
+    ]);
+    expect(body(server, 1).model).toBe("claude-haiku-5-5");
+  });
+
+  test("setModel rejects a model that cannot be used; setPermissionMode rejects an unknown mode", async () => {
+    const q = query({ prompt: "Go", options: { cwd: workspace(), env: baseEnv() } });
+    await expect(q.setModel("nope/x")).rejects.toThrow(ConfigError);
+    await expect(q.setModel("anthropic/claude-haiku-5-5")).rejects.toThrow(/API key/);
+    await expect(q.setModel()).resolves.toBeUndefined();
+    await expect(q.setPermissionMode("yolo" as never)).rejects.toThrow(InvalidOptionsError);
+    q.close();
+  });
+
+  test("supportedModels, supportedCommands, supportedAgents, mcpServerStatus", async () => {
+    const q = query({ prompt: "Go", options: { cwd: workspace(), env: baseEnv() } });
+    const models = await q.supportedModels();
+    expect(models.length).toBeGreaterThan(0);
+    expect(models[0]).toEqual({
+      value: expect.stringMatching(/^anthropic\//),
+      displayName: expect.any(String),
+      description: expect.any(String),
+    });
+    expect(await q.supportedCommands()).toEqual([]);
+    expect(await q.supportedAgents()).toEqual([]);
+    expect(await q.mcpServerStatus()).toEqual([]);
+    q.close();
+  });
+});
+
+describe("messages are the consumer's own", () => {
+  test("mutating a yielded message does not change the conversation sent to the model", async () => {
+    const server = await startServer([
+      reply().text("Original.").tool("Glob", { pattern: "*" }),
+      reply().text("ok"),
+    ]);
+    for await (const message of query({
+      prompt: "Go",
+      options: { cwd: workspace(), env: envFor(server), includePartialMessages: true },
+    })) {
+      if (message.type === "assistant") {
+        const block = (message as SDKAssistantMessage).message.content[0]!;
+        if (block.type === "text") block.text = "Tampered.";
+        if (block.type === "tool_use") block.input.pattern = "tampered";
+      }
+      if (message.type === "stream_event" && message.event.type === "content_block_delta") {
+        if (message.event.delta.type === "text_delta") message.event.delta.text = "!";
+      }
+    }
+    const sent = JSON.stringify(body(server, 1).messages);
+    expect(sent).toContain("Original.");
+    expect(sent).not.toContain("Tampered");
+    expect(sent).not.toContain("tampered");
+  });
+});
