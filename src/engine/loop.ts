@@ -146,6 +146,7 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<Engine
       const calls = prepareCalls(toolUses, toolsByName, assembler);
       const results = new Map<string, ToolResultBlock>();
       let interrupted = false;
+      let terminal = false;
       for (const batch of scheduleBatches(calls)) {
         for (const call of batch) {
           yield {
@@ -179,6 +180,7 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<Engine
             });
           }
           interrupted ||= done.interrupt;
+          terminal ||= outcome.terminal === true && !outcome.isError;
           results.set(call.block.id, toToolResult(call.block.id, outcome));
           yield {
             type: "tool_end",
@@ -198,6 +200,7 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<Engine
       });
       yield { type: "turn_end", turn, stopReason: message.stop_reason };
       if (signal.aborted) throw abortError();
+      if (terminal) break;
       if (interrupted) {
         subtype = "error_during_execution";
         errors.push("A permission decision interrupted the run.");

@@ -23,6 +23,11 @@ export type ToolOutput = {
   content: string;
   data?: Record<string, unknown>;
   isError?: boolean;
+  /**
+   * The run ends successfully once this call's batch is done, without another model call
+   * (e.g. structured output was accepted).
+   */
+  terminal?: boolean;
 };
 
 /** The result the engine records for every tool_use, also when the tool failed or never ran. */

@@ -232,4 +232,21 @@ describe("agent loop through the real Anthropic client", () => {
     const toolEnd = events.find((e): e is ToolEndEvent => e.type === "tool_end")!;
     expect(toolEnd.outcome.content).toContain("not in CI");
   });
+
+  test("a terminal tool outcome ends the run successfully without another model call", async () => {
+    const finish = defineTool({
+      name: "Finish",
+      description: "finishes",
+      kind: "other",
+      input: z.object({ answer: z.string() }),
+      async run(input) {
+        return { content: `accepted ${input.answer}`, terminal: true };
+      },
+    });
+    server = await startScriptedServer({ steps: [reply().text("Here.").tool("Finish", { answer: "42" })] });
+    const { end } = await collect({ provider: scriptedProvider(server.url), tools: [finish] });
+    expect(end.subtype).toBe("success");
+    expect(end.result).toBe("Here.");
+    expect(server.requests).toHaveLength(1);
+  });
 });
