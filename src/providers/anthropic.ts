@@ -1,4 +1,6 @@
 import type { ModelStreamEvent } from "../engine/messages.js";
+import { toProviderError } from "./errors.js";
+import { endedEarly } from "./stream-builder.js";
 import {
   type ApiKeySource,
   type ModelProvider,
@@ -7,17 +9,29 @@ import {
   ProviderError,
 } from "./types.js";
 
+export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
+
 export type AnthropicProviderOptions = {
   model: string;
   displayName: string;
   apiKey: string;
   apiKeySource: ApiKeySource;
   baseURL?: string;
-  /** Retries the client performs before a stream starts (connection errors, 429/5xx). */
+  /**
+   * Anthropic prompt caching: marks the system prompt and the conversation so far (the last block
+   * of the last user message) as cache breakpoints, so each turn reads the previous turn's prefix
+   * from the cache (`cache_read_input_tokens`) instead of paying full input price. Default off.
+   */
+  promptCaching?: boolean;
+  /**
+   * Retries the client itself performs. Default 0: the engine retries (with backoff, Retry-After
+   * and de-duplicated output), and two retry layers would multiply the attempts.
+   */
   maxRetries?: number;
 };
 
 type AnthropicClient = import("@anthropic-ai/sdk").Anthropic;
+type CreateParams = Parameters<AnthropicClient["messages"]["create"]>[0];
 
 /**
  * Anthropic Messages API through the official client, streaming. Works against any server that
@@ -36,17 +50,19 @@ export class AnthropicProvider implements ModelProvider {
   }
 
   async stream(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
-    const client = await this.getClient();
+    const context = { provider: "Anthropic", baseURL: this.options.baseURL ?? DEFAULT_ANTHROPIC_BASE_URL };
     try {
+      const client = await this.getClient();
       const { data, request_id } = await client.messages
         .create(
           {
             model: request.model,
             max_tokens: request.maxTokens,
-            system: request.system,
-            // The engine's shapes are the Messages API's own; the cast only bridges declared types.
-            messages: request.messages as Parameters<AnthropicClient["messages"]["create"]>[0]["messages"],
-            tools: request.tools as Parameters<AnthropicClient["messages"]["create"]>[0]["tools"],
+            ...(this.options.promptCaching
+              ? withCacheBreakpoints(request)
+              : // The engine's shapes are the Messages API's own; the cast only bridges declared types.
+                { system: request.system, messages: request.messages as CreateParams["messages"] }),
+            tools: request.tools as CreateParams["tools"],
             stream: true,
           },
           { signal },
@@ -54,10 +70,15 @@ export class AnthropicProvider implements ModelProvider {
         .withResponse();
       return {
         ...(request_id ? { requestId: request_id } : {}),
-        events: translateErrors(data as AsyncIterable<unknown> as AsyncIterable<ModelStreamEvent>),
+        events: checkStream(
+          data as AsyncIterable<unknown> as AsyncIterable<ModelStreamEvent>,
+          signal,
+          context.baseURL,
+          (error) => toProviderError(error, context),
+        ),
       };
     } catch (error) {
-      throw toProviderError(error, this.options.baseURL);
+      throw toProviderError(error, context);
     }
   }
 
@@ -67,31 +88,84 @@ export class AnthropicProvider implements ModelProvider {
         new Anthropic({
           apiKey: this.options.apiKey,
           ...(this.options.baseURL ? { baseURL: this.options.baseURL } : {}),
-          maxRetries: this.options.maxRetries ?? 2,
+          maxRetries: this.options.maxRetries ?? 0,
+          logLevel: "off",
         }),
     );
     return this.client;
   }
 }
 
-async function* translateErrors(events: AsyncIterable<ModelStreamEvent>): AsyncIterable<ModelStreamEvent> {
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+/**
+ * The system prompt and messages with two cache breakpoints: the system prompt (tools + system,
+ * shared by every turn) and the last block of the last user message (the whole conversation; the
+ * next turn's request starts with it, so it reads it back from the cache). Copies, never mutates
+ * the engine's history.
+ */
+export function withCacheBreakpoints(request: Pick<ModelRequest, "system" | "messages">): {
+  system: CreateParams["system"];
+  messages: CreateParams["messages"];
+} {
+  const system =
+    request.system.length > 0
+      ? [{ type: "text" as const, text: request.system, cache_control: EPHEMERAL }]
+      : [];
+  const messages = request.messages.slice() as CreateParams["messages"];
+  const lastIndex = messages.length - 1;
+  const last = messages[lastIndex];
+  if (last?.role === "user") {
+    const blocks =
+      typeof last.content === "string"
+        ? [{ type: "text" as const, text: last.content }]
+        : last.content.slice();
+    const tail = blocks.at(-1);
+    if (tail && (tail.type === "text" || tail.type === "tool_result")) {
+      blocks[blocks.length - 1] = { ...tail, cache_control: EPHEMERAL };
+      messages[lastIndex] = { role: "user", content: blocks };
+    }
+  }
+  return { system, messages };
+}
+
+/**
+ * Passes the client's events through, dropping `ping`s, mapping failures to ProviderError, and
+ * failing a stream that ends without `message_stop` (a cut connection the client did not notice,
+ * or a server that answered something other than an event stream).
+ */
+async function* checkStream(
+  events: AsyncIterable<ModelStreamEvent>,
+  signal: AbortSignal,
+  baseURL: string,
+  mapError: (error: unknown) => Error,
+): AsyncIterable<ModelStreamEvent> {
+  let stopped = false;
+  let count = 0;
   try {
     for await (const event of events) {
-      // Anthropic interleaves `ping` events; they carry nothing for the engine.
-      if ((event as { type: string }).type === "ping") continue;
+      const type = (event as { type?: unknown } | null)?.type;
+      if (typeof type !== "string") {
+        throw new ProviderError(
+          `Anthropic server at ${baseURL} sent a stream event without a type: ${JSON.stringify(event)?.slice(0, 80)}`,
+          undefined,
+          { retryable: false },
+        );
+      }
+      if (type === "ping") continue;
+      count++;
+      if (type === "message_stop") stopped = true;
       yield event;
     }
   } catch (error) {
-    throw toProviderError(error);
+    throw mapError(error);
   }
-}
-
-function toProviderError(error: unknown, baseURL?: string): Error {
-  if (error instanceof Error && (error.name === "AbortError" || error.name === "APIUserAbortError"))
-    return error;
-  const status = (error as { status?: number }).status;
-  const message = error instanceof Error ? error.message : String(error);
-  if (status) return new ProviderError(`Anthropic API error ${status}: ${message}`, status, { cause: error });
-  const where = baseURL ? ` (${baseURL})` : "";
-  return new ProviderError(`Anthropic API request failed${where}: ${message}`, undefined, { cause: error });
+  if (count === 0 && !signal.aborted) {
+    throw new ProviderError(
+      `Anthropic server at ${baseURL} did not send a Messages event stream: the response had no events (is the base URL right?)`,
+      undefined,
+      { retryable: false },
+    );
+  }
+  if (!stopped) endedEarly(signal, `The Anthropic stream from ${baseURL} ended before message_stop.`);
 }

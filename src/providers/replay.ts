@@ -39,6 +39,7 @@ export class ReplayProvider implements ModelProvider {
       throw new ProviderError(
         `Replay step ${index + 1}: HTTP ${step.status} ${step.message ?? ""}`.trim(),
         step.status,
+        step.retryAfter !== undefined ? { retryAfterMs: step.retryAfter * 1000 } : {},
       );
     }
     if (step.kind === "hang") {

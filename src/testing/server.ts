@@ -19,6 +19,8 @@ import {
 import { loadScenarioFile, validateSteps } from "./scenario-file.js";
 import type { ReplyContext, ScriptedWire } from "./wire.js";
 import { anthropicWire } from "./wire-anthropic.js";
+import { openaiChatWire } from "./wire-openai-chat.js";
+import { openaiResponsesWire } from "./wire-openai-responses.js";
 
 /**
  * Options of `startScriptedServer`. A `Scenario` object (as loaded from a JSON file) is accepted
@@ -67,8 +69,8 @@ export interface ScriptedServer {
   close(): Promise<void>;
 }
 
-/** Wires the server speaks, by path. The OpenAI wires will be added here. */
-const WIRES: readonly ScriptedWire[] = [anthropicWire];
+/** Wires the server speaks, by path. */
+const WIRES: readonly ScriptedWire[] = [anthropicWire, openaiChatWire, openaiResponsesWire];
 
 const SOURCE = "scripted model server";
 

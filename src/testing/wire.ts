@@ -1,12 +1,11 @@
 import type { ReplyStep } from "./scenario.js";
 
 /**
- * The wire APIs the scripted model server can speak. Only Anthropic Messages exists today; the
- * OpenAI Chat Completions and Responses wires are meant to be added beside it as further
- * `ScriptedWire` implementations, each owning its path, its rendering and its error shape, while
- * the server keeps routing, the step cursor, recording and the faults.
+ * The wire APIs the scripted model server speaks: Anthropic Messages, OpenAI Chat Completions and
+ * OpenAI Responses. Each `ScriptedWire` owns its path, its rendering and its error shape, while the
+ * server keeps routing, the step cursor, recording and the faults.
  */
-export type ScriptedWireName = "anthropic-messages";
+export type ScriptedWireName = "anthropic-messages" | "openai-chat" | "openai-responses";
 
 /** What a wire needs to know to render one reply step for one request. */
 export type ReplyContext = {

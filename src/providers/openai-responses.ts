@@ -1,0 +1,313 @@
+import { randomUUID } from "node:crypto";
+import type {
+  FunctionTool,
+  ResponseCreateParamsStreaming,
+  ResponseInputItem,
+  ResponseStreamEvent,
+} from "openai/resources/responses/responses";
+import type { ConversationMessage, ModelStreamEvent, StopReason } from "../engine/messages.js";
+import { toProviderError } from "./errors.js";
+import { toolResultText } from "./openai-chat.js";
+import { createOpenAIClient } from "./openai-client.js";
+import { usageFromResponses } from "./openai-usage.js";
+import { AnthropicStreamBuilder, endedEarly } from "./stream-builder.js";
+import {
+  type ApiKeySource,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResponse,
+  ProviderError,
+  type ToolSpec,
+} from "./types.js";
+
+type OpenAIClient = import("openai").OpenAI;
+
+export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
+
+export type OpenAIResponsesProviderOptions = {
+  displayName: string;
+  apiKey: string;
+  apiKeySource: ApiKeySource;
+  baseURL: string;
+  organization?: string;
+  project?: string;
+  /** Ask for reasoning summaries (reasoning models only: others reject the parameter). */
+  reasoningSummaries?: boolean;
+};
+
+/**
+ * The OpenAI Responses API (`POST {baseURL}/responses`, streamed) through the official client.
+ * Stateless: `store: false`, the whole conversation is sent each turn, as on the other wires.
+ */
+export class OpenAIResponsesProvider implements ModelProvider {
+  readonly wire = "openai-responses" as const;
+  readonly displayName: string;
+  readonly apiKeySource: ApiKeySource;
+  private client: Promise<OpenAIClient> | undefined;
+
+  constructor(private readonly options: OpenAIResponsesProviderOptions) {
+    this.displayName = options.displayName;
+    this.apiKeySource = options.apiKeySource;
+  }
+
+  async stream(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
+    const context = { provider: "OpenAI", baseURL: this.options.baseURL };
+    try {
+      this.client ??= createOpenAIClient({
+        baseURL: this.options.baseURL,
+        apiKey: this.options.apiKey,
+        ...(this.options.organization ? { organization: this.options.organization } : {}),
+        ...(this.options.project ? { project: this.options.project } : {}),
+      });
+      const client = await this.client;
+      const body = toResponsesRequest(request, {
+        reasoningSummaries: this.options.reasoningSummaries ?? false,
+      });
+      const { data, request_id } = await client.responses.create(body, { signal }).withResponse();
+      return {
+        ...(request_id ? { requestId: request_id } : {}),
+        events: translateResponsesStream(data, {
+          model: request.model,
+          signal,
+          onError: (error) => toProviderError(error, context),
+          server: `OpenAI at ${context.baseURL}`,
+        }),
+      };
+    } catch (error) {
+      throw toProviderError(error, context);
+    }
+  }
+}
+
+export function toResponsesRequest(
+  request: ModelRequest,
+  options: { reasoningSummaries: boolean },
+): ResponseCreateParamsStreaming {
+  const body: ResponseCreateParamsStreaming = {
+    model: request.model,
+    input: toResponsesInput(request.messages),
+    stream: true,
+    store: false,
+    max_output_tokens: request.maxTokens,
+  };
+  if (request.system.length > 0) body.instructions = request.system;
+  if (request.tools.length > 0) body.tools = request.tools.map(toFunctionTool);
+  if (options.reasoningSummaries) body.reasoning = { summary: "auto" };
+  return body;
+}
+
+function toFunctionTool(tool: ToolSpec): FunctionTool {
+  return {
+    type: "function",
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.input_schema,
+    // Strict mode would reject the optional properties our tool schemas have.
+    strict: false,
+  };
+}
+
+/**
+ * Anthropic-shaped conversation → Responses input items, in order: user text → a user message;
+ * tool_result → `function_call_output`; assistant text → an assistant message; tool_use →
+ * `function_call` (the tool_use id is the call id). Thinking blocks are not sent back: with
+ * `store: false` a reasoning item can only be replayed with its encrypted content.
+ */
+export function toResponsesInput(messages: readonly ConversationMessage[]): ResponseInputItem[] {
+  const items: ResponseInputItem[] = [];
+  for (const message of messages) {
+    if (message.role === "user") {
+      if (typeof message.content === "string") {
+        items.push({ role: "user", content: message.content });
+        continue;
+      }
+      const texts: string[] = [];
+      for (const block of message.content) {
+        if (block.type === "tool_result") {
+          items.push({
+            type: "function_call_output",
+            call_id: block.tool_use_id,
+            output: toolResultText(block.content),
+          });
+        } else if (block.type === "text") {
+          texts.push(block.text);
+        }
+      }
+      if (texts.length > 0) items.push({ role: "user", content: texts.join("\n\n") });
+      continue;
+    }
+    let text = "";
+    const flushText = () => {
+      if (text.length > 0) items.push({ role: "assistant", content: text });
+      text = "";
+    };
+    for (const block of message.content) {
+      if (block.type === "text") text += block.text;
+      else if (block.type === "tool_use") {
+        flushText();
+        items.push({
+          type: "function_call",
+          call_id: block.id,
+          name: block.name,
+          arguments: JSON.stringify(block.input),
+        });
+      }
+    }
+    flushText();
+  }
+  return items;
+}
+
+export type ResponsesStreamOptions = {
+  model: string;
+  signal: AbortSignal;
+  onError?: (error: unknown) => Error;
+  server?: string;
+};
+
+/**
+ * Responses stream events → the engine's Anthropic-shaped events: `response.output_text.delta` →
+ * `text_delta`; `response.reasoning_summary_text.delta` / `response.reasoning_text.delta` →
+ * `thinking_delta`; a `function_call` output item and its `response.function_call_arguments.delta`s
+ * → a tool_use block with `input_json_delta`s; `response.completed` / `response.incomplete` →
+ * `message_delta` with the stop reason and usage. `response.failed` and `error` events throw.
+ */
+export async function* translateResponsesStream(
+  events: AsyncIterable<ResponseStreamEvent>,
+  options: ResponsesStreamOptions,
+): AsyncGenerator<ModelStreamEvent> {
+  const builder = new AnthropicStreamBuilder(`resp_${randomUUID()}`, options.model);
+  const server = options.server ?? "the server";
+  /** Text already streamed per part, so a `*.done` event only fills in what no delta carried. */
+  const streamed = new Set<string>();
+  let count = 0;
+  let refused = false;
+  try {
+    for await (const event of events) {
+      count++;
+      if (!event || typeof event !== "object" || typeof (event as { type?: unknown }).type !== "string") {
+        throw new ProviderError(
+          `${server} did not send a Responses event stream: an event has no type (${JSON.stringify(event)?.slice(0, 80)})`,
+          undefined,
+          { retryable: false },
+        );
+      }
+      switch (event.type) {
+        case "response.created":
+        case "response.in_progress":
+          yield* builder.start(event.response?.id, event.response?.model);
+          break;
+        case "response.output_item.added":
+          if (event.item.type === "function_call") {
+            const key = event.item.id ?? event.item.call_id;
+            yield* builder.toolStart(key, event.item.call_id, event.item.name);
+            if (event.item.arguments) yield* builder.toolArguments(key, event.item.arguments);
+          }
+          break;
+        case "response.output_text.delta": {
+          const key = `text:${event.item_id}:${event.content_index}`;
+          streamed.add(key);
+          yield* builder.text(event.delta, key);
+          break;
+        }
+        case "response.output_text.done": {
+          const key = `text:${event.item_id}:${event.content_index}`;
+          if (!streamed.has(key)) yield* builder.text(event.text, key);
+          streamed.add(key);
+          break;
+        }
+        case "response.refusal.delta":
+          refused = true;
+          streamed.add(`refusal:${event.item_id}:${event.content_index}`);
+          yield* builder.text(event.delta, `refusal:${event.item_id}:${event.content_index}`);
+          break;
+        case "response.reasoning_summary_text.delta":
+        case "response.reasoning_text.delta": {
+          const part =
+            event.type === "response.reasoning_text.delta"
+              ? `c${event.content_index}`
+              : `s${event.summary_index}`;
+          const key = `thinking:${event.item_id}`;
+          const partKey = `${key}:${part}`;
+          // Parts of one reasoning item share a block, separated by a blank line.
+          if (!streamed.has(partKey) && builder.isThinkingOpen(key)) yield* builder.thinking("\n\n", key);
+          streamed.add(partKey);
+          yield* builder.thinking(event.delta, key);
+          break;
+        }
+        case "response.function_call_arguments.delta":
+          yield* builder.toolArguments(event.item_id, event.delta);
+          break;
+        case "response.function_call_arguments.done":
+          if (builder.hasTool(event.item_id) && builder.toolArgumentChars(event.item_id) === 0) {
+            yield* builder.toolArguments(event.item_id, event.arguments);
+          }
+          break;
+        case "response.output_item.done":
+          if (event.item.type === "function_call") {
+            const key = event.item.id ?? event.item.call_id;
+            if (!builder.hasTool(key)) yield* builder.toolStart(key, event.item.call_id, event.item.name);
+            if (builder.toolArgumentChars(key) === 0) yield* builder.toolArguments(key, event.item.arguments);
+          }
+          break;
+        case "response.completed":
+        case "response.incomplete": {
+          yield* builder.start(event.response.id, event.response.model);
+          const stop = responsesStopReason(event, builder.toolCount > 0, refused);
+          yield* builder.finish(stop, usageFromResponses(event.response.usage));
+          break;
+        }
+        case "response.failed": {
+          const failure = event.response.error;
+          throw new ProviderError(
+            `OpenAI response failed${failure?.code ? ` (${failure.code})` : ""}: ${failure?.message ?? "no reason given"}`,
+            codeStatus(failure?.code),
+            { retryable: failure?.code === "server_error" || failure?.code === "rate_limit_exceeded" },
+          );
+        }
+        case "error":
+          throw new ProviderError(
+            `OpenAI stream error${event.code ? ` (${event.code})` : ""}: ${event.message}`,
+            codeStatus(event.code),
+            { retryable: true },
+          );
+        default:
+          break;
+      }
+      if (builder.hasFinished) break;
+    }
+  } catch (error) {
+    throw options.onError ? options.onError(error) : error;
+  }
+  if (count === 0 && !options.signal.aborted) {
+    throw new ProviderError(
+      `${server} did not send a Responses event stream: the response had no events (is the base URL right?)`,
+      undefined,
+      { retryable: false },
+    );
+  }
+  if (!builder.hasFinished) {
+    endedEarly(options.signal, `The stream from ${server} ended before the response completed.`);
+  }
+}
+
+/** The HTTP status an in-stream error code stands for (for messages and retry events). */
+function codeStatus(code: string | null | undefined): number | undefined {
+  if (code === "rate_limit_exceeded") return 429;
+  if (code === "server_error") return 500;
+  return undefined;
+}
+
+function responsesStopReason(
+  event: Extract<ResponseStreamEvent, { type: "response.completed" | "response.incomplete" }>,
+  hasToolCalls: boolean,
+  refused: boolean,
+): StopReason {
+  if (event.type === "response.incomplete") {
+    const reason = event.response.incomplete_details?.reason;
+    if (reason === "max_output_tokens") return "max_tokens";
+    if (reason === "content_filter") return "refusal";
+  }
+  if (hasToolCalls) return "tool_use";
+  return refused ? "refusal" : "end_turn";
+}

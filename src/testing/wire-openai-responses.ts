@@ -1,0 +1,237 @@
+import type { Usage } from "../engine/messages.js";
+import { usageToOpenAI } from "../providers/openai-usage.js";
+import { chunkText, type ReplyStep } from "./scenario.js";
+import type { ReplyContext, ScriptedWire, WireFrame } from "./wire.js";
+import { defaultStopReason, openaiErrorBody, replyUsage } from "./wire-openai-chat.js";
+
+/**
+ * The OpenAI Responses API as the scripted server speaks it (`POST /v1/responses`), rendered from
+ * the same reply steps as the other wires. Events, each `event: <type>\ndata: <json>\n\n` with a
+ * rising `sequence_number`:
+ * - `response.created`, `response.in_progress`;
+ * - thinking → a `reasoning` output item: `response.output_item.added`,
+ *   `response.reasoning_summary_part.added`, `response.reasoning_summary_text.delta`…,
+ *   `response.reasoning_summary_text.done`, `response.reasoning_summary_part.done`,
+ *   `response.output_item.done`;
+ * - text → a `message` item: `…output_item.added`, `response.content_part.added`,
+ *   `response.output_text.delta`…, `response.output_text.done`, `response.content_part.done`,
+ *   `…output_item.done`;
+ * - a tool call → a `function_call` item: `…output_item.added`,
+ *   `response.function_call_arguments.delta`…, `response.function_call_arguments.done`,
+ *   `…output_item.done`;
+ * - `response.completed` with usage (`response.incomplete` for a `max_tokens` or `refusal` stop).
+ */
+
+type Item = Record<string, unknown> & { id: string; type: string };
+type Event = Record<string, unknown> & { type: string };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function responsesUsage(usage: Usage) {
+  const { input, output, cached, cacheWrite } = usageToOpenAI(usage);
+  return {
+    input_tokens: input,
+    input_tokens_details: { cached_tokens: cached, cache_write_tokens: cacheWrite },
+    output_tokens: output,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: input + output,
+  };
+}
+
+function finalItem(step: ReplyStep, blockIndex: number, context: ReplyContext): Item {
+  const block = step.content[blockIndex]!;
+  const suffix = `${context.stepIndex}_${blockIndex}`;
+  if (block.type === "thinking") {
+    return {
+      id: `rs_scripted_${suffix}`,
+      type: "reasoning",
+      summary: [{ type: "summary_text", text: block.thinking }],
+    };
+  }
+  if (block.type === "text") {
+    return {
+      id: `msg_scripted_${suffix}`,
+      type: "message",
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text: block.text, annotations: [], logprobs: [] }],
+    };
+  }
+  return {
+    id: `fc_scripted_${suffix}`,
+    type: "function_call",
+    call_id: block.id ?? `call_scripted_${suffix}`,
+    name: block.name,
+    arguments: JSON.stringify(block.input),
+    status: "completed",
+  };
+}
+
+function responseObject(
+  step: ReplyStep,
+  body: unknown,
+  context: ReplyContext,
+  done: boolean,
+): Record<string, unknown> {
+  const stop = defaultStopReason(step);
+  const incomplete = stop === "max_tokens" || stop === "refusal";
+  const output = done ? step.content.map((_, index) => finalItem(step, index, context)) : [];
+  const text = step.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+  return {
+    id: `resp_scripted_${context.replyNumber}`,
+    object: "response",
+    created_at: 1_700_000_000 + context.replyNumber,
+    status: done ? (incomplete ? "incomplete" : "completed") : "in_progress",
+    error: null,
+    incomplete_details:
+      done && incomplete ? { reason: stop === "max_tokens" ? "max_output_tokens" : "content_filter" } : null,
+    instructions: isObject(body) && typeof body.instructions === "string" ? body.instructions : null,
+    model: context.model,
+    output,
+    output_text: done ? text : "",
+    parallel_tool_calls: true,
+    temperature: null,
+    tool_choice: "auto",
+    tools: [],
+    top_p: null,
+    metadata: {},
+    usage: done ? responsesUsage(replyUsage(step, body)) : null,
+  };
+}
+
+function renderEvents(
+  step: ReplyStep,
+  body: unknown,
+  context: ReplyContext,
+): { event: Event; delta: boolean }[] {
+  const out: { event: Event; delta: boolean }[] = [];
+  const push = (event: Event, delta = false) => out.push({ event, delta });
+  push({ type: "response.created", response: responseObject(step, body, context, false) });
+  push({ type: "response.in_progress", response: responseObject(step, body, context, false) });
+  step.content.forEach((block, outputIndex) => {
+    const item = finalItem(step, outputIndex, context);
+    const itemId = item.id;
+    if (block.type === "thinking") {
+      push({ type: "response.output_item.added", output_index: outputIndex, item: { ...item, summary: [] } });
+      const part = { type: "summary_text", text: "" };
+      const at = { item_id: itemId, output_index: outputIndex, summary_index: 0 };
+      push({ type: "response.reasoning_summary_part.added", ...at, part });
+      for (const piece of chunkText(block.thinking, context.chunkSize)) {
+        push({ type: "response.reasoning_summary_text.delta", ...at, delta: piece }, true);
+      }
+      push({ type: "response.reasoning_summary_text.done", ...at, text: block.thinking });
+      push({ type: "response.reasoning_summary_part.done", ...at, part: { ...part, text: block.thinking } });
+    } else if (block.type === "text") {
+      push({
+        type: "response.output_item.added",
+        output_index: outputIndex,
+        item: { ...item, status: "in_progress", content: [] },
+      });
+      const at = { item_id: itemId, output_index: outputIndex, content_index: 0 };
+      const part = { type: "output_text", text: "", annotations: [], logprobs: [] };
+      push({ type: "response.content_part.added", ...at, part });
+      for (const piece of chunkText(block.text, context.chunkSize)) {
+        push({ type: "response.output_text.delta", ...at, delta: piece, logprobs: [] }, true);
+      }
+      push({ type: "response.output_text.done", ...at, text: block.text, logprobs: [] });
+      push({ type: "response.content_part.done", ...at, part: { ...part, text: block.text } });
+    } else {
+      push({
+        type: "response.output_item.added",
+        output_index: outputIndex,
+        item: { ...item, arguments: "", status: "in_progress" },
+      });
+      const json = JSON.stringify(block.input);
+      for (const piece of chunkText(json, context.chunkSize)) {
+        push(
+          {
+            type: "response.function_call_arguments.delta",
+            item_id: itemId,
+            output_index: outputIndex,
+            delta: piece,
+          },
+          true,
+        );
+      }
+      push({
+        type: "response.function_call_arguments.done",
+        item_id: itemId,
+        output_index: outputIndex,
+        name: block.name,
+        arguments: json,
+      });
+    }
+    push({ type: "response.output_item.done", output_index: outputIndex, item });
+  });
+  const final = responseObject(step, body, context, true);
+  push({
+    type: final.status === "incomplete" ? "response.incomplete" : "response.completed",
+    response: final,
+  });
+  return out.map(({ event, delta }, sequence) => ({ event: { ...event, sequence_number: sequence }, delta }));
+}
+
+function quote(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  const head = chunkText(flat, max)[0] ?? "";
+  return JSON.stringify(head.length < flat.length ? head + "…" : head);
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((part) => (isObject(part) && typeof part.text === "string" ? part.text : "")).join(" ");
+}
+
+export const openaiResponsesWire: ScriptedWire = {
+  name: "openai-responses",
+  path: "/v1/responses",
+  requestIdHeader: "x-request-id",
+  streamContentType: "text/event-stream",
+
+  checkRequest(body) {
+    if (!isObject(body)) return "the request body must be a JSON object";
+    if (typeof body.model !== "string") return "model: Field required";
+    if (typeof body.input !== "string" && !Array.isArray(body.input)) return "input: Field required";
+    return undefined;
+  },
+
+  isStreaming(body) {
+    return isObject(body) && body.stream === true;
+  },
+
+  streamFrames(step, body, context): WireFrame[] {
+    return renderEvents(step, body, context).map(({ event, delta }) => ({
+      text: `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`,
+      delta,
+    }));
+  },
+
+  jsonResponse(step, body, context) {
+    return responseObject(step, body, context, true);
+  },
+
+  errorBody(status, message, errorType) {
+    return openaiErrorBody(status, message, errorType);
+  },
+
+  summarizeRequest(body) {
+    if (!isObject(body)) return "(no input)";
+    if (typeof body.input === "string") return `1 input item; last user message: text ${quote(body.input)}`;
+    if (!Array.isArray(body.input)) return "(no input)";
+    const items = body.input as unknown[];
+    const count = `${items.length} input item${items.length === 1 ? "" : "s"}`;
+    for (let i = items.length - 1; i >= 0; i--) {
+      const item = items[i];
+      if (!isObject(item)) continue;
+      if (item.role === "user")
+        return `${count}; last user message: text ${quote(contentText(item.content))}`;
+      if (item.type === "function_call_output") {
+        return `${count}; last item: tool result ${String(item.call_id)} ${quote(contentText(item.output), 80)}`;
+      }
+    }
+    return `${count}; no user message`;
+  },
+};
