@@ -68,6 +68,8 @@ export type ModelCallEndEvent = {
   message: StreamedMessage;
   requestId?: string;
   durationMs: number;
+  /** USD cost of this call from the price table; null when the model's price is unknown. */
+  costUsd: number | null;
 };
 
 /**
@@ -135,6 +137,10 @@ export type RunEndEvent = {
   usage: Usage;
   /** Usage per provider model id. */
   modelUsage: Record<string, Usage>;
+  /** Sum of the calls' costs in USD; null when any call's price is unknown (never a made-up 0). */
+  totalCostUsd: number | null;
+  /** Cost per provider model id (same keys as modelUsage); null when unknown. */
+  modelCostUsd: Record<string, number | null>;
   /** Request id of the last model call, when the provider sent one. */
   requestId?: string;
   errors: string[];

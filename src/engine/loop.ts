@@ -1,3 +1,4 @@
+import { addCost, costUSD } from "../providers/cost.js";
 import type { ModelProvider, ToolSpec } from "../providers/types.js";
 import type { Tool, ToolOutcome } from "../tools/types.js";
 import type { EngineEvent, PermissionDenial, RunEndEvent, RunSubtype } from "./events.js";
@@ -65,6 +66,8 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<Engine
   const denials: PermissionDenial[] = [];
   const errors: string[] = [];
   let apiMs = 0;
+  let totalCost: number | undefined = 0;
+  const modelCost: Record<string, number | undefined> = {};
   let turn = 0;
   let requestId: string | undefined;
   let subtype: RunSubtype = "success";
@@ -124,6 +127,9 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<Engine
         }
       }
       usage = addUsage(usage, message.usage);
+      const callCost = costUSD(options.model, message.usage);
+      totalCost = addCost(totalCost, callCost);
+      modelCost[options.providerModel] = addCost(modelCost[options.providerModel] ?? 0, callCost);
       modelUsage[options.providerModel] = addUsage(
         modelUsage[options.providerModel] ?? emptyUsage(),
         message.usage,
@@ -134,6 +140,7 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<Engine
         message,
         ...(requestId ? { requestId } : {}),
         durationMs: Math.round(performance.now() - callStarted),
+        costUsd: callCost ?? null,
       };
       history.push({ role: "assistant", content: message.content.filter(Boolean) });
 
@@ -232,6 +239,8 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<Engine
     numTurns: turn,
     usage,
     modelUsage,
+    totalCostUsd: totalCost ?? null,
+    modelCostUsd: Object.fromEntries(Object.entries(modelCost).map(([model, cost]) => [model, cost ?? null])),
     ...(requestId ? { requestId } : {}),
     errors,
     permissionDenials: denials,

@@ -380,7 +380,7 @@ export type ModelUsage = {
   cacheReadInputTokens: number;
   cacheCreationInputTokens: number;
   webSearchRequests: number;
-  /** Cost in US dollars. 0 until cairn's model catalog carries prices (a later issue). */
+  /** Cost in US dollars from cairn's price table; `NaN` when the model's price is unknown. */
   costUSD: number;
   /** From cairn's model catalog; 0 for models it does not know. */
   contextWindow: number;
@@ -400,8 +400,11 @@ type SDKResultBase = {
   /** Why the last model call stopped (`null` when none completed). */
   stop_reason: string | null;
   /**
-   * Cost of the turn in US dollars. Always 0 for now: prices join the model catalog in a later
-   * issue. Read it the convention's way (latest value, do not sum).
+   * Cost of the turn in US dollars, from cairn's price table (docs/providers.md). `NaN` when any
+   * model call's price is unknown (local and compatible servers, replay, models not in the table):
+   * cairn never reports a made-up 0, and NaN keeps the convention's `number` type so programs that
+   * format it (`toFixed`) still run (they print "NaN"; `JSON.stringify` writes `null`). Test with
+   * `Number.isNaN`. Read it the convention's way (latest value, do not sum).
    */
   total_cost_usd: number;
   /** Token totals of the turn's model calls. */

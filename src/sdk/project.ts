@@ -216,10 +216,13 @@ function resultMessage(end: SdkRunEnd, stopReason: string | null, id: UUID): SDK
     num_turns: end.numTurns,
     stop_reason: stopReason,
     session_id: end.sessionId,
-    total_cost_usd: 0,
+    total_cost_usd: end.totalCostUsd ?? Number.NaN,
     usage: totalUsage(end.usage),
     modelUsage: Object.fromEntries(
-      Object.entries(end.modelUsage).map(([model, usage]) => [model, modelUsage(model, usage)]),
+      Object.entries(end.modelUsage).map(([model, usage]) => [
+        model,
+        modelUsage(model, usage, end.modelCostUsd[model] ?? Number.NaN),
+      ]),
     ),
     permission_denials: end.permissionDenials.map((denial) => ({
       ...denial,
@@ -257,7 +260,7 @@ function totalUsage(usage: Usage): NonNullableUsage {
   };
 }
 
-function modelUsage(model: string, usage: Usage): ModelUsage {
+function modelUsage(model: string, usage: Usage, costUSD: number): ModelUsage {
   const entry = findModel(model);
   return {
     inputTokens: usage.input_tokens,
@@ -265,7 +268,7 @@ function modelUsage(model: string, usage: Usage): ModelUsage {
     cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
     cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
     webSearchRequests: 0,
-    costUSD: 0,
+    costUSD,
     contextWindow: entry?.contextWindow ?? 0,
     maxOutputTokens: entry?.maxOutput ?? 0,
   };

@@ -18,6 +18,7 @@ import {
   type SDKUserMessage,
 } from "../../src/index.js";
 import { findModel } from "../../src/providers/catalog.js";
+import { costUSD } from "../../src/providers/cost.js";
 import { hang, httpError, reply, type ScriptedServer } from "../../src/testing/index.js";
 import { baseEnv, cleanUp, collect, envFor, labels, startServer, workspace } from "./helpers.js";
 
@@ -178,6 +179,8 @@ describe("options reach the engine", () => {
     expect(body(server, 0).model).toBe("claude-opus-5");
     expect(init(messages).model).toBe("anthropic/claude-opus-5");
     const end = result(messages);
+    const expectedCost = costUSD("anthropic/claude-opus-5", { input_tokens: 7, output_tokens: 3 })!;
+    expect(expectedCost).toBeGreaterThan(0);
     expect(end.modelUsage).toEqual({
       "claude-opus-5": {
         inputTokens: 7,
@@ -185,7 +188,7 @@ describe("options reach the engine", () => {
         cacheReadInputTokens: 0,
         cacheCreationInputTokens: 0,
         webSearchRequests: 0,
-        costUSD: 0,
+        costUSD: expectedCost,
         contextWindow: findModel("claude-opus-5")!.contextWindow,
         maxOutputTokens: findModel("claude-opus-5")!.maxOutput,
       },
@@ -196,7 +199,7 @@ describe("options reach the engine", () => {
       cache_read_input_tokens: 0,
       cache_creation_input_tokens: 0,
     });
-    expect(end.total_cost_usd).toBe(0);
+    expect(end.total_cost_usd).toBeCloseTo(expectedCost, 12);
     expect(end.stop_reason).toBe("end_turn");
   });
 
