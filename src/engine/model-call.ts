@@ -3,7 +3,14 @@ import { ProviderError } from "../providers/types.js";
 import type { EngineEvent } from "./events.js";
 import { MessageAssembler } from "./message-assembler.js";
 import type { StreamedMessage } from "./messages.js";
-import { isRetryable, type RetryPolicy, retryDelayMs, sleep, withIdleTimeout } from "./retry.js";
+import {
+  isRetryable,
+  type RetryPolicy,
+  retryDelayMs,
+  sleep,
+  withIdleTimeout,
+  withResponseTimeout,
+} from "./retry.js";
 import { RetryDeduper } from "./retry-dedupe.js";
 
 export type ModelCallResult = {
@@ -32,10 +39,12 @@ export async function* callModel(
     signal.addEventListener("abort", abortAttempt, { once: true });
     const assembler = new MessageAssembler();
     try {
-      const response = await provider.stream(request, attemptController.signal);
-      const events = withIdleTimeout(response.events, policy.idleTimeoutMs, () =>
-        attemptController.abort(new Error("idle stream")),
-      );
+      const onIdle = () => attemptController.abort(new Error("idle stream"));
+      const pending = provider.stream(request, attemptController.signal);
+      // If the wait times out, the abandoned promise's rejection must not surface as unhandled.
+      pending.catch(() => undefined);
+      const response = await withResponseTimeout(pending, policy.idleTimeoutMs, onIdle);
+      const events = withIdleTimeout(response.events, policy.idleTimeoutMs, onIdle);
       for await (const event of events) {
         const completed = assembler.apply(event);
         const shown = deduper.filter(event);

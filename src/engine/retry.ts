@@ -76,6 +76,40 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
+ * Waits for a model call's response (headers), failing with a retryable ProviderError when it takes
+ * longer than `idleMs`; `onIdle` aborts the request. A server that accepts and never answers is
+ * therefore retried like an idle stream instead of waiting for the client's own long timeout.
+ */
+export async function withResponseTimeout<T>(
+  pending: Promise<T>,
+  idleMs: number,
+  onIdle: () => void,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const idle = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onIdle();
+      reject(idleError(idleMs));
+    }, idleMs);
+  });
+  try {
+    return await Promise.race([pending, idle]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function idleError(idleMs: number): ProviderError {
+  return new ProviderError(
+    `The model stream was idle for ${Math.round(idleMs / 1000)} s and was aborted.`,
+    undefined,
+    {
+      retryable: true,
+    },
+  );
+}
+
+/**
  * Iterates a model stream, failing with a retryable ProviderError when no event arrives for
  * `idleMs`; `onIdle` aborts the underlying request so its socket is released.
  */

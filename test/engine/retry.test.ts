@@ -166,4 +166,16 @@ describe("model call retries", () => {
     expect(end.aborted).toBe(true);
     expect(end.subtype).toBe("error_during_execution");
   });
+
+  test("a server that accepts a request and never answers is given up after the idle timeout and retried", async () => {
+    server = await startScriptedServer({ steps: [hang(), reply().text("answered")] });
+    const { events, end } = await collect({
+      provider: scriptedProvider(server.url),
+      tools: [],
+      retryPolicy: { ...fast, idleTimeoutMs: 150 },
+    });
+    expect(retries(events)[0]?.error).toMatch(/idle/);
+    expect(end.result).toBe("answered");
+    expect(server.requests).toHaveLength(2);
+  });
 });
