@@ -39,7 +39,9 @@ export async function prepareRun(options: AgentRunOptions): Promise<PreparedRun>
   const disallowed = new Set(options.disallowedTools ?? []);
   const tools = (options.tools ?? builtinTools()).filter((tool) => !disallowed.has(tool.name));
   const [resolved, system] = await Promise.all([
-    resolveModel(options),
+    // Prompt caching is on unless the caller turns it off: the system prompt and conversation prefix
+    // are re-sent every turn, and cache reads cost a tenth of fresh input on Anthropic.
+    resolveModel({ ...options, promptCaching: options.promptCaching ?? true }),
     buildSystemPrompt({
       cwd,
       tools: tools.map((tool) => tool.name),

@@ -16,7 +16,7 @@ export type ModelSettings = {
   baseURL?: string;
   /**
    * Anthropic prompt caching (cache breakpoints on the system prompt and the conversation so far).
-   * Default off for now; see docs/providers.md.
+   * cairn turns it on for every run unless told otherwise (AgentRunOptions.promptCaching: false).
    */
   promptCaching?: boolean;
   /** Where relative `replay:` / `local:` paths resolve (default: process.cwd()). */

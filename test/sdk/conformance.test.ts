@@ -22,6 +22,7 @@ import {
   labels,
   normalized,
   runProgram,
+  semanticBody,
   startServer,
   UUID_PATTERN,
   workspace,
@@ -361,11 +362,13 @@ describe("SDK streaming contract", () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toBe(`I'll list them.${answer}`);
     // The Bash tool really ran `ls` in cwd, and its output went back to the model.
-    const sent = JSON.stringify((server.requests[1]!.body as { messages: unknown[] }).messages.at(-1));
-    expect(sent).toContain("a.txt\\nb.txt");
-    expect((server.requests[0]!.body as { messages: { content: string }[] }).messages[0]!.content).toBe(
-      "List the files in my project",
+    const sent = JSON.stringify(
+      semanticBody<{ messages: unknown[] }>(server.requests[1]!.body).messages.at(-1),
     );
+    expect(sent).toContain("a.txt\\nb.txt");
+    expect(
+      semanticBody<{ messages: { content: string }[] }>(server.requests[0]!.body).messages[0]!.content,
+    ).toBe("List the files in my project");
 
     const explanation = "A database stores data in tables and answers queries with indexes.";
     const second = await startServer([reply().text(explanation)], { chunkSize: 7 });

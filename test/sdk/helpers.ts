@@ -210,3 +210,25 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * A request body as the model reads it: Anthropic prompt-caching markers removed, a system prompt
+ * sent as blocks joined back into one string, and a message whose content is a single text block
+ * given as that text. Lets tests assert what was said, independent of caching.
+ */
+export function semanticBody<T>(raw: unknown): T {
+  const body = structuredClone(raw) as {
+    system?: string | { type: string; text: string }[];
+    messages?: { role: string; content: unknown }[];
+  };
+  if (Array.isArray(body.system)) body.system = body.system.map((block) => block.text).join("");
+  for (const message of body.messages ?? []) {
+    if (!Array.isArray(message.content)) continue;
+    const blocks = (message.content as Record<string, unknown>[]).map(
+      ({ cache_control: _, ...rest }) => rest,
+    );
+    message.content =
+      blocks.length === 1 && blocks[0]!.type === "text" && message.role === "user" ? blocks[0]!.text : blocks;
+  }
+  return body as T;
+}

@@ -20,7 +20,16 @@ import {
 import { findModel } from "../../src/providers/catalog.js";
 import { costUSD } from "../../src/providers/cost.js";
 import { hang, httpError, reply, type ScriptedServer } from "../../src/testing/index.js";
-import { baseEnv, cleanUp, collect, envFor, labels, startServer, workspace } from "./helpers.js";
+import {
+  baseEnv,
+  cleanUp,
+  collect,
+  envFor,
+  labels,
+  semanticBody,
+  startServer,
+  workspace,
+} from "./helpers.js";
 
 afterEach(cleanUp);
 
@@ -43,7 +52,8 @@ type Body = {
   tools: { name: string }[];
   messages: { role: string; content: unknown }[];
 };
-const body = (server: ScriptedServer, index: number): Body => server.requests[index]!.body as Body;
+const body = (server: ScriptedServer, index: number): Body =>
+  semanticBody<Body>(server.requests[index]!.body);
 
 /** The key the client sent (`x-api-key`, or a bearer token, depending on the client version). */
 const credential = (server: ScriptedServer): string | undefined => {

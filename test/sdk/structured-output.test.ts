@@ -8,7 +8,7 @@ import {
   type SDKResultMessage,
 } from "../../src/index.js";
 import { reply } from "../../src/testing/index.js";
-import { cleanUp, collect, envFor, labels, startServer, workspace } from "./helpers.js";
+import { cleanUp, collect, envFor, labels, semanticBody, startServer, workspace } from "./helpers.js";
 
 afterEach(cleanUp);
 
@@ -49,7 +49,8 @@ type Body = {
   system: string;
   messages: { content: unknown }[];
 };
-const body = (server: Awaited<ReturnType<typeof startServer>>, i: number) => server.requests[i]!.body as Body;
+const body = (server: Awaited<ReturnType<typeof startServer>>, i: number) =>
+  semanticBody<Body>(server.requests[i]!.body);
 
 const textDeltas = (messages: SDKMessage[]) =>
   messages
