@@ -2,44 +2,38 @@ import { statSync } from "node:fs";
 import { runAgent } from "../engine/agent.js";
 import type { RunEndEvent } from "../engine/events.js";
 import type { CliOptions } from "./args.js";
-import { EXIT, UsageError } from "./exit-codes.js";
-import { jsonProjection } from "./formats/json.js";
-import { streamJsonProjection } from "./formats/stream-json.js";
-import { textProjection } from "./formats/text.js";
-import type { Projection } from "./formats/types.js";
+import { UsageError } from "./exit-codes.js";
+import { projectionFor } from "./formats/select.js";
 import { StdoutWriter } from "./output.js";
+import { ProgressLine } from "./progress.js";
 
 export type PrintOptions = CliOptions & { prompt: string; cwd: string };
 
-function projectionFor(options: PrintOptions): Projection {
-  switch (options.outputFormat) {
-    case "json":
-      return jsonProjection();
-    case "stream-json":
-      return streamJsonProjection({ partial: options.streamPartialOutput });
-    default:
-      return textProjection();
-  }
-}
+export type PrintOutcome = {
+  /** The run's last event; undefined only if the engine stopped without one. */
+  end: RunEndEvent | undefined;
+  /** The reader of stdout went away before everything was written. */
+  stdoutClosed: boolean;
+};
 
 /**
- * Runs one prompt headless and writes the chosen format to stdout. Errors go to stderr as one line.
- * Returns the exit code; the caller exits right after, so nothing can keep the process alive.
+ * Runs one prompt headless, writing the chosen format's projection of the engine's events to stdout
+ * (and, for `text` at a terminal, a progress line to stderr). `signal` stops the run (Ctrl-C); a
+ * reader closing stdout stops it too. Deciding the exit code is the caller's job.
  */
-export async function runPrint(options: PrintOptions): Promise<number> {
+export async function runPrint(options: PrintOptions, signal: AbortSignal): Promise<PrintOutcome> {
   assertDirectory(options.cwd);
   const controller = new AbortController();
-  let signalExit: number | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (signalExit !== undefined) process.exit(signalExit); // a second Ctrl-C does not wait
-    signalExit = signal === "SIGINT" ? EXIT.sigint : EXIT.sigterm;
-    controller.abort(new Error(`Interrupted by ${signal}`));
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  const forward = () => controller.abort(signal.reason);
+  if (signal.aborted) forward();
+  else signal.addEventListener("abort", forward, { once: true });
 
-  const projection = projectionFor(options);
   const writer = new StdoutWriter();
+  writer.onClosed = (error) => controller.abort(error);
+  const projection = projectionFor(options.outputFormat, options.streamPartialOutput);
+  const progress =
+    options.outputFormat === "text" && process.stderr.isTTY ? new ProgressLine().start() : undefined;
+
   let end: RunEndEvent | undefined;
   try {
     const events = runAgent({
@@ -48,30 +42,25 @@ export async function runPrint(options: PrintOptions): Promise<number> {
       signal: controller.signal,
       ...(options.model !== undefined ? { model: options.model } : {}),
       ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+      ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
       permissionMode: options.force ? "bypassPermissions" : "default",
     });
     for await (const event of events) {
+      if (event.type === "run_end") {
+        end = event;
+        progress?.stop(); // erased before the answer appears
+      } else progress?.update(event);
       writer.write(projection.project(event));
-      if (event.type === "run_end") end = event;
       const blocked = writer.ready();
       if (blocked) await blocked;
     }
   } finally {
+    progress?.stop();
     await writer.flush();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    signal.removeEventListener("abort", forward);
   }
-  if (signalExit !== undefined) {
-    process.stderr.write("cairn: interrupted\n");
-    return signalExit;
-  }
-  if (!end || end.isError) {
-    const reason = end?.errors.join("; ") || "the run failed";
-    process.stderr.write(`cairn: ${reason}\n`);
-    return EXIT.failure;
-  }
-  return EXIT.success;
+  return { end, stdoutClosed: writer.closed };
 }
 
 function assertDirectory(dir: string): void {

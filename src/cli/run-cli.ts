@@ -1,41 +1,99 @@
 import { resolve } from "node:path";
-import { ConfigError } from "../providers/types.js";
 import { parseArgs } from "./args.js";
+import { exitCodeFor, messageOf, writeError } from "./errors.js";
 import { EXIT, UsageError } from "./exit-codes.js";
-import { runPrint } from "./print.js";
+import { NO_INTERACTIVE } from "./help.js";
+import { isPrintMode, promptSource, type Terminal } from "./mode.js";
+import { runModels } from "./models.js";
+import { type PrintOutcome, runPrint } from "./print.js";
+import { Interrupts } from "./signals.js";
 import { readPromptFromStdin } from "./stdin.js";
 
-/** Parses the command line, resolves the prompt, runs print mode; returns the exit code. */
+/**
+ * The CLI after `--version`'s fast path: parse, decide the mode (PM-2), find the prompt, run print
+ * mode and turn the outcome into an exit code (README: exit codes). Never throws.
+ */
 export async function runCli(argv: string[], version: string): Promise<number> {
+  const interrupts = new Interrupts().install();
+  installLastResort();
   try {
-    const options = parseArgs(argv, version);
-    if (options === "handled") return EXIT.success;
-    const stdinPiped = !process.stdin.isTTY;
-    let prompt = options.prompt;
-    if (prompt === undefined) {
-      if (!stdinPiped) {
-        throw new UsageError(
-          'No prompt given. Usage: cairn -p "<prompt>" [--output-format text|json|stream-json] (interactive mode is not available yet; see cairn --help).',
-        );
-      }
-      prompt = await readPromptFromStdin();
-      if (prompt.trim() === "") throw new UsageError("The prompt read from stdin is empty.");
-    }
-    if (options.streamPartialOutput && options.outputFormat !== "stream-json") {
-      process.stderr.write(
-        "cairn: --stream-partial-output only applies to --output-format stream-json; ignored.\n",
-      );
-    }
-    const cwd = resolve(options.workspace ?? process.cwd());
-    return await runPrint({ ...options, prompt, cwd });
+    return await run(argv, version, interrupts);
   } catch (error) {
-    return reportStartupError(error);
+    if (interrupts.exitCode !== undefined) return interrupted(interrupts.exitCode);
+    writeError(messageOf(error));
+    return exitCodeFor(error);
+  } finally {
+    interrupts.dispose();
   }
 }
 
-function reportStartupError(error: unknown): number {
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`cairn: ${message}\n`);
-  if (error instanceof UsageError || error instanceof ConfigError) return EXIT.usage;
-  return EXIT.failure;
+async function run(argv: string[], version: string, interrupts: Interrupts): Promise<number> {
+  // The one subcommand; a prompt that is the single word "models" goes with -p.
+  if (argv[0] === "models") return runModels(argv.slice(1));
+  const options = parseArgs(argv, version);
+  if (options === "handled") return EXIT.success;
+  const terminal: Terminal = {
+    stdinIsTTY: process.stdin.isTTY === true,
+    stdoutIsTTY: process.stdout.isTTY === true,
+  };
+  if (!isPrintMode(options.print, terminal)) throw new UsageError(NO_INTERACTIVE);
+  const prompt = await resolvePrompt(options.prompt, terminal, interrupts.signal);
+  if (options.streamPartialOutput && options.outputFormat !== "stream-json") {
+    // Documented as ignored (PM-28): wrappers often pass it with every format.
+    writeError("--stream-partial-output only applies to --output-format stream-json; ignored.");
+  }
+  const cwd = resolve(options.workspace ?? process.cwd());
+  const outcome = await runPrint({ ...options, prompt, cwd }, interrupts.signal);
+  return exitCode(outcome, interrupts);
+}
+
+async function resolvePrompt(argument: string | undefined, terminal: Terminal, signal: AbortSignal) {
+  const source = promptSource(argument, terminal);
+  if (source.from === "none") {
+    throw new UsageError('No prompt given. Usage: cairn -p "<prompt>", or pipe the prompt on stdin.');
+  }
+  const text = source.from === "argument" ? source.text : await readPromptFromStdin(signal);
+  if (text.trim() === "") {
+    throw new UsageError(
+      source.from === "stdin" ? "The prompt read from stdin is empty." : "The prompt is empty.",
+    );
+  }
+  return text;
+}
+
+function exitCode(outcome: PrintOutcome, interrupts: Interrupts): number {
+  if (interrupts.exitCode !== undefined) return interrupted(interrupts.exitCode);
+  if (outcome.stdoutClosed) {
+    writeError("stdout was closed before the output was complete; the run was stopped.");
+    return EXIT.failure;
+  }
+  const end = outcome.end;
+  if (!end) {
+    writeError("the run ended without a result.");
+    return EXIT.failure;
+  }
+  if (end.isError) {
+    writeError(end.errors.join("; ") || `the run failed (${end.subtype}).`);
+    return EXIT.failure;
+  }
+  return EXIT.success;
+}
+
+function interrupted(code: number): number {
+  writeError(code === EXIT.sigint ? "interrupted (SIGINT)." : "terminated (SIGTERM).");
+  return code;
+}
+
+/**
+ * Whatever escapes (a bug, an error event nobody listened to) still ends as one line on stderr and
+ * exit 1, never a stack trace on the user's terminal; CAIRN_DEBUG=1 shows the stack.
+ */
+function installLastResort(): void {
+  const fatal = (error: unknown) => {
+    if (process.env.CAIRN_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    writeError(messageOf(error));
+    process.exit(EXIT.failure);
+  };
+  process.on("uncaughtException", fatal);
+  process.on("unhandledRejection", fatal);
 }

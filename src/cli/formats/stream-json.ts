@@ -1,57 +1,56 @@
-import type { EngineEvent } from "../../engine/events.js";
+import type { EngineEvent, RunStartEvent } from "../../engine/events.js";
+import { type AssistantLines, assistantLines } from "./assistant-lines.js";
 import { resultObject } from "./result-line.js";
+import type { Fields } from "./tool-kinds.js";
 import { completedToolCall, startedToolCall } from "./tool-payloads.js";
 import type { Projection } from "./types.js";
 
 /**
  * `stream-json` (PM-15…PM-27) and, with `partial`, `--stream-partial-output` (PM-28…PM-30).
  *
- * Text is grouped into segments: the assistant text between tool calls. Without partial output each
- * segment is one `assistant` line, written at its boundary (before the next tool call, or at the end
- * of the run). With partial output each text delta is a line with `timestamp_ms`; at a boundary before
- * a tool call the segment is repeated once with `timestamp_ms` and `model_call_id`, and at the end of
- * the run once with neither. Consumers keeping only the deltas rebuild `result` byte for byte.
+ * Assistant text is grouped into segments: the text between two boundaries, a boundary being a tool
+ * call or the end of the run. Without partial output each segment is one `assistant` line written at
+ * its closing boundary. With partial output every text delta is a line with `timestamp_ms` (the
+ * only kind that carries new text); at a tool call the segment is repeated once with `timestamp_ms`
+ * and `model_call_id`, and at the end of the run once with neither. So a consumer that keeps only
+ * the deltas rebuilds `result` byte for byte, and one that skips every `assistant` line still gets
+ * the whole answer from `result`.
+ *
+ * Deterministic: every timestamp comes from the events themselves, never from a clock.
  */
-export function streamJsonProjection(options: { partial: boolean; now?: () => number }): Projection {
-  const now = options.now ?? Date.now;
-  let sessionId = "";
-  let cwd = "";
+export function streamJsonProjection(options: { partial: boolean }): Projection {
+  let start: RunStartEvent | undefined;
+  let lines: AssistantLines = assistantLines("");
   let segment = "";
   let modelCallId = "";
+  /** Started payloads by call id, so the completed event repeats the very same args (PM-23). */
+  const started = new Map<string, Fields>();
 
-  const line = (value: Record<string, unknown>) => `${JSON.stringify(value)}\n`;
-  const assistant = (text: string, extra: Record<string, unknown>) =>
-    line({
-      type: "assistant",
-      message: { role: "assistant", content: [{ type: "text", text }] },
-      session_id: sessionId,
-      ...extra,
-    });
+  const line = (value: Fields) => `${JSON.stringify(value)}\n`;
+  const sessionId = () => start?.sessionId ?? "";
 
-  /** Closes the current text segment; `beforeTool` tells which flush kind partial output uses. */
-  const flushSegment = (beforeTool: boolean): string => {
+  /** Closes the current segment at a boundary; `at` is set for a tool call, absent at the end. */
+  const closeSegment = (at?: number): string => {
     if (segment === "") return "";
     const text = segment;
     segment = "";
-    if (!options.partial) return assistant(text, {});
-    return beforeTool
-      ? assistant(text, { timestamp_ms: now(), model_call_id: modelCallId })
-      : assistant(text, {});
+    if (!options.partial) return lines.plain(text);
+    return at === undefined ? lines.plain(text) : lines.flush(text, at, modelCallId);
   };
 
   return {
     project(event: EngineEvent): string {
       switch (event.type) {
         case "run_start":
-          sessionId = event.sessionId;
-          cwd = event.cwd;
+          start = event;
+          lines = assistantLines(event.sessionId);
           return (
             line({
               type: "system",
               subtype: "init",
-              apiKeySource: event.apiKeySource === "none" ? "none" : event.apiKeySource,
+              apiKeySource: event.apiKeySource,
               cwd: event.cwd,
-              session_id: sessionId,
+              session_id: event.sessionId,
               model: event.modelDisplayName,
               permissionMode: event.permissionMode,
               tools: event.tools,
@@ -59,42 +58,54 @@ export function streamJsonProjection(options: { partial: boolean; now?: () => nu
             line({
               type: "user",
               message: { role: "user", content: [{ type: "text", text: event.prompt }] },
-              session_id: sessionId,
+              session_id: event.sessionId,
             })
           );
         case "model_call_start":
-          modelCallId = `${sessionId}-${event.turn - 1}-${callSuffix(event.turn)}`;
+          modelCallId = modelCallIdFor(sessionId(), event.turn);
           return "";
         case "model_call_end":
-          if (event.requestId) modelCallId = `${event.requestId}-${event.turn - 1}-${callSuffix(event.turn)}`;
+          if (event.requestId) modelCallId = modelCallIdFor(event.requestId, event.turn);
           return "";
         case "stream": {
           const raw = event.event;
+          // Only text: thinking is never printed (PM-3), tool input arrives whole with tool_call.
           if (raw.type !== "content_block_delta" || raw.delta.type !== "text_delta") return "";
-          segment += raw.delta.text;
-          return options.partial ? assistant(raw.delta.text, { timestamp_ms: event.receivedAt }) : "";
+          const text = raw.delta.text;
+          if (text === "") return "";
+          segment += text;
+          return options.partial ? lines.delta(text, event.receivedAt) : "";
         }
-        case "tool_start":
+        case "tool_start": {
+          const toolCall = startedToolCall(event.name, event.input, event.toolUseId, start?.cwd ?? "");
+          started.set(event.toolUseId, toolCall);
           return (
-            flushSegment(true) +
+            closeSegment(event.startedAt) +
             line({
               type: "tool_call",
               subtype: "started",
               call_id: event.toolUseId,
-              tool_call: startedToolCall(event.name, event.input, event.toolUseId, cwd),
-              session_id: sessionId,
+              tool_call: toolCall,
+              session_id: sessionId(),
             })
           );
-        case "tool_end":
+        }
+        case "tool_end": {
+          const toolCall =
+            started.get(event.toolUseId) ??
+            startedToolCall(event.name, event.input, event.toolUseId, start?.cwd ?? "");
+          started.delete(event.toolUseId);
           return line({
             type: "tool_call",
             subtype: "completed",
             call_id: event.toolUseId,
-            tool_call: completedToolCall(event.name, event.input, event.toolUseId, cwd, event.outcome),
-            session_id: sessionId,
+            tool_call: completedToolCall(event.name, toolCall, event.outcome),
+            session_id: sessionId(),
           });
+        }
         case "run_end":
-          return flushSegment(false) + (event.isError ? "" : line(resultObject(event)));
+          // On failure the stream ends without `result` (PM-18); the error goes to stderr.
+          return closeSegment() + (event.isError ? "" : line(resultObject(event)));
         default:
           return "";
       }
@@ -102,7 +113,11 @@ export function streamJsonProjection(options: { partial: boolean; now?: () => nu
   };
 }
 
-/** A short, deterministic per-call suffix in the reference's `<request>-<n>-<4 chars>` shape. */
-function callSuffix(turn: number): string {
-  return ((turn * 48_271) % 1_679_616).toString(36).padStart(4, "0");
+/**
+ * The reference CLI's `<request id>-<model call number>-<4 characters>` shape. The suffix is derived
+ * from the call number, so equal runs give equal ids.
+ */
+function modelCallIdFor(prefix: string, turn: number): string {
+  const suffix = ((turn * 48_271) % 1_679_616).toString(36).padStart(4, "0");
+  return `${prefix}-${turn - 1}-${suffix}`;
 }

@@ -1,0 +1,23 @@
+import { ConfigError } from "../providers/types.js";
+import { EXIT, UsageError } from "./exit-codes.js";
+
+/**
+ * Errors reach the user as one line on stderr, `cairn: <message>`, never a stack trace: wrappers
+ * log stderr line by line, and a multi-line provider error would otherwise look like several.
+ */
+export function oneLine(message: string): string {
+  return message.replace(/\s*[\r\n]+\s*/g, " ").trim() || "unknown error";
+}
+
+export function writeError(message: string): void {
+  process.stderr.write(`cairn: ${oneLine(message)}\n`);
+}
+
+/** Usage and configuration mistakes exit 2 (the user must change the command); the rest exit 1. */
+export function exitCodeFor(error: unknown): number {
+  return error instanceof UsageError || error instanceof ConfigError ? EXIT.usage : EXIT.failure;
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

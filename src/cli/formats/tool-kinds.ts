@@ -1,0 +1,144 @@
+import { constants } from "node:os";
+import { BASH_DEFAULT_TIMEOUT_MS } from "../../tools/bash.js";
+
+/**
+ * How each built-in tool appears in stream-json: its `<kind>ToolCall` key, its `args` (from the
+ * model's input) and its `result.success` (from the tool's structured `data`). Read and Write follow
+ * the published contract field for field (PM-24, PM-25); the others follow the reference CLI's
+ * observed payloads where they are known and are documented in docs/events.md and
+ * docs/schema/tool-calls.schema.json. A change here is a change of the public contract: add fields,
+ * never rename or remove them (PM-5).
+ */
+export type Fields = Record<string, unknown>;
+
+export type ToolKindSpec = {
+  key: string;
+  /** `toolCallId` is the call's id; `cwd` the session's working directory. */
+  args(input: Fields, toolCallId: string, cwd: string): Fields;
+  success(data: Fields): Fields;
+};
+
+/** Keeps the listed keys, in that order, leaving out those the source lacks. */
+function pick(source: Fields, keys: readonly string[]): Fields {
+  const out: Fields = {};
+  for (const key of keys) if (source[key] !== undefined) out[key] = source[key];
+  return out;
+}
+
+/** Renames the model's input keys to the payload's names, leaving out absent ones. */
+function rename(source: Fields, names: Record<string, string>): Fields {
+  const out: Fields = {};
+  for (const [from, to] of Object.entries(names)) if (source[from] !== undefined) out[to] = source[from];
+  return out;
+}
+
+const TODO_STATUS: Record<string, string> = {
+  pending: "TODO_STATUS_PENDING",
+  in_progress: "TODO_STATUS_IN_PROGRESS",
+  completed: "TODO_STATUS_COMPLETED",
+};
+
+/** The reference CLI's todo shape: string ids, proto-style status enums. */
+function cliTodos(todos: unknown): Fields[] {
+  if (!Array.isArray(todos)) return [];
+  return todos.map((todo: Fields, index) => ({
+    id: String(todo.id ?? index + 1),
+    content: todo.content,
+    status: TODO_STATUS[String(todo.status)] ?? todo.status,
+  }));
+}
+
+/**
+ * A shell's view of how a command ended: the exit code, or 128 + the signal's number when a signal
+ * ended it (what `$?` shows), so `exitCode` is always a number, as in the reference CLI.
+ */
+function shellExit(data: Fields): { exitCode: number; signal: string } {
+  const signal = typeof data.signal === "string" ? data.signal : "";
+  if (typeof data.exitCode === "number") return { exitCode: data.exitCode, signal };
+  const number = constants.signals[signal as NodeJS.Signals];
+  return { exitCode: number === undefined ? -1 : 128 + number, signal };
+}
+
+export const TOOL_KINDS: Readonly<Record<string, ToolKindSpec>> = {
+  Read: {
+    key: "readToolCall",
+    args: (input) => rename(input, { file_path: "path", offset: "offset", limit: "limit" }),
+    success: (data) => pick(data, ["content", "isEmpty", "exceededLimit", "totalLines", "totalChars"]),
+  },
+  Write: {
+    key: "writeToolCall",
+    args: (input, toolCallId) => ({
+      ...rename(input, { file_path: "path", content: "fileText" }),
+      toolCallId,
+    }),
+    success: (data) => pick(data, ["path", "linesCreated", "fileSize"]),
+  },
+  Edit: {
+    key: "editToolCall",
+    args: (input, toolCallId) => ({
+      ...rename(input, { file_path: "path", old_string: "old_string", new_string: "new_string" }),
+      replace_all: input.replace_all === true,
+      toolCallId,
+    }),
+    success: (data) => pick(data, ["path", "linesAdded", "linesRemoved", "diffString", "replacements"]),
+  },
+  Bash: {
+    key: "shellToolCall",
+    args: (input, toolCallId, cwd) => ({
+      ...rename(input, { command: "command" }),
+      workingDirectory: cwd,
+      timeout: typeof input.timeout === "number" ? input.timeout : BASH_DEFAULT_TIMEOUT_MS,
+      toolCallId,
+      ...rename(input, { description: "description" }),
+    }),
+    success: (data) => ({
+      ...pick(data, ["command", "workingDirectory"]),
+      ...shellExit(data),
+      ...pick(data, ["stdout", "stderr", "executionTime"]),
+    }),
+  },
+  Grep: {
+    key: "grepToolCall",
+    args: (input, toolCallId) => ({
+      ...rename(input, {
+        pattern: "pattern",
+        path: "path",
+        glob: "glob",
+        type: "type",
+        output_mode: "outputMode",
+        "-i": "caseInsensitive",
+        "-n": "lineNumbers",
+        "-B": "beforeContext",
+        "-A": "afterContext",
+        "-C": "context",
+        head_limit: "headLimit",
+        multiline: "multiline",
+      }),
+      toolCallId,
+    }),
+    success: (data) =>
+      pick(data, ["pattern", "path", "outputMode", "matches", "numFiles", "numMatches", "truncated"]),
+  },
+  Glob: {
+    key: "globToolCall",
+    args: (input, toolCallId) => ({
+      ...rename(input, { pattern: "globPattern", path: "targetDirectory" }),
+      toolCallId,
+    }),
+    success: (data) => pick(data, ["files", "totalFiles", "truncated"]),
+  },
+  LS: {
+    key: "lsToolCall",
+    args: (input, toolCallId) => ({
+      ...rename(input, { path: "path" }),
+      ignore: Array.isArray(input.ignore) ? input.ignore : [],
+      toolCallId,
+    }),
+    success: (data) => pick(data, ["path", "entries", "truncated"]),
+  },
+  TodoWrite: {
+    key: "updateTodosToolCall",
+    args: (input) => ({ todos: cliTodos(input.todos), merge: false }),
+    success: (data) => ({ todos: cliTodos(data.todos) }),
+  },
+};

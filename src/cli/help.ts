@@ -1,0 +1,61 @@
+/**
+ * `cairn --help`, written for a person reading it in a terminal rather than generated from the
+ * option table: what cairn does, how to run it, what each flag is for, and what it prints.
+ * Keep it in step with the README's CLI reference.
+ */
+export const HELP = `cairn: a headless coding agent.
+
+Give it a task; it works on the files in the current directory (reading, writing and editing files,
+running shell commands, searching) until the task is done, prints the outcome and exits.
+
+Usage:
+  cairn -p "<prompt>" [options]         run one prompt and print the answer
+  echo "<prompt>" | cairn [options]     the same, with the prompt on stdin
+  cairn models [--json]                 list known models and how each provider is set up
+
+Options:
+  -p, --print                   Run the prompt headless and exit. Implied when stdout is not a
+                                terminal or the prompt is piped on stdin.
+  --output-format <format>      What to print (default: text):
+                                  text         only the final answer
+                                  json         one JSON result object when the run ends
+                                  stream-json  one JSON event per line as the run goes
+  --stream-partial-output       With stream-json: also print the answer's text while it is being
+                                written, in small pieces.
+  -m, --model <model>           The model: anthropic/<model> (or just claude-...), openai/<model>,
+                                ollama/<model> and other local servers, or replay:<scenario.json>
+                                for an offline, scripted replay. See cairn models.
+  --api-key <key>               API key for the model's provider (else from the environment,
+                                e.g. ANTHROPIC_API_KEY).
+  --base-url <url>              Where the model's provider is reached (else from the environment,
+                                e.g. ANTHROPIC_BASE_URL); needed for openai-compatible/ models.
+  -f, --force, --yolo           Allow every tool call unless a rule explicitly denies it.
+  --workspace <dir>             The directory to work in (default: the current directory).
+  --max-turns <n>               Give up (exit 1) after n model turns.
+  -v, --version                 Print the version.
+  -h, --help                    Print this help.
+
+Examples:
+  cairn -p "Summarise README.md into summary.txt"
+  cairn -p "Which tests are failing?" --output-format json
+  cairn -p "Rename getUser to fetchUser" --output-format stream-json --stream-partial-output
+  echo "List the TODO comments in src/" | cairn --output-format json
+
+A prompt given as an argument wins and stdin is then not read at all, so a program that leaves
+cairn's stdin open can never make it wait. Without -p, at a terminal, cairn has no interactive mode
+yet and prints a short usage message.
+
+Environment:
+  ANTHROPIC_API_KEY    key for anthropic/ models        CAIRN_MODEL   default model
+  ANTHROPIC_BASE_URL   any server speaking the Anthropic Messages API
+
+Exit codes: 0 success; 1 the run failed (model or provider error, --max-turns reached);
+2 usage error (bad flag or value, no prompt, unknown model, missing key); 130 interrupted (Ctrl-C);
+143 terminated (SIGTERM). Errors are one line on stderr; stdout carries only the chosen format.
+
+Output formats, events and tool payloads: docs/events.md
+`;
+
+/** The short message for `cairn` at a terminal without -p (interactive mode is not available yet). */
+export const NO_INTERACTIVE =
+  'there is no interactive mode yet. Run a prompt with: cairn -p "<prompt>" (see cairn --help)';

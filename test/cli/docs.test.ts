@@ -1,0 +1,48 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, test } from "vitest";
+import { TOOL_KINDS } from "../../src/cli/formats/tool-kinds.js";
+import { SCHEMA_FILES, validLine } from "./schemas.js";
+
+/** docs/events.md and docs/schema/ must cover every event and tool kind, with examples that validate. */
+const doc = readFileSync(new URL("../../docs/events.md", import.meta.url), "utf8");
+const examples = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1]!);
+
+describe("docs/events.md", () => {
+  test("every json example is a schema-valid event", () => {
+    expect(examples.length).toBeGreaterThan(10);
+    for (const example of examples) validLine(JSON.stringify(JSON.parse(example)));
+  });
+
+  test("has an example of every event and of every tool kind", () => {
+    const events = examples.map((example) => JSON.parse(example) as Record<string, unknown>);
+    const labels = new Set(events.map((event) => `${event.type}/${event.subtype ?? ""}`));
+    for (const label of [
+      "system/init",
+      "user/",
+      "assistant/",
+      "tool_call/started",
+      "tool_call/completed",
+      "result/success",
+    ]) {
+      expect(labels).toContain(label);
+    }
+    const kinds = new Set(
+      events
+        .filter((event) => event.type === "tool_call")
+        .map((event) => Object.keys(event.tool_call as object)[0]),
+    );
+    for (const key of [...Object.values(TOOL_KINDS).map((spec) => spec.key), "function"])
+      expect(kinds).toContain(key);
+  });
+
+  test("lists every schema file, and the tool-call schema defines every kind", () => {
+    for (const file of SCHEMA_FILES) expect(doc).toContain(`\`${file}\``);
+    const schema = JSON.parse(
+      readFileSync(new URL("../../docs/schema/tool-calls.schema.json", import.meta.url), "utf8"),
+    );
+    for (const spec of Object.values(TOOL_KINDS)) {
+      const base = spec.key.replace(/ToolCall$/, "");
+      expect(Object.keys(schema.$defs)).toEqual(expect.arrayContaining([`${base}Args`, `${base}Success`]));
+    }
+  });
+});

@@ -1,0 +1,171 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { hang, httpError, reply } from "../../../src/testing/index.js";
+import {
+  cleanEnv,
+  MODEL,
+  parseLines,
+  runCli,
+  serverEnv,
+  spawnCli,
+  startServer,
+  workspace,
+} from "./helpers.js";
+
+/** A single line `cairn: …` on stderr, without a stack trace. */
+function expectOneLineError(stderr: string, pattern: RegExp): void {
+  expect(stderr).toMatch(/^cairn: [^\n]+\n$/);
+  expect(stderr).toMatch(pattern);
+  expect(stderr).not.toMatch(/\n\s+at /);
+}
+
+/** Resolves once `read()` holds a complete line matching `pattern` (polling the live output). */
+async function waitFor(read: () => string, pattern: RegExp, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pattern.test(read())) {
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${pattern}; got ${JSON.stringify(read())}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Exit codes (README): 0 success, 1 runtime failure, 2 usage, 130 SIGINT, 143 SIGTERM. */
+describe("exit codes and errors", () => {
+  test("0: the run succeeded", async () => {
+    const run = await runCli({ steps: [reply().text("Ok.")] });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe("");
+  });
+
+  test("1: a provider error", async () => {
+    const run = await runCli({
+      steps: [httpError(400, { message: "bad request, scripted" })],
+      args: ["--output-format", "stream-json"],
+    });
+    expect(run.code).toBe(1);
+    expectOneLineError(run.stderr, /Anthropic API error 400.*bad request, scripted/);
+  });
+
+  test("1: the maximum number of turns was reached", async () => {
+    const run = await runCli({
+      steps: [reply().text("Looking.").tool("Read", { file_path: "a.txt" }), reply().text("never reached")],
+      files: { "a.txt": "a\n" },
+      args: ["--max-turns", "1", "--output-format", "json"],
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expectOneLineError(run.stderr, /maximum number of turns \(1\)/);
+  });
+
+  test("1: the run was aborted because the reader closed stdout", async () => {
+    const server = await startServer([reply().text("x".repeat(400)).delayPerEvent(20)], 1);
+    const dir = workspace();
+    const cli = spawnCli(
+      ["-p", "Hi", "--model", MODEL, "--output-format", "stream-json", "--stream-partial-output"],
+      {
+        cwd: dir,
+        env: serverEnv(server),
+      },
+    );
+    await waitFor(() => cli.out.stdout, /"type":"assistant"/);
+    cli.child.stdout!.destroy(); // like `cairn … | head -3`
+    const { code } = await cli.exited;
+    expect(code).toBe(1);
+    expectOneLineError(cli.out.stderr, /stdout was closed/);
+  });
+
+  const usageErrors: [string, string[], RegExp, Record<string, string>?][] = [
+    ["an unknown flag", ["-p", "Hi", "--bogus"], /unknown option '--bogus'/],
+    ["a bad --output-format", ["-p", "Hi", "--output-format", "xml"], /argument 'xml' is invalid/],
+    ["a bad --max-turns", ["-p", "Hi", "--max-turns", "0"], /--max-turns must be a positive integer/],
+    ["an empty prompt on stdin", ["-p"], /prompt read from stdin is empty/],
+    ["an empty prompt argument", ["-p", "  "], /prompt is empty/],
+    ["an unknown provider", ["-p", "Hi", "--model", "nope/some-model"], /Unknown provider "nope"/],
+    [
+      "a missing API key",
+      ["-p", "Hi", "--model", MODEL],
+      /needs an Anthropic API key/,
+      { ANTHROPIC_API_KEY: "" },
+    ],
+    ["a missing scenario", ["-p", "Hi", "--model", "replay:missing.json"], /missing\.json/],
+    ["a broken scenario", ["-p", "Hi", "--model", "replay:broken.json"], /broken\.json is not valid JSON/],
+    [
+      "a workspace that is not a directory",
+      ["-p", "Hi", "--workspace", "nowhere"],
+      /nowhere is not a directory/,
+    ],
+  ];
+  test.each(usageErrors)("2: %s", async (_, args, message, env) => {
+    const run = await runCli({
+      rawArgs: args.includes("--model") ? args : [...args, "--model", MODEL],
+      files: { "broken.json": "{ not json" },
+      ...(env ? { env } : {}),
+    });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expectOneLineError(run.stderr, message);
+    expect(run.server.requests).toHaveLength(0);
+  });
+
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const) {
+    test(`${code}: ${signal} during a model call that never answers; the stream ends without result`, async () => {
+      const server = await startServer([hang()]);
+      const dir = workspace();
+      const cli = spawnCli(["-p", "Hi", "--model", MODEL, "--output-format", "stream-json"], {
+        cwd: dir,
+        env: serverEnv(server),
+        stdin: "open",
+      });
+      await waitFor(() => cli.out.stdout, /\n/); // the first event line
+      await waitFor(() => String(server.requests.length), /1/);
+      cli.child.kill(signal);
+      const exit = await cli.exited;
+      expect(exit).toEqual({ code, signal: null });
+      expect(parseLines(cli.out.stdout).map((event) => event.type)).toEqual(["system", "user"]);
+      expectOneLineError(
+        cli.out.stderr,
+        signal === "SIGINT" ? /interrupted \(SIGINT\)/ : /terminated \(SIGTERM\)/,
+      );
+    });
+  }
+
+  test("130: SIGINT during a shell command stops the command's whole process group (no orphan)", async () => {
+    const server = await startServer([
+      reply().tool("Bash", { command: "sleep 30 & echo $! > sleep.pid; wait" }),
+      reply().text("never reached"),
+    ]);
+    const dir = workspace();
+    const cli = spawnCli(["-p", "Hi", "--model", MODEL, "--output-format", "stream-json"], {
+      cwd: dir,
+      env: serverEnv(server),
+    });
+    const pidFile = join(dir, "sleep.pid");
+    await waitFor(() => (existsSync(pidFile) ? readFileSync(pidFile, "utf8") : ""), /^\d+\n$/);
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    expect(isAlive(pid)).toBe(true);
+    cli.child.kill("SIGINT");
+    expect(await cli.exited).toEqual({ code: 130, signal: null });
+    await waitFor(() => String(isAlive(pid)), /false/, 3000);
+  });
+
+  test("130: SIGINT while waiting for the prompt on stdin", async () => {
+    const cli = spawnCli(["--model", MODEL], { cwd: workspace(), env: cleanEnv(), stdin: "open" });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    cli.child.kill("SIGINT");
+    expect(await cli.exited).toEqual({ code: 130, signal: null });
+    expectOneLineError(cli.out.stderr, /interrupted/);
+  });
+});
