@@ -70,18 +70,33 @@ function abortedOutcome(durationMs: number): ToolOutcome {
   };
 }
 
-/** Resolves with the work, or rejects as soon as the signal aborts (the work is told via ctx.signal). */
+/**
+ * How long an aborted tool may take to wind down (kill its process group, SIGKILL after a grace)
+ * before the call is reported as interrupted anyway. Waiting matters: a CLI that exits right after
+ * the abort would cancel the tool's pending SIGKILL and leave a stubborn child running.
+ */
+export const ABORT_SETTLE_MS = 2_500;
+
+/** Resolves with the work; after an abort, rejects once the work settles or the settle time is up. */
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Error("aborted"));
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      timer = setTimeout(() => reject(new Error("aborted")), ABORT_SETTLE_MS);
+    };
     signal.addEventListener("abort", onAbort, { once: true });
+    const settle = () => {
+      signal.removeEventListener("abort", onAbort);
+      clearTimeout(timer);
+    };
     work.then(
       (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
+        settle();
+        if (signal.aborted) reject(new Error("aborted"));
+        else resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
+        settle();
         reject(error);
       },
     );

@@ -161,6 +161,25 @@ describe("exit codes and errors", () => {
     await waitFor(() => String(isAlive(pid)), /false/, 3000);
   });
 
+  test("130: SIGINT also ends a command that ignores SIGTERM (killed before cairn exits)", async () => {
+    const server = await startServer([
+      reply().tool("Bash", { command: "trap '' TERM; sleep 30 & echo $! > sleep.pid; wait" }),
+      reply().text("never reached"),
+    ]);
+    const dir = workspace();
+    const cli = spawnCli(["-p", "Hi", "--model", MODEL, "--output-format", "stream-json"], {
+      cwd: dir,
+      env: serverEnv(server),
+    });
+    const pidFile = join(dir, "sleep.pid");
+    await waitFor(() => (existsSync(pidFile) ? readFileSync(pidFile, "utf8") : ""), /^\d+\n$/);
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    cli.child.kill("SIGINT");
+    expect(await cli.exited).toEqual({ code: 130, signal: null });
+    // The SIGKILL that follows the ignored SIGTERM went out before cairn exited.
+    await waitFor(() => String(isAlive(pid)), /false/, 1500);
+  });
+
   test("130: SIGINT while waiting for the prompt on stdin", async () => {
     const cli = spawnCli(["--model", MODEL], { cwd: workspace(), env: cleanEnv(), stdin: "open" });
     await new Promise((resolve) => setTimeout(resolve, 300));
