@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, displayNameFor, findModel } from "./catalog.js";
 import { COMPAT_SERVER_NAMES, COMPAT_SERVERS, isCompatServer } from "./openai-compat.js";
 import { ConfigError, type ModelProvider } from "./types.js";
@@ -187,13 +187,17 @@ function checkURL(url: string, name: string): void {
  * `local:<model.gguf>` is reserved for in-process inference through node-llama-cpp (the llama
  * provider, src/providers/llama.ts, replaces this function's body when it lands).
  */
-async function resolveLocal(name: string, _settings: ModelSettings): Promise<ResolvedModel> {
-  if (name.length === "local:".length) {
-    throw new ConfigError('Model "local:" needs a model file: local:path/to/model.gguf');
-  }
-  throw new ConfigError(
-    `Model ${name}: local models need the optional dependency node-llama-cpp, which is not available in this build. Serve the model with Ollama or llama.cpp's server instead (--model ollama/<model> or llamacpp/<model>).`,
-  );
+/** `local:<model.gguf>`: in-process inference through node-llama-cpp (src/providers/llama.ts). */
+async function resolveLocal(name: string, settings: ModelSettings): Promise<ResolvedModel> {
+  const file = name.slice("local:".length);
+  if (!file) throw new ConfigError('Model "local:" needs a model file: local:path/to/model.gguf');
+  const path = resolve(settings.baseDir ?? process.cwd(), file);
+  const { createLlamaProvider, llamaOptionsFromEnv } = await import("./llama.js");
+  const provider = await createLlamaProvider({
+    modelPath: path,
+    ...llamaOptionsFromEnv(settings.env ?? process.env),
+  });
+  return { model: name, providerModel: basename(path), provider };
 }
 
 function inferPrefix(name: string): string {

@@ -123,9 +123,9 @@ describe("resolveModel", () => {
     expect(await configError(resolveModel({ model: "ollama/", env: env() }))).toContain("names no model");
   });
 
-  test("local: is reserved for the GGUF provider and says what it needs", async () => {
-    expect(await configError(resolveModel({ model: "local:models/tiny.gguf", env: env() }))).toContain(
-      "node-llama-cpp",
+  test("local: names the missing model file and what the form needs", async () => {
+    expect(await configError(resolveModel({ model: "local:models/tiny.gguf", env: env() }))).toMatch(
+      /models\/tiny\.gguf/,
     );
     expect(await configError(resolveModel({ model: "local:", env: env() }))).toContain(
       "local:path/to/model.gguf",

@@ -31,6 +31,13 @@ async function waitFor(read: () => string, pattern: RegExp, timeoutMs = 10_000):
 }
 
 function isAlive(pid: number): boolean {
+  // A killed process whose parent is gone may linger as a zombie until something reaps it: dead.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^\d+ \(.*\) [ZX] /.test(stat);
+  } catch {
+    // No /proc (or the process is gone): fall back to signal 0.
+  }
   try {
     process.kill(pid, 0);
     return true;
