@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { runAgent } from "../engine/agent.js";
-import type { RunEndEvent } from "../engine/events.js";
+import type { ModelCallRetryEvent, RunEndEvent } from "../engine/events.js";
 import type { CliOptions } from "./args.js";
 import { UsageError } from "./exit-codes.js";
 import { projectionFor } from "./formats/select.js";
@@ -51,6 +51,7 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
         end = event;
         progress?.stop(); // erased before the answer appears
       } else progress?.update(event);
+      if (event.type === "model_call_retry") process.stderr.write(`${describeRetry(event)}\n`);
       writer.write(projection.project(event));
       const blocked = writer.ready();
       if (blocked) await blocked;
@@ -61,6 +62,13 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     signal.removeEventListener("abort", forward);
   }
   return { end, stdoutClosed: writer.closed };
+}
+
+/** One stderr line per retry, so a slow run says why it is waiting (stdout stays the protocol's). */
+function describeRetry(event: ModelCallRetryEvent): string {
+  const cause = event.errorStatus !== null ? `HTTP ${event.errorStatus}` : event.error;
+  const wait = (event.delayMs / 1000).toFixed(1);
+  return `cairn: model call failed (${cause}); retrying in ${wait} s (attempt ${event.attempt} of ${event.maxRetries + 1})`;
 }
 
 function assertDirectory(dir: string): void {

@@ -7,6 +7,7 @@ import { buildSystemPrompt } from "./context.js";
 import type { EngineEvent, RunEndEvent } from "./events.js";
 import { type LoopOptions, runAgentLoop } from "./loop.js";
 import type { ConversationMessage } from "./messages.js";
+import { type RetryPolicy, retryPolicyFromEnv } from "./retry.js";
 import type { CanUseTool } from "./tool-runner.js";
 
 export type AgentRunOptions = ModelSettings & {
@@ -29,6 +30,8 @@ export type AgentRunOptions = ModelSettings & {
   history?: ConversationMessage[];
   /** Environment for tool child processes. */
   toolEnv?: NodeJS.ProcessEnv;
+  /** Model-call retries; default from CAIRN_MAX_RETRIES / CAIRN_RETRY_BASE_MS / CAIRN_STREAM_IDLE_TIMEOUT_MS. */
+  retryPolicy?: RetryPolicy;
 };
 
 /** Everything a run needs, resolved before the first event (so configuration errors throw early). */
@@ -68,6 +71,7 @@ export async function prepareRun(options: AgentRunOptions): Promise<PreparedRun>
       ...(options.permissionMode !== undefined ? { permissionMode: options.permissionMode } : {}),
       ...(options.canUseTool ? { canUseTool: options.canUseTool } : {}),
       ...(options.toolEnv ? { env: options.toolEnv } : {}),
+      retryPolicy: options.retryPolicy ?? retryPolicyFromEnv(options.env ?? process.env),
     },
   };
 }

@@ -1,0 +1,46 @@
+import { expect, test } from "vitest";
+import { httpError, reply } from "../../src/testing/index.js";
+import { runCli } from "../conformance/pm/helpers.js";
+
+test("a retried model call leaves stdout untouched and says why on stderr", async () => {
+  const run = await runCli({
+    steps: [httpError(529, { retryAfter: 0.01 }), reply().text("Recovered.")],
+    args: ["--output-format", "json"],
+  });
+  expect(run.code).toBe(0);
+  expect(run.server.requests).toHaveLength(2);
+  expect(run.events).toEqual([expect.objectContaining({ type: "result", result: "Recovered." })]);
+  expect(run.stderr).toMatch(
+    /^cairn: model call failed \(HTTP 529\); retrying in 0\.0 s \(attempt 2 of 5\)\n$/,
+  );
+});
+
+test("CAIRN_MAX_RETRIES=0 turns retrying off", async () => {
+  const run = await runCli({
+    steps: [httpError(529), reply().text("unused")],
+    args: ["--output-format", "json"],
+    env: { CAIRN_MAX_RETRIES: "0" },
+  });
+  expect(run.code).toBe(1);
+  expect(run.stdout).toBe("");
+  expect(run.server.requests).toHaveLength(1);
+});
+
+test("a stream cut mid-answer is retried and stream-json shows the text once", async () => {
+  const text = "Partial answers must never be printed twice, even after a retry.";
+  const run = await runCli({
+    steps: [reply().text(text).cutAfterEvents(6), reply().text(text)],
+    chunkSize: 5,
+    args: ["--output-format", "stream-json", "--stream-partial-output"],
+    env: { CAIRN_RETRY_BASE_MS: "1" },
+  });
+  expect(run.code).toBe(0);
+  const deltas = run.events.filter(
+    (e) => e.type === "assistant" && "timestamp_ms" in e && !("model_call_id" in e),
+  );
+  const rebuilt = deltas
+    .map((e) => (e as { message: { content: { text: string }[] } }).message.content[0]!.text)
+    .join("");
+  expect(rebuilt).toBe(text);
+  expect(run.events.at(-1)).toMatchObject({ type: "result", result: text });
+});
