@@ -1,0 +1,124 @@
+import os from "node:os";
+import path from "node:path";
+import type { CanUseTool, PermissionDecision } from "../engine/tool-runner.js";
+import { resolveCairnHome } from "./config.js";
+import { resolveRoot } from "./paths.js";
+import { compileRules, evaluateToolCall, type PolicyContext } from "./policy.js";
+import type { PermissionMode, PermissionRule, PermissionVerdict } from "./types.js";
+
+/**
+ * Asked when a call is neither allowed nor denied by rules and mode. Same shape as the agent-SDK
+ * `canUseTool` plus the reason, so an SDK callback can be passed through. `null`/`undefined` or a
+ * thrown error count as deny.
+ */
+export type AskCallback = (
+  toolName: string,
+  input: Record<string, unknown>,
+  options: {
+    signal: AbortSignal;
+    toolUseID: string;
+    /** Why approval is needed, naming the rule or mode. */
+    decisionReason: string;
+    /** The path the question is about, when there is one. */
+    blockedPath?: string;
+    /** Rules that would allow this call (`Bash(curl:*)`). */
+    suggestions?: string[];
+  },
+) => Promise<PermissionDecision | null | undefined>;
+
+export type PermissionGateOptions = {
+  mode: PermissionMode;
+  /** Parsed rules from config files, flags and SDK options (see `loadConfig`, `rulesFromToolLists`). */
+  rules?: readonly PermissionRule[];
+  /** The session's working directory; relative paths in tool calls resolve against it. */
+  workspace: string;
+  /** More directories the agent may read and edit (`--add-dir`, `additionalDirectories`). */
+  additionalDirs?: readonly string[];
+  /** Without it, "ask" means deny (headless). */
+  onAsk?: AskCallback;
+  /** Default: `os.homedir()`. */
+  home?: string;
+  /** Default: `resolveCairnHome(env)`; protected from writes. */
+  cairnHome?: string;
+  /**
+   * The environment tool children get. Its PATH is used to see where a listed command would run
+   * from: one found inside the workspace is not trusted. Default: `process.env`.
+   */
+  env?: NodeJS.ProcessEnv;
+  /** How messages say to lift a restriction. Default: "use --force". */
+  forceHint?: string;
+};
+
+/** The engine's `canUseTool`, plus synchronous evaluation and a mode switch. */
+export type PermissionGate = CanUseTool & {
+  /** Decides a call without asking anyone (what the gate would do before `onAsk`). */
+  evaluate(toolName: string, input: Record<string, unknown>): PermissionVerdict;
+  readonly mode: PermissionMode;
+  /** Applies to later calls (SDK `setPermissionMode`). */
+  setMode(mode: PermissionMode): void;
+  /** The directories the agent may use, lexical and real. */
+  readonly roots: readonly string[];
+};
+
+export function createPermissionGate(options: PermissionGateOptions): PermissionGate {
+  const home = options.home ?? os.homedir();
+  const env = options.env ?? process.env;
+  const workspace = path.resolve(options.workspace);
+  const given = [workspace, ...(options.additionalDirs ?? []).map((dir) => path.resolve(workspace, dir))];
+  const roots = [...new Set(given.flatMap((dir) => [dir, resolveRoot(dir, workspace)]))];
+  const ctx: PolicyContext = {
+    mode: options.mode,
+    roots,
+    cwd: workspace,
+    home,
+    cairnHome: resolveRoot(options.cairnHome ?? resolveCairnHome(env, home)),
+    rules: compileRules(options.rules ?? [], workspace, home),
+    forceHint: options.forceHint ?? "use --force",
+    ...(env.PATH !== undefined ? { searchPath: env.PATH } : {}),
+  };
+
+  const evaluate = (toolName: string, input: Record<string, unknown>): PermissionVerdict =>
+    evaluateToolCall(toolName, input ?? {}, ctx);
+
+  const gate = async (
+    toolName: string,
+    input: Record<string, unknown>,
+    callOptions: { signal: AbortSignal; toolUseID: string },
+  ): Promise<PermissionDecision> => {
+    const verdict = evaluate(toolName, input);
+    if (verdict.behavior === "allow") return { behavior: "allow" };
+    if (verdict.behavior === "deny") return { behavior: "deny", message: verdict.message };
+    if (!options.onAsk) return { behavior: "deny", message: verdict.message };
+    let answer: PermissionDecision | null | undefined;
+    try {
+      answer = await options.onAsk(toolName, input, {
+        signal: callOptions.signal,
+        toolUseID: callOptions.toolUseID,
+        decisionReason: verdict.message,
+        ...(verdict.path ? { blockedPath: verdict.path } : {}),
+        ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
+      });
+    } catch (error) {
+      return { behavior: "deny", message: `the permission callback failed: ${(error as Error).message}` };
+    }
+    if (!answer) return { behavior: "deny", message: `not approved: ${verdict.message}` };
+    if (answer.behavior === "deny") return answer;
+    if (answer.updatedInput) {
+      // The callback may rewrite the input; a rewrite cannot slip past a deny rule.
+      const recheck = evaluate(toolName, answer.updatedInput);
+      if (recheck.behavior === "deny")
+        return { behavior: "deny", message: `the changed input is denied: ${recheck.message}` };
+      return { behavior: "allow", updatedInput: answer.updatedInput };
+    }
+    return { behavior: "allow" };
+  };
+
+  Object.defineProperty(gate, "mode", { get: () => ctx.mode, enumerable: true });
+  return Object.assign(gate, {
+    evaluate,
+    setMode(mode: PermissionMode) {
+      ctx.mode = mode;
+    },
+    roots,
+  }) as unknown as PermissionGate;
+}

@@ -1,0 +1,517 @@
+import type { ShellWord } from "./shell.js";
+import { options, type ReadOnlyCheck, scanOptions } from "./shell-options.js";
+
+/**
+ * Read-only checks for commands with a grammar of their own: `find` expressions, `sed` scripts,
+ * `awk` programs, `jq`, `git` subcommands, and the shell builtins `printf`, `test`, `set`, `cd`.
+ */
+
+/** A list of words written as one string. */
+const list = (words: string): string[] => words.split(/\s+/).filter(Boolean);
+
+const FIND_VALUE = new Set(
+  list(
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -regextype -type -xtype -size -mtime -mmin -atime -amin -ctime -cmin -used -perm -user -group -uid -gid -links -inum -maxdepth -mindepth -printf -lname -ilname -fstype -context",
+  ),
+);
+const FIND_PATH_VALUE = new Set(["-newer", "-anewer", "-cnewer", "-samefile"]);
+const FIND_FLAGS = new Set(
+  list(
+    "-empty -print -print0 -ls -prune -quit -true -false -depth -d -mount -xdev -noleaf -readable -writable -executable -daystart -ignore_readdir_race -noignore_readdir_race -nouser -nogroup -nowarn -warn -not -a -and -o -or ( ) ! ,",
+  ),
+);
+const FIND_DENIED: Record<string, string> = {
+  "-exec": "runs a command",
+  "-execdir": "runs a command",
+  "-ok": "runs a command",
+  "-okdir": "runs a command",
+  "-delete": "deletes files",
+  "-fprint": "writes a file",
+  "-fprint0": "writes a file",
+  "-fprintf": "writes a file",
+  "-fls": "writes a file",
+  "-follow": "follows symbolic links out of the workspace",
+  "-L": "follows symbolic links out of the workspace",
+  "-H": "follows symbolic links out of the workspace",
+};
+
+export const find: ReadOnlyCheck = (args, checker) => {
+  let i = 0;
+  while (i < args.length && ["-P", "-D", "-O", "-L", "-H"].some((o) => args[i]!.value?.startsWith(o))) {
+    const value = args[i]!.value!;
+    if (FIND_DENIED[value]) return `find ${value}: ${FIND_DENIED[value]}`;
+    i += value === "-D" ? 2 : 1;
+  }
+  for (; i < args.length; i += 1) {
+    const value = args[i]!.value;
+    if (value !== undefined && (value.startsWith("-") || ["(", "!", ")", ","].includes(value))) break;
+    const problem = checker.readPath(args[i]!);
+    if (problem) return problem;
+  }
+  for (; i < args.length; i += 1) {
+    const word = args[i]!;
+    const value = word.value;
+    if (value === undefined) return `the find argument ${word.raw} is computed at run time`;
+    if (FIND_DENIED[value]) return `find ${value}: ${FIND_DENIED[value]}`;
+    if (FIND_FLAGS.has(value)) continue;
+    if (FIND_VALUE.has(value)) {
+      i += 1;
+      if (args[i]?.value === undefined)
+        return `the value of find ${value} is missing or computed at run time`;
+      continue;
+    }
+    if (FIND_PATH_VALUE.has(value) || /^-newer[a-zA-Z]{2}$/.test(value)) {
+      i += 1;
+      const operand = args[i];
+      if (!operand) return `find ${value} is missing its value`;
+      if (value.endsWith("t") && value.startsWith("-newer") && value.length === 8) continue;
+      const problem = checker.readPath(operand);
+      if (problem) return problem;
+      continue;
+    }
+    return `find ${value} is not in the read-only list`;
+  }
+  return undefined;
+};
+
+/** `sed` scripts made only of commands that neither write (`w`), read other files (`r`) nor execute (`e`). */
+export function sedScriptIsSafe(script: string): boolean {
+  let i = 0;
+  const n = script.length;
+  const skipSpace = () => {
+    while (i < n && /[\s;{}]/.test(script[i]!)) i += 1;
+  };
+  const readDelimited = (delim: string): boolean => {
+    while (i < n && script[i] !== delim) {
+      if (script[i] === "\\") i += 1;
+      else if (script[i] === "\n") return false;
+      i += 1;
+    }
+    if (i >= n) return false;
+    i += 1;
+    return true;
+  };
+  const address = (): boolean => {
+    if (i >= n) return true;
+    const char = script[i]!;
+    if (/[0-9]/.test(char)) {
+      while (i < n && /[0-9~]/.test(script[i]!)) i += 1;
+    } else if (char === "$") {
+      i += 1;
+    } else if (char === "/" || char === "\\") {
+      let delim = "/";
+      if (char === "\\") {
+        delim = script[i + 1] ?? "";
+        if (delim === "" || delim === "\n") return false;
+        i += 1;
+      }
+      i += 1;
+      if (!readDelimited(delim)) return false;
+      while (i < n && /[IM]/.test(script[i]!)) i += 1;
+    } else if (char === "+" || char === "~") {
+      i += 1;
+      while (i < n && /[0-9]/.test(script[i]!)) i += 1;
+    }
+    return true;
+  };
+  while (true) {
+    skipSpace();
+    if (i >= n) return true;
+    if (!address()) return false;
+    if (script[i] === ",") {
+      i += 1;
+      if (!address()) return false;
+    }
+    while (i < n && /[ \t!]/.test(script[i]!)) i += 1;
+    const command = script[i];
+    if (command === undefined) return false;
+    i += 1;
+    if ("pPdDlnNgGhHxz=F".includes(command) || command === "}" || command === "{") continue;
+    if (command === "q" || command === "Q") {
+      while (i < n && /[0-9 ]/.test(script[i]!)) i += 1;
+      continue;
+    }
+    if (command === ":" || command === "b" || command === "t" || command === "T") {
+      while (i < n && script[i] !== ";" && script[i] !== "\n") i += 1;
+      continue;
+    }
+    if (command === "a" || command === "i" || command === "c") {
+      while (i < n && script[i] !== "\n") {
+        if (script[i] === "\\") i += 1;
+        i += 1;
+      }
+      continue;
+    }
+    if (command === "s" || command === "y") {
+      const delim = script[i];
+      if (delim === undefined || delim === "\\" || delim === "\n") return false;
+      i += 1;
+      if (!readDelimited(delim) || !readDelimited(delim)) return false;
+      if (command === "s") {
+        while (i < n && /[gpiImM0-9]/.test(script[i]!)) i += 1;
+        if (i < n && /[ew]/.test(script[i]!)) return false;
+      }
+      continue;
+    }
+    return false;
+  }
+}
+
+export const sed: ReadOnlyCheck = (args, checker) => {
+  const scan = scanOptions(
+    "sed",
+    args,
+    {
+      shortValue: "elf",
+      longValue: ["--expression", "--line-length", "--file"],
+      deny: {
+        "-i": "edits files in place",
+        "--in-place": "edits files in place",
+        "-f": "runs a script file",
+        "--file": "runs a script file",
+      },
+      operands: "paths",
+    },
+    checker,
+  );
+  if (scan.problem) return scan.problem;
+  const sandbox = scan.options.some((option) => option.name === "--sandbox");
+  const scripts = scan.options
+    .filter((o) => o.name === "-e" || o.name === "--expression")
+    .map((o) => o.value!);
+  let files = scan.operands;
+  if (scripts.length === 0) {
+    if (files.length === 0) return "sed without a script";
+    scripts.push(files[0]!);
+    files = files.slice(1);
+  }
+  for (const script of scripts) {
+    if (script.value === undefined) return "the sed script is computed at run time";
+    if (!sandbox && !sedScriptIsSafe(script.value))
+      return `the sed script ${JSON.stringify(script.value)} may write, read other files or run commands (w, r, e)`;
+  }
+  for (const file of files) {
+    const problem = checker.readPath(file);
+    if (problem) return problem;
+  }
+  return undefined;
+};
+
+/** awk programs that cannot run commands or write files: no `system`, pipes, redirections or `getline`. */
+export function awkProgramIsSafe(program: string): boolean {
+  return !/system|getline|close|fflush|[|>@`]/.test(program);
+}
+
+export const awk: ReadOnlyCheck = (args, checker) => {
+  const scan = scanOptions(
+    "awk",
+    args,
+    {
+      shortValue: "Fve",
+      longValue: ["--field-separator", "--assign", "--source"],
+      deny: {
+        "-f": "runs a program file",
+        "--file": "runs a program file",
+        "-i": "loads a program file",
+        "--include": "loads a program file",
+        "-l": "loads an extension",
+        "--load": "loads an extension",
+        "-E": "runs a program file",
+        "--exec": "runs a program file",
+        "-p": "writes a profile file",
+        "--profile": "writes a profile file",
+        "-o": "writes a file",
+        "--pretty-print": "writes a file",
+        "-d": "writes a file",
+        "--dump-variables": "writes a file",
+        "-D": "starts a debugger",
+        "--debug": "starts a debugger",
+        "-W": "mawk/posix options are not checked",
+      },
+      operands: "paths",
+    },
+    checker,
+  );
+  if (scan.problem) return scan.problem;
+  const sandbox = scan.options.some((o) => o.name === "-S" || o.name === "--sandbox");
+  const programs = scan.options.filter((o) => o.name === "-e" || o.name === "--source").map((o) => o.value!);
+  let files = scan.operands;
+  if (programs.length === 0) {
+    if (files.length === 0) return "awk without a program";
+    programs.push(files[0]!);
+    files = files.slice(1);
+  }
+  for (const program of programs) {
+    if (program.value === undefined) return "the awk program is computed at run time";
+    if (!sandbox && !awkProgramIsSafe(program.value))
+      return "the awk program may run commands or write files (system, |, >, getline)";
+  }
+  for (const file of files) {
+    if (file.value !== undefined && /^[A-Za-z_][A-Za-z0-9_]*=/.test(file.value)) continue;
+    const problem = checker.readPath(file);
+    if (problem) return problem;
+  }
+  return undefined;
+};
+
+export const jq: ReadOnlyCheck = (args, checker) => {
+  const twoValues = new Set(["--arg", "--argjson", "--slurpfile", "--rawfile"]);
+  const flags = /^-[rjacsneSCMRh0V]+$/;
+  const longFlags = new Set(
+    list(
+      "--tab --seq --stream --stream-errors --raw-output --raw-output0 --raw-input --ascii-output --join-output --compact-output --slurp --null-input --exit-status --sort-keys --color-output --monochrome-output --unbuffered --help --version --build-configuration",
+    ),
+  );
+  const operands: ShellWord[] = [];
+  let program: ShellWord | undefined;
+  let fromFile = false;
+  let restAreArgs = false;
+  for (let i = 0; i < args.length; i += 1) {
+    const word = args[i]!;
+    const value = word.value;
+    if (restAreArgs) continue;
+    if (value === undefined) {
+      if (program === undefined && !fromFile) return "the jq program is computed at run time";
+      operands.push(word);
+      continue;
+    }
+    if (value === "--args" || value === "--jsonargs") {
+      restAreArgs = program !== undefined || fromFile;
+      continue;
+    }
+    if (twoValues.has(value)) {
+      const file = args[i + 2];
+      if (!file) return `jq ${value} is missing its values`;
+      if (value === "--slurpfile" || value === "--rawfile") {
+        const problem = checker.readPath(file);
+        if (problem) return problem;
+      }
+      i += 2;
+      continue;
+    }
+    if (value === "--indent" || value === "-L") {
+      i += 1;
+      continue;
+    }
+    if (value === "-f" || value === "--from-file") {
+      const file = args[i + 1];
+      if (!file) return "jq -f is missing its file";
+      const problem = checker.readPath(file);
+      if (problem) return problem;
+      fromFile = true;
+      i += 1;
+      continue;
+    }
+    if (flags.test(value) || longFlags.has(value)) continue;
+    if (value.startsWith("-") && value !== "-") return `jq option ${value} is not in the read-only list`;
+    if (program === undefined && !fromFile) program = word;
+    else operands.push(word);
+  }
+  for (const file of operands) {
+    const problem = checker.readPath(file);
+    if (problem) return problem;
+  }
+  return undefined;
+};
+
+export const printf: ReadOnlyCheck = (args) => {
+  const first = args[0];
+  if (!first) return undefined;
+  if (first.value === undefined || (first.glob && /^[*?[]/.test(first.value)))
+    return "the printf format is computed at run time";
+  if (first.value.startsWith("-") && first.value !== "--" && first.value.includes("v"))
+    return "printf -v assigns a variable";
+  return undefined;
+};
+
+export const testCommand: ReadOnlyCheck = (args) => {
+  for (const word of args) {
+    if (word.value !== undefined && /\$\(|`/.test(word.value))
+      return "a test argument contains command-substitution text (evaluated by -v and arithmetic tests)";
+  }
+  return undefined;
+};
+
+export const set: ReadOnlyCheck = (args) => {
+  for (let i = 0; i < args.length; i += 1) {
+    const value = args[i]!.value;
+    if (value === undefined) return "a set argument is computed at run time";
+    if (value === "--" || value === "-") return undefined;
+    if (!/^[-+][euxvnfbhkmBCEHPTao]+$/.test(value)) return `set ${value} is not in the read-only list`;
+    // `-o NAME` (also at the end of a cluster: `-euo pipefail`) takes the option name.
+    if (value.endsWith("o")) i += 1;
+    else if (value.slice(1).includes("o")) return `set ${value} is not in the read-only list`;
+  }
+  return undefined;
+};
+
+export const cd: ReadOnlyCheck = (args, checker) => {
+  const operands = args.filter(
+    (word) => word.value !== "-P" && word.value !== "-L" && word.value !== "-e" && word.value !== "--",
+  );
+  if (operands.length === 0)
+    return "cd without a directory goes to the home directory, outside the workspace";
+  if (operands.length > 1) return "cd with more than one argument";
+  if (operands[0]!.value === "-") return "cd - goes to a directory that cannot be checked";
+  return checker.readPath(operands[0]!);
+};
+
+/** The configured part of `git` that only reads. */
+const GIT_READ_SUBCOMMANDS: Record<string, ReadOnlyCheck> = {};
+
+const gitHistory = options({
+  operands: "paths",
+  deny: {
+    "--output": "writes a file",
+    "--ext-diff": "runs an external diff program",
+    "--open-files-in-pager": "runs a pager program",
+  },
+});
+for (const sub of list(
+  "diff show log whatchanged shortlog diff-tree diff-files diff-index rev-list blame annotate",
+))
+  GIT_READ_SUBCOMMANDS[sub] = gitHistory.make(`git ${sub}`);
+for (const sub of list(
+  "status rev-parse ls-files ls-tree cat-file merge-base describe name-rev show-ref for-each-ref count-objects check-ignore check-attr var version show-branch cherry",
+))
+  GIT_READ_SUBCOMMANDS[sub] = options({ operands: "paths" }).make(`git ${sub}`);
+GIT_READ_SUBCOMMANDS.grep = options({
+  operands: "pattern+paths",
+  patternOptions: ["-e", "-f"],
+  shortValue: "efABCm",
+  pathOptions: ["-f"],
+  deny: {
+    "-O": "runs a pager program",
+    "--open-files-in-pager": "runs a pager program",
+    "--ext-grep": "runs a program",
+  },
+}).make("git grep");
+
+function gitListOnly(
+  name: string,
+  allowed: RegExp,
+  valued: Set<string>,
+  listFlags: Set<string>,
+): ReadOnlyCheck {
+  return (args) => {
+    let listing = false;
+    let operands = 0;
+    for (let i = 0; i < args.length; i += 1) {
+      const value = args[i]!.value;
+      if (value === undefined) return `the ${name} argument ${args[i]!.raw} is computed at run time`;
+      if (value.startsWith("-")) {
+        const option = value.split("=")[0]!;
+        if (!allowed.test(option)) return `${name} ${option} changes the repository`;
+        if (listFlags.has(option)) listing = true;
+        if (valued.has(option) && !value.includes("=")) i += 1;
+        continue;
+      }
+      operands += 1;
+    }
+    if (operands > 0 && !listing) return `${name} with a name creates or changes something`;
+    return undefined;
+  };
+}
+
+GIT_READ_SUBCOMMANDS.branch = gitListOnly(
+  "git branch",
+  /^(-a|--all|-r|--remotes|-v|-vv|--verbose|-l|--list|--show-current|--contains|--no-contains|--merged|--no-merged|--points-at|--sort|--format|--color|--no-color|--column|--no-column|-i|--ignore-case|--omit-empty|--abbrev|--no-abbrev)$/,
+  new Set(["--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"]),
+  new Set(["-l", "--list"]),
+);
+GIT_READ_SUBCOMMANDS.tag = gitListOnly(
+  "git tag",
+  /^(-l|--list|-n\d*|--sort|--contains|--no-contains|--merged|--no-merged|--points-at|--format|--column|--no-column|-i|--ignore-case|--color)$/,
+  new Set(["--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"]),
+  new Set(["-l", "--list"]),
+);
+GIT_READ_SUBCOMMANDS.remote = (args) => {
+  const values = args.map((word) => word.value);
+  if (values.every((v) => v === "-v" || v === "--verbose")) return undefined;
+  if (values[0] === "get-url" && values.length <= 3 && values.every((v) => v !== undefined)) return undefined;
+  return "git remote with these arguments changes or contacts a remote";
+};
+GIT_READ_SUBCOMMANDS.config = (args, checker) => {
+  const reads = /^(--get|--get-all|--get-regexp|--get-urlmatch|--get-color|--get-colorbool|--list|-l)$/;
+  const modifiers =
+    /^(--global|--system|--local|--worktree|--blob|--show-origin|--show-scope|--name-only|-z|--null|--type|--bool|--int|--bool-or-int|--path|--expiry-date|--default|--includes|--no-includes|-f|--file)$/;
+  const first = args[0]?.value;
+  if (first === "get" || first === "list") return undefined;
+  let reading = false;
+  for (let i = 0; i < args.length; i += 1) {
+    const value = args[i]!.value;
+    if (value === undefined) return `the git config argument ${args[i]!.raw} is computed at run time`;
+    if (!value.startsWith("-")) continue;
+    const option = value.split("=")[0]!;
+    if (reads.test(option)) reading = true;
+    else if (!modifiers.test(option)) return `git config ${option} changes the configuration`;
+    if ((option === "-f" || option === "--file") && !value.includes("=")) {
+      const file = args[i + 1];
+      if (!file) return "git config --file is missing its value";
+      const problem = checker.readPath(file);
+      if (problem) return problem;
+      i += 1;
+    }
+    if ((option === "--type" || option === "--default" || option === "--blob") && !value.includes("="))
+      i += 1;
+  }
+  return reading ? undefined : "git config without --get or --list changes the configuration";
+};
+GIT_READ_SUBCOMMANDS.stash = (args) =>
+  args[0]?.value === "list" || args[0]?.value === "show" ? undefined : "git stash changes the working tree";
+GIT_READ_SUBCOMMANDS.worktree = (args) =>
+  args[0]?.value === "list" ? undefined : "git worktree changes worktrees";
+GIT_READ_SUBCOMMANDS.submodule = (args) =>
+  args[0]?.value === "status" ? undefined : "git submodule changes or fetches submodules";
+GIT_READ_SUBCOMMANDS.reflog = (args) =>
+  args.length === 0 || args[0]?.value === "show" || args[0]?.value?.startsWith("-") === true
+    ? args.some((w) => w.value === "expire" || w.value === "delete")
+      ? "git reflog expire/delete changes the reflog"
+      : undefined
+    : "git reflog with a subcommand other than show";
+
+const GIT_GLOBAL_FLAGS = new Set(
+  list(
+    "--no-pager -P --no-optional-locks --literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-replace-objects --bare --no-advice",
+  ),
+);
+
+export const git: ReadOnlyCheck = (args, checker) => {
+  let i = 0;
+  for (; i < args.length; i += 1) {
+    const word = args[i]!;
+    const value = word.value;
+    if (value === undefined) return `the git argument ${word.raw} is computed at run time`;
+    if (!value.startsWith("-")) break;
+    if (GIT_GLOBAL_FLAGS.has(value) || value === "--exec-path" || value === "--version") continue;
+    const [option, attached] = value.startsWith("--")
+      ? [value.split("=")[0]!, value.includes("=") ? value.slice(value.indexOf("=") + 1) : undefined]
+      : [value, undefined];
+    if (option === "-C" || option === "--git-dir" || option === "--work-tree") {
+      const dir = attached !== undefined ? { ...word, value: attached, raw: attached } : args[i + 1];
+      if (attached === undefined) i += 1;
+      if (!dir) return `git ${option} is missing its value`;
+      const problem = checker.readPath(dir);
+      if (problem) return problem;
+      continue;
+    }
+    if (option === "--namespace") {
+      if (attached === undefined) i += 1;
+      continue;
+    }
+    if (option === "-c" || option === "--config-env")
+      return `git ${option} can set options that run programs`;
+    if (option === "-p" || option === "--paginate") return "git -p runs a pager program";
+    return `git ${option} is not in the read-only list`;
+  }
+  const sub = args[i]?.value;
+  if (sub === undefined) return i < args.length ? "the git subcommand is computed at run time" : undefined;
+  const check = GIT_READ_SUBCOMMANDS[sub];
+  if (!check) return `git ${sub} is not a read-only git command`;
+  return check(args.slice(i + 1), checker);
+};
+
+/** `X --version` for common tools. */
+export const VERSION_ONLY = list(
+  "node npm npx pnpm yarn python python3 pip pip3 go cargo rustc java javac ruby gcc g++ clang make cmake tsc deno bun rg jq",
+);

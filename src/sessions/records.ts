@@ -1,0 +1,277 @@
+import type {
+  AssistantContentBlock,
+  ConversationMessage,
+  StopReason,
+  ToolResultBlock,
+  Usage,
+  UserContentBlock,
+} from "../engine/messages.js";
+
+/**
+ * The transcript format: one JSON object per line (JSONL), appended, never rewritten.
+ *
+ * Line 1 is the header. Every other line is one record, written with a single `write` call. The
+ * `type` key always comes first, so tools (and `list`) can classify a line without parsing it.
+ *
+ * ```jsonl
+ * {"type":"header","version":1,"sessionId":"…","cwd":"/work/app","createdAt":"2026-…"}
+ * {"type":"user","ts":"…","prompt":true,"message":{"role":"user","content":"fix the test"}}
+ * {"type":"assistant","ts":"…","turn":1,"message":{"role":"assistant","content":[…tool_use…]},"usage":{…}}
+ * {"type":"tool_result","ts":"…","turn":1,"toolName":"Bash","result":{"type":"tool_result","tool_use_id":"…","content":"…"}}
+ * {"type":"assistant","ts":"…","turn":2,"message":{"role":"assistant","content":[{"type":"text","text":"Done."}]}}
+ * {"type":"run_end","ts":"…","subtype":"success","isError":false,"numTurns":2,"usage":{…},…}
+ * ```
+ *
+ * History (`ConversationMessage[]`) is rebuilt from `user`, `assistant` and `tool_result` records:
+ * consecutive `tool_result` records form the user message that answers the assistant message before
+ * them. Readers ignore unknown record types and unknown fields (forward compatible); a header with
+ * a higher `version` is refused.
+ */
+
+export const TRANSCRIPT_VERSION = 1;
+
+export type HeaderRecord = {
+  type: "header";
+  version: number;
+  sessionId: string;
+  /** Absolute working directory of the session. */
+  cwd: string;
+  /** ISO time. */
+  createdAt: string;
+  /** Set on a fork: the session it was copied from. */
+  forkedFrom?: { sessionId: string; forkedAt: string };
+};
+
+export type UserRecord = {
+  type: "user";
+  ts: string;
+  /** True for a prompt typed by the user (as opposed to a copied tool-result message in a fork). */
+  prompt?: boolean;
+  message: { role: "user"; content: string | UserContentBlock[] };
+  model?: string;
+  permissionMode?: string;
+};
+
+export type AssistantRecord = {
+  type: "assistant";
+  ts: string;
+  turn?: number;
+  message: { role: "assistant"; content: AssistantContentBlock[] };
+  model?: string;
+  messageId?: string;
+  stopReason?: StopReason | null;
+  usage?: Usage;
+};
+
+export type ToolResultRecord = {
+  type: "tool_result";
+  ts: string;
+  turn?: number;
+  toolName?: string;
+  result: ToolResultBlock;
+  /** Why it failed or did not run: "denied", "aborted", ... */
+  errorKind?: string;
+  durationMs?: number;
+};
+
+/** The summary of one run (one prompt), written when the run ends. */
+export type RunEndRecord = {
+  type: "run_end";
+  ts: string;
+  subtype: string;
+  isError: boolean;
+  aborted: boolean;
+  numTurns: number;
+  usage: Usage;
+  durationMs: number;
+  durationApiMs: number;
+  /** USD cost of the run, when the engine knew the model's price. */
+  totalCostUsd?: number;
+  permissionDenials: number;
+  errors: string[];
+};
+
+/** Written when a session is reopened after a crash cut its last line short: that line is to be ignored. */
+export type RepairRecord = { type: "repair"; ts: string; note: string };
+
+export type TranscriptRecord =
+  | HeaderRecord
+  | UserRecord
+  | AssistantRecord
+  | ToolResultRecord
+  | RunEndRecord
+  | RepairRecord;
+
+/** Serialises a record as one line (with its newline). `type` is the first key. */
+export function serializeRecord(record: TranscriptRecord): string {
+  return `${JSON.stringify(record)}\n`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Checks the shape of a parsed line. Returns the record, or why it is not one. */
+export function validateRecord(
+  value: unknown,
+): { record: TranscriptRecord } | { problem: string } | { unknownType: string } {
+  if (!isObject(value)) return { problem: "not a JSON object" };
+  const type = value.type;
+  if (typeof type !== "string") return { problem: "no record type" };
+  switch (type) {
+    case "header":
+      if (
+        typeof value.sessionId !== "string" ||
+        typeof value.cwd !== "string" ||
+        typeof value.version !== "number"
+      )
+        return { problem: "header without sessionId, cwd or version" };
+      return { record: value as HeaderRecord };
+    case "user":
+    case "assistant": {
+      const message = value.message;
+      if (!isObject(message) || message.role !== type)
+        return { problem: `${type} record without a ${type} message` };
+      const content = message.content;
+      if (type === "assistant" && !Array.isArray(content))
+        return { problem: "assistant content is not a list" };
+      if (type === "user" && typeof content !== "string" && !Array.isArray(content))
+        return { problem: "user content is neither text nor a list" };
+      if (
+        Array.isArray(content) &&
+        content.some((block) => !isObject(block) || typeof block.type !== "string")
+      )
+        return { problem: "a content block has no type" };
+      return { record: value as UserRecord | AssistantRecord };
+    }
+    case "tool_result": {
+      const result = value.result;
+      if (!isObject(result) || result.type !== "tool_result" || typeof result.tool_use_id !== "string")
+        return { problem: "tool_result record without a tool_result block" };
+      return { record: value as ToolResultRecord };
+    }
+    case "run_end":
+      return { record: value as RunEndRecord };
+    case "repair":
+      return { record: value as RepairRecord };
+    default:
+      return { unknownType: type };
+  }
+}
+
+export type HistoryWarning = { message: string };
+
+/**
+ * Rebuilds the conversation from message records, repairing what a crash or a corrupt line can
+ * leave behind, the same way the engine does after an abort:
+ * - an assistant `tool_use` without a result gets an error result ("interrupted"), like the engine's
+ *   own clean-up, so the history stays valid for the model API;
+ * - a `tool_result` whose `tool_use` is missing (its line was corrupt) is dropped;
+ * - results are put in the order of their `tool_use` blocks;
+ * - assistant messages with no content are dropped; consecutive user messages are merged.
+ */
+export function rebuildHistory(
+  records: readonly (UserRecord | AssistantRecord | ToolResultRecord)[],
+  warnings: HistoryWarning[],
+): ConversationMessage[] {
+  const messages: ConversationMessage[] = [];
+  let pending: ToolResultBlock[] = [];
+  const flush = () => {
+    if (pending.length > 0) messages.push({ role: "user", content: pending });
+    pending = [];
+  };
+  for (const record of records) {
+    if (record.type === "tool_result") {
+      pending.push(record.result);
+      continue;
+    }
+    flush();
+    if (record.type === "assistant") {
+      const content = record.message.content.filter(Boolean);
+      if (content.length === 0) continue;
+      messages.push({ role: "assistant", content });
+    } else {
+      messages.push({ role: "user", content: record.message.content });
+    }
+  }
+  flush();
+  return mergeUsers(pairToolResults(messages, warnings));
+}
+
+const INTERRUPTED = "The tool call was interrupted (no result was recorded).";
+
+function pairToolResults(messages: ConversationMessage[], warnings: HistoryWarning[]): ConversationMessage[] {
+  const out: ConversationMessage[] = [];
+  for (let i = 0; i < messages.length; i += 1) {
+    const message = messages[i]!;
+    if (message.role === "assistant") {
+      out.push(message);
+      const uses = message.content.filter((block) => block.type === "tool_use");
+      if (uses.length === 0) continue;
+      const next = messages[i + 1];
+      const nextBlocks: UserContentBlock[] =
+        next?.role === "user" && Array.isArray(next.content) ? next.content : [];
+      const results = new Map<string, ToolResultBlock>();
+      const others: UserContentBlock[] = [];
+      for (const block of nextBlocks) {
+        if (block.type === "tool_result") {
+          if (uses.some((use) => use.id === block.tool_use_id) && !results.has(block.tool_use_id))
+            results.set(block.tool_use_id, block);
+          else
+            warnings.push({
+              message: `dropped a tool result with no matching tool call (${block.tool_use_id})`,
+            });
+        } else {
+          others.push(block);
+        }
+      }
+      const ordered: UserContentBlock[] = uses.map((use) => {
+        const found = results.get(use.id);
+        if (found) return found;
+        warnings.push({
+          message: `tool call ${use.id} (${use.name}) has no recorded result; marked as interrupted`,
+        });
+        return { type: "tool_result", tool_use_id: use.id, content: INTERRUPTED, is_error: true };
+      });
+      out.push({ role: "user", content: [...ordered, ...others] });
+      if (next?.role === "user" && Array.isArray(next.content)) i += 1;
+      else if (next?.role === "user") {
+        out.push(next);
+        i += 1;
+      }
+      continue;
+    }
+    if (Array.isArray(message.content)) {
+      const kept = message.content.filter((block) => {
+        if (block.type !== "tool_result") return true;
+        warnings.push({ message: `dropped a tool result with no matching tool call (${block.tool_use_id})` });
+        return false;
+      });
+      if (kept.length === 0) continue;
+      out.push({ role: "user", content: kept });
+    } else {
+      out.push(message);
+    }
+  }
+  return out;
+}
+
+function mergeUsers(messages: ConversationMessage[]): ConversationMessage[] {
+  const out: ConversationMessage[] = [];
+  for (const message of messages) {
+    const last = out.at(-1);
+    if (message.role === "user" && last?.role === "user") {
+      out[out.length - 1] = {
+        role: "user",
+        content: [...asBlocks(last.content), ...asBlocks(message.content)],
+      };
+    } else {
+      out.push(message);
+    }
+  }
+  return out;
+}
+
+function asBlocks(content: string | UserContentBlock[]): UserContentBlock[] {
+  return typeof content === "string" ? [{ type: "text", text: content }] : content;
+}

@@ -1,0 +1,265 @@
+import {
+  closeSync,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  readSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import path from "node:path";
+import type { EngineEvent } from "../engine/events.js";
+import type { ConversationMessage } from "../engine/messages.js";
+import { type HeaderRecord, serializeRecord, type TranscriptRecord } from "./records.js";
+
+/** Transcripts are private: they hold prompts, code and command output. */
+export const FILE_MODE = 0o600;
+export const DIR_MODE = 0o700;
+
+export class SessionWriteError extends Error {
+  constructor(
+    readonly file: string,
+    cause: unknown,
+  ) {
+    super(`cannot write the transcript ${file}: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = "SessionWriteError";
+  }
+}
+
+/**
+ * Appends records to one transcript. Every record is one `write` call of one complete line; the file
+ * is fsynced at turn boundaries (`turn_end`), at the end of a run, and on `close`. All calls are
+ * synchronous, so records land in event order and a record whose call returned survives the process
+ * being killed (`kill -9`) — only an OS crash can lose what was written since the last fsync.
+ *
+ * Errors throw `SessionWriteError`; the caller decides whether a run goes on without a transcript.
+ */
+export class SessionWriter {
+  private fd: number | undefined;
+  /** Warnings from opening an existing transcript (a torn last line that was repaired). */
+  readonly warnings: string[] = [];
+
+  private constructor(
+    readonly sessionId: string,
+    readonly path: string,
+    fd: number,
+  ) {
+    this.fd = fd;
+  }
+
+  /**
+   * Creates a new transcript with its header, atomically: the header is written to a temporary
+   * file, fsynced, then linked into place (so no reader ever sees a transcript without a header,
+   * and an existing id is never overwritten).
+   */
+  static create(file: string, header: HeaderRecord): SessionWriter {
+    const dir = path.dirname(file);
+    const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
+    let fd: number | undefined;
+    try {
+      fd = openSync(temp, "wx", FILE_MODE);
+      fchmodSync(fd, FILE_MODE);
+      writeAll(fd, serializeRecord(header));
+      fsyncSync(fd);
+      closeSync(fd);
+      fd = undefined;
+      linkSync(temp, file);
+    } catch (error) {
+      if (fd !== undefined) closeSync(fd);
+      try {
+        unlinkSync(temp);
+      } catch {}
+      if ((error as NodeJS.ErrnoException).code === "EEXIST")
+        throw new SessionWriteError(file, new Error(`session ${header.sessionId} already exists`));
+      throw new SessionWriteError(file, error);
+    }
+    unlinkSync(temp);
+    syncDirectory(dir);
+    return SessionWriter.openFile(file, header.sessionId);
+  }
+
+  /**
+   * Opens an existing transcript for appending (a resumed session keeps its id and file). When the
+   * last line was cut short by a crash, it is terminated and followed by a `repair` record, so the
+   * loader reports it as repaired rather than as corruption, and nothing already written is changed.
+   */
+  static openFile(file: string, sessionId: string): SessionWriter {
+    let fd: number;
+    try {
+      fd = openSync(file, "a", FILE_MODE);
+      fchmodSync(fd, FILE_MODE);
+    } catch (error) {
+      throw new SessionWriteError(file, error);
+    }
+    const writer = new SessionWriter(sessionId, file, fd);
+    if (endsTorn(file)) {
+      writer.writeLine(
+        `\n${serializeRecord({ type: "repair", ts: now(), note: "the previous line was cut short by a crash and is ignored" })}`,
+      );
+      writer.sync();
+      writer.warnings.push(
+        `${file}: the last line was cut short by a crash; it is ignored and marked as repaired`,
+      );
+    }
+    return writer;
+  }
+
+  get closed(): boolean {
+    return this.fd === undefined;
+  }
+
+  /** Appends one record (one `write` call). */
+  append(record: TranscriptRecord): void {
+    this.writeLine(serializeRecord(record));
+  }
+
+  /** Appends a conversation message as-is (forks copy histories with it). User text counts as a prompt. */
+  appendMessage(message: ConversationMessage): void {
+    if (message.role === "assistant") {
+      this.append({ type: "assistant", ts: now(), message });
+      return;
+    }
+    const prompt =
+      typeof message.content === "string" || message.content.some((block) => block.type === "text");
+    this.append({ type: "user", ts: now(), ...(prompt ? { prompt: true } : {}), message });
+  }
+
+  /**
+   * Tees the engine's event stream into the transcript: the prompt (`run_start`), each complete
+   * assistant message (`model_call_end`), each tool result as it finishes (`tool_end`), and the run
+   * summary (`run_end`). Syncs at `turn_end` and `run_end`. Other events are ignored.
+   */
+  recordEvent(event: EngineEvent): void {
+    switch (event.type) {
+      case "run_start":
+        this.append({
+          type: "user",
+          ts: now(),
+          prompt: true,
+          message: { role: "user", content: event.prompt },
+          model: event.model,
+          permissionMode: event.permissionMode,
+        });
+        return;
+      case "model_call_end":
+        this.append({
+          type: "assistant",
+          ts: now(),
+          turn: event.turn,
+          message: { role: "assistant", content: event.message.content.filter(Boolean) },
+          model: event.message.model,
+          messageId: event.message.id,
+          stopReason: event.message.stop_reason,
+          usage: event.message.usage,
+        });
+        return;
+      case "tool_end":
+        this.append({
+          type: "tool_result",
+          ts: now(),
+          turn: event.turn,
+          toolName: event.name,
+          result: {
+            type: "tool_result",
+            tool_use_id: event.toolUseId,
+            content: event.outcome.content,
+            ...(event.outcome.isError ? { is_error: true } : {}),
+          },
+          ...(event.outcome.errorKind ? { errorKind: event.outcome.errorKind } : {}),
+          durationMs: event.outcome.durationMs,
+        });
+        return;
+      case "turn_end":
+        this.sync();
+        return;
+      case "run_end":
+        this.append({
+          type: "run_end",
+          ts: now(),
+          subtype: event.subtype,
+          isError: event.isError,
+          aborted: event.aborted,
+          numTurns: event.numTurns,
+          usage: event.usage,
+          durationMs: event.durationMs,
+          durationApiMs: event.durationApiMs,
+          ...(typeof event.totalCostUsd === "number" ? { totalCostUsd: event.totalCostUsd } : {}),
+          permissionDenials: event.permissionDenials.length,
+          errors: event.errors,
+        });
+        this.sync();
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** fsync: what was appended survives an OS crash. */
+  sync(): void {
+    if (this.fd === undefined) return;
+    try {
+      fsyncSync(this.fd);
+    } catch (error) {
+      throw new SessionWriteError(this.path, error);
+    }
+  }
+
+  /** Syncs and closes. Safe to call twice. */
+  close(): void {
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    try {
+      fsyncSync(fd);
+    } finally {
+      this.fd = undefined;
+      closeSync(fd);
+    }
+  }
+
+  private writeLine(line: string): void {
+    if (this.fd === undefined) throw new SessionWriteError(this.path, new Error("the transcript is closed"));
+    try {
+      writeAll(this.fd, line);
+    } catch (error) {
+      throw new SessionWriteError(this.path, error);
+    }
+  }
+}
+
+function writeAll(fd: number, text: string): void {
+  const buffer = Buffer.from(text, "utf8");
+  let offset = 0;
+  while (offset < buffer.length) offset += writeSync(fd, buffer, offset, buffer.length - offset);
+}
+
+/** True when the file is non-empty and does not end with a newline. */
+function endsTorn(file: string): boolean {
+  const fd = openSync(file, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Makes a new directory entry durable (best effort: not every platform can fsync a directory). */
+function syncDirectory(dir: string): void {
+  try {
+    const fd = openSync(dir, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {}
+}
+
+function now(): string {
+  return new Date().toISOString();
+}
