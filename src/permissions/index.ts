@@ -67,3 +67,4 @@ export {
   type RuleTarget,
   type ShellMatcher,
 } from "./types.js";
+export { type PermissionSetup, preparePermissionGate } from "./setup.js";

@@ -35,3 +35,4 @@ export {
   workspaceKey,
 } from "./store.js";
 export { DIR_MODE, FILE_MODE, SessionWriteError, SessionWriter } from "./writer.js";
+export { type OpenedSession, openSession, type SessionRequest } from "./open-session.js";
