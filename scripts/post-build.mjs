@@ -1,4 +1,82 @@
-// Makes the CLI entry executable after tsc (npm links it as the `cairn` bin).
-import { chmodSync } from "node:fs";
+// Runs after `tsc -p tsconfig.build.json` (which emits every module and the .d.ts files into dist/).
+//
+// It then bundles the package's three entry points with esbuild, over tsc's files of the same name,
+// so that starting the CLI or importing the SDK reads a handful of files instead of hundreds
+// (docs/performance.md has the measurements):
+//
+//   dist/cli/main.js       the `cairn` bin: a few lines; everything else is import()ed when a run starts
+//   dist/lib/index.js      the root export "cairn" (dist/index.js re-exports it)
+//   dist/testing/index.js  "cairn/testing"
+//   dist/chunks/*.js       code shared between them, and every dynamic import() as its own chunk, so
+//                          provider clients (@anthropic-ai/sdk, openai) still load only on first use
+//
+// Every bundled file sits two folders below the package root, like its source under src/, so code
+// that finds package.json with new URL("../../package.json", import.meta.url) keeps working.
+// The three entries share their chunks: one copy of each class (instanceof works across them).
+// Optional and peer dependencies stay external (native add-ons cannot be bundled).
+import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { build } from "esbuild";
 
-chmodSync(new URL("../dist/cli/main.js", import.meta.url), 0o755);
+/**
+ * `import { z } from "zod"` imports zod's namespace object as a value, which keeps all of zod in
+ * the bundle (590 kB, every locale included); `import * as z from "zod"` is the same namespace
+ * and lets esbuild keep only what is used (about 140 kB). This rewrites the former into the latter
+ * in the sources it bundles; with the sources written that way it changes nothing.
+ * @type {import("esbuild").Plugin}
+ */
+const zodNamespaceImports = {
+  name: "zod-namespace-imports",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      return {
+        contents: source.replace(/^import \{ z \} from "zod";$/gm, 'import * as z from "zod";'),
+        loader: "ts",
+      };
+    });
+  },
+};
+
+const root = new URL("..", import.meta.url);
+const path = (/** @type {string} */ relative) => new URL(relative, root).pathname;
+const pkg = JSON.parse(readFileSync(path("package.json"), "utf8"));
+const external = [...Object.keys(pkg.optionalDependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
+
+rmSync(path("dist/chunks"), { recursive: true, force: true });
+const built = await build({
+  absWorkingDir: path("."),
+  entryPoints: {
+    "cli/main": "src/cli/main.ts",
+    "lib/index": "src/index.ts",
+    "testing/index": "src/testing/index.ts",
+  },
+  outdir: "dist",
+  chunkNames: "chunks/[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  external: [...external, ...external.map((name) => `${name}/*`)],
+  // Bundled CommonJS dependencies (commander, ...) call require() for Node's built-ins.
+  banner: {
+    js: 'import { createRequire as __cairnCreateRequire } from "node:module"; const require = __cairnCreateRequire(import.meta.url);',
+  },
+  // Less to parse at start-up; identifiers are kept so stack traces stay readable.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  // Bundling renames clashing top-level names; keep the names functions and classes report.
+  keepNames: true,
+  legalComments: "eof",
+  logLevel: "warning",
+  plugins: [zodNamespaceImports],
+  // CAIRN_BUILD_META=file keeps esbuild's metafile (what went where) for bench/bundle-report.mjs.
+  metafile: Boolean(process.env.CAIRN_BUILD_META),
+});
+if (process.env.CAIRN_BUILD_META) writeFileSync(process.env.CAIRN_BUILD_META, JSON.stringify(built.metafile));
+writeFileSync(
+  path("dist/index.js"),
+  '// The bundled root export (see scripts/post-build.mjs).\nexport * from "./lib/index.js";\n',
+);
+// The CLI entry is the `cairn` bin.
+chmodSync(path("dist/cli/main.js"), 0o755);

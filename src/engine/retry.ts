@@ -112,6 +112,11 @@ function idleError(idleMs: number): ProviderError {
 /**
  * Iterates a model stream, failing with a retryable ProviderError when no event arrives for
  * `idleMs`; `onIdle` aborts the underlying request so its socket is released.
+ *
+ * One timer serves the whole stream and is re-armed only when it fires: arming and clearing a timer
+ * and racing a promise for every event cost more than the rest of an event's handling at tens of
+ * thousands of deltas a second (docs/performance.md). Only time spent waiting for the source counts;
+ * a consumer that holds an event (stdout backpressure) never makes the stream look idle.
  */
 export async function* withIdleTimeout<T>(
   source: AsyncIterable<T>,
@@ -119,27 +124,34 @@ export async function* withIdleTimeout<T>(
   onIdle: () => void,
 ): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]();
+  /** Date.now() when the pending wait for the source began; undefined while the consumer has an event. */
+  let waitingSince: number | undefined;
+  let wake: ((value: "idle") => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const check = () => {
+    const waited = waitingSince === undefined ? 0 : Date.now() - waitingSince;
+    if (waited >= idleMs) wake?.("idle");
+    else timer = setTimeout(check, idleMs - waited);
+  };
+  timer = setTimeout(check, idleMs);
   try {
     while (true) {
-      let timer: NodeJS.Timeout | undefined;
-      const idle = new Promise<"idle">((resolve) => {
-        timer = setTimeout(() => resolve("idle"), idleMs);
+      waitingSince = Date.now();
+      const next = await new Promise<IteratorResult<T> | "idle">((resolve, reject) => {
+        wake = resolve;
+        iterator.next().then(resolve, reject);
       });
-      const next = await Promise.race([iterator.next(), idle]).finally(() => clearTimeout(timer));
+      waitingSince = undefined;
+      wake = undefined;
       if (next === "idle") {
         onIdle();
-        throw new ProviderError(
-          `The model stream was idle for ${Math.round(idleMs / 1000)} s and was aborted.`,
-          undefined,
-          {
-            retryable: true,
-          },
-        );
+        throw idleError(idleMs);
       }
       if (next.done) return;
       yield next.value;
     }
   } finally {
+    clearTimeout(timer);
     // Closing the iterator releases the HTTP response when we stop early. Not awaited: after an idle
     // timeout a `next()` may still be pending, and `return()` would queue behind it.
     iterator.return?.().catch(() => undefined);
