@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Many tests spawn the built CLI; two cores are the norm on CI.
     pool: "forks",
+    setupFiles: ["test/setup-home.ts"],
   },
 });

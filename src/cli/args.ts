@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
+import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
 import { UsageError } from "./exit-codes.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "./formats/types.js";
 import { HELP } from "./help.js";
@@ -14,6 +15,17 @@ export type CliOptions = {
   force: boolean;
   workspace?: string;
   maxTurns?: number;
+  /** `--resume <id>`; `true` for `--resume` without an id (= `--continue`). */
+  resume?: string | true;
+  continueLatest: boolean;
+  forkSession: boolean;
+  /** `--permission-mode`; default: the user config's `defaultMode`, else print mode's own default. */
+  permissionMode?: PermissionMode;
+  allowedTools: string[];
+  disallowedTools: string[];
+  addDirs: string[];
+  /** Exit 3 when the run had permission denials (else they are reported but the run may succeed). */
+  failOnDenial: boolean;
   /** The prompt from the command line (undefined: none given). */
   prompt?: string;
 };
@@ -36,6 +48,14 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .option("--yolo", "", false)
     .option("--workspace <dir>")
     .option("--max-turns <n>", "", parsePositiveInt)
+    .option("-r, --resume [id]")
+    .option("-c, --continue", "", false)
+    .option("--fork-session", "", false)
+    .addOption(new Option("--permission-mode <mode>").choices(PERMISSION_MODES))
+    .option("--allowed-tools, --allowedTools <rules...>")
+    .option("--disallowed-tools, --disallowedTools <rules...>")
+    .option("--add-dir <dir...>")
+    .option("--fail-on-denial", "", false)
     .version(version, "-v, --version")
     .helpOption("-h, --help")
     .configureHelp({ formatHelp: () => HELP })
@@ -63,7 +83,18 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     yolo: boolean;
     workspace?: string;
     maxTurns?: number;
+    resume?: string | true;
+    continue: boolean;
+    forkSession: boolean;
+    permissionMode?: PermissionMode;
+    allowedTools?: string[];
+    disallowedTools?: string[];
+    addDir?: string[];
+    failOnDenial: boolean;
   }>();
+  if (opts.forkSession && opts.resume === undefined && !opts.continue) {
+    throw new UsageError("--fork-session needs --resume <id> or --continue (see cairn --help)");
+  }
   const words = program.args;
   return {
     print: opts.print,
@@ -75,6 +106,14 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     ...(opts.baseUrl !== undefined ? { baseUrl: opts.baseUrl } : {}),
     ...(opts.workspace !== undefined ? { workspace: opts.workspace } : {}),
     ...(opts.maxTurns !== undefined ? { maxTurns: opts.maxTurns } : {}),
+    ...(opts.resume !== undefined ? { resume: opts.resume } : {}),
+    continueLatest: opts.continue || opts.resume === true,
+    forkSession: opts.forkSession,
+    ...(opts.permissionMode !== undefined ? { permissionMode: opts.permissionMode } : {}),
+    allowedTools: opts.allowedTools ?? [],
+    disallowedTools: opts.disallowedTools ?? [],
+    addDirs: opts.addDir ?? [],
+    failOnDenial: opts.failOnDenial,
     ...(words.length > 0 ? { prompt: words.join(" ") } : {}),
   };
 }

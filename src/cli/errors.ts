@@ -1,3 +1,5 @@
+import { ConfigError as PermissionConfigError } from "../permissions/config.js";
+import { RuleSyntaxError } from "../permissions/rules.js";
 import { ConfigError } from "../providers/types.js";
 import { EXIT, UsageError } from "./exit-codes.js";
 
@@ -13,9 +15,17 @@ export function writeError(message: string): void {
   process.stderr.write(`cairn: ${oneLine(message)}\n`);
 }
 
-/** Usage and configuration mistakes exit 2 (the user must change the command); the rest exit 1. */
+/**
+ * Usage and configuration mistakes exit 2 (the user must change the command or a config file);
+ * the rest (an unknown session id included) exit 1.
+ */
 export function exitCodeFor(error: unknown): number {
-  return error instanceof UsageError || error instanceof ConfigError ? EXIT.usage : EXIT.failure;
+  const usage =
+    error instanceof UsageError ||
+    error instanceof ConfigError ||
+    error instanceof PermissionConfigError ||
+    error instanceof RuleSyntaxError;
+  return usage ? EXIT.usage : EXIT.failure;
 }
 
 export function messageOf(error: unknown): string {

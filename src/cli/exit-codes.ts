@@ -5,6 +5,8 @@ export const EXIT = {
   failure: 1,
   /** Usage error: unknown flag, bad value, missing prompt, bad model or scenario. */
   usage: 2,
+  /** `--fail-on-denial` and the run had permission denials. */
+  denied: 3,
   /** Interrupted by SIGINT (Ctrl-C). */
   sigint: 130,
   /** Terminated by SIGTERM. */

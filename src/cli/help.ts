@@ -12,6 +12,7 @@ Usage:
   cairn -p "<prompt>" [options]         run one prompt and print the answer
   echo "<prompt>" | cairn [options]     the same, with the prompt on stdin
   cairn models [--json]                 list known models and how each provider is set up
+  cairn ls [--json]                     list the sessions recorded for this directory
 
 Options:
   -p, --print                   Run the prompt headless and exit. Implied when stdout is not a
@@ -29,7 +30,18 @@ Options:
                                 e.g. ANTHROPIC_API_KEY).
   --base-url <url>              Where the model's provider is reached (else from the environment,
                                 e.g. ANTHROPIC_BASE_URL); needed for openai-compatible/ models.
-  -f, --force, --yolo           Allow every tool call unless a rule explicitly denies it.
+  -f, --force, --yolo           Allow every tool call unless a rule explicitly denies it (protected
+                                paths such as .git/hooks still need an explicit allow rule).
+  --permission-mode <mode>      default | acceptEdits | plan | bypassPermissions. Without it, print
+                                mode allows reads and edits inside the workspace and read-only
+                                shell commands; anything else needs a rule or --force.
+  --allowedTools <rules...>     Allow rules: Read, Bash(git log:*), Write(docs/**), Shell(git), ...
+  --disallowedTools <rules...>  Deny rules, same syntax; deny always wins.
+  --add-dir <dir...>            More directories the agent may read and edit.
+  --fail-on-denial              Exit 3 when any tool call was denied.
+  -r, --resume [id]             Continue session <id> (same id); without an id, the latest one here.
+  -c, --continue                Continue the latest session of this directory.
+  --fork-session                With --resume/--continue: continue under a new session id.
   --workspace <dir>             The directory to work in (default: the current directory).
   --max-turns <n>               Give up (exit 1) after n model turns.
   -v, --version                 Print the version.
@@ -48,10 +60,11 @@ yet and prints a short usage message.
 Environment:
   ANTHROPIC_API_KEY    key for anthropic/ models        CAIRN_MODEL   default model
   ANTHROPIC_BASE_URL   any server speaking the Anthropic Messages API
+  OPENAI_API_KEY       key for openai/ models           CAIRN_HOME    sessions and config (~/.cairn)
 
-Exit codes: 0 success; 1 the run failed (model or provider error, --max-turns reached);
-2 usage error (bad flag or value, no prompt, unknown model, missing key); 130 interrupted (Ctrl-C);
-143 terminated (SIGTERM). Errors are one line on stderr; stdout carries only the chosen format.
+Exit codes: 0 success; 1 the run failed (model or provider error, --max-turns reached, unknown
+session id); 2 usage error (bad flag or value, no prompt, unknown model, missing key, bad config or
+rule); 3 denials with --fail-on-denial; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM). Errors are one line on stderr; stdout carries only the chosen format.
 
 Output formats, events and tool payloads: docs/events.md
 `;

@@ -1,7 +1,12 @@
 import { statSync } from "node:fs";
 import { runAgent } from "../engine/agent.js";
 import type { ModelCallRetryEvent, RunEndEvent } from "../engine/events.js";
+import { splitRuleList } from "../permissions/rules.js";
+import { preparePermissionGate } from "../permissions/setup.js";
+import { openSession } from "../sessions/open-session.js";
+import { childEnvironment } from "../tools/child-env.js";
 import type { CliOptions } from "./args.js";
+import { writeError } from "./errors.js";
 import { UsageError } from "./exit-codes.js";
 import { projectionFor } from "./formats/select.js";
 import { StdoutWriter } from "./output.js";
@@ -34,19 +39,48 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
   const progress =
     options.outputFormat === "text" && process.stderr.isTTY ? new ProgressLine().start() : undefined;
 
+  const session = await openSession({
+    cwd: options.cwd,
+    ...(typeof options.resume === "string" ? { resume: options.resume } : {}),
+    continueLatest: options.continueLatest,
+    fork: options.forkSession,
+  });
+  const toolEnv = childEnvironment(process.env);
+  const { gate, warnings } = await preparePermissionGate({
+    cwd: options.cwd,
+    // Print mode cannot ask: reads and edits inside the workspace are allowed, the rest needs a rule.
+    fallbackMode: "acceptEdits",
+    ...(options.force ? { mode: "bypassPermissions" as const } : {}),
+    ...(options.permissionMode && !options.force ? { mode: options.permissionMode } : {}),
+    allowedTools: options.allowedTools,
+    disallowedTools: options.disallowedTools,
+    addDirs: options.addDirs,
+    env: toolEnv,
+    source: "--allowedTools/--disallowedTools",
+  });
+  for (const warning of [...session.warnings, ...warnings]) writeError(warning);
+
   let end: RunEndEvent | undefined;
   try {
     const events = runAgent({
       prompt: options.prompt,
       cwd: options.cwd,
       signal: controller.signal,
+      sessionId: session.sessionId,
+      history: session.history,
+      canUseTool: gate,
+      toolEnv,
+      // Bare tool names are also taken off the list offered to the model.
+      disallowedTools: options.disallowedTools.flatMap(splitRuleList).filter((rule) => !rule.includes("(")),
       ...(options.model !== undefined ? { model: options.model } : {}),
       ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
       ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
-      permissionMode: options.force ? "bypassPermissions" : "default",
+      // Reported in system/init: the reference CLI says "default" for its print-mode default.
+      permissionMode: options.force ? "bypassPermissions" : (options.permissionMode ?? "default"),
     });
     for await (const event of events) {
+      session.writer?.recordEvent(event);
       if (event.type === "run_end") {
         end = event;
         progress?.stop(); // erased before the answer appears
@@ -57,6 +91,7 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
       if (blocked) await blocked;
     }
   } finally {
+    session.writer?.close();
     progress?.stop();
     await writer.flush();
     signal.removeEventListener("abort", forward);

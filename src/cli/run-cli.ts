@@ -3,6 +3,7 @@ import { parseArgs } from "./args.js";
 import { exitCodeFor, messageOf, writeError } from "./errors.js";
 import { EXIT, UsageError } from "./exit-codes.js";
 import { NO_INTERACTIVE } from "./help.js";
+import { runList } from "./list-sessions.js";
 import { isPrintMode, promptSource, type Terminal } from "./mode.js";
 import { runModels } from "./models.js";
 import { type PrintOutcome, runPrint } from "./print.js";
@@ -30,6 +31,7 @@ export async function runCli(argv: string[], version: string): Promise<number> {
 async function run(argv: string[], version: string, interrupts: Interrupts): Promise<number> {
   // The one subcommand; a prompt that is the single word "models" goes with -p.
   if (argv[0] === "models") return runModels(argv.slice(1));
+  if (argv[0] === "ls") return runList(argv.slice(1));
   const options = parseArgs(argv, version);
   if (options === "handled") return EXIT.success;
   const terminal: Terminal = {
@@ -44,7 +46,7 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
   }
   const cwd = resolve(options.workspace ?? process.cwd());
   const outcome = await runPrint({ ...options, prompt, cwd }, interrupts.signal);
-  return exitCode(outcome, interrupts);
+  return exitCode(outcome, interrupts, options.failOnDenial);
 }
 
 async function resolvePrompt(argument: string | undefined, terminal: Terminal, signal: AbortSignal) {
@@ -61,7 +63,7 @@ async function resolvePrompt(argument: string | undefined, terminal: Terminal, s
   return text;
 }
 
-function exitCode(outcome: PrintOutcome, interrupts: Interrupts): number {
+function exitCode(outcome: PrintOutcome, interrupts: Interrupts, failOnDenial: boolean): number {
   if (interrupts.exitCode !== undefined) return interrupted(interrupts.exitCode);
   if (outcome.stdoutClosed) {
     writeError("stdout was closed before the output was complete; the run was stopped.");
@@ -75,6 +77,11 @@ function exitCode(outcome: PrintOutcome, interrupts: Interrupts): number {
   if (end.isError) {
     writeError(end.errors.join("; ") || `the run failed (${end.subtype}).`);
     return EXIT.failure;
+  }
+  if (failOnDenial && end.permissionDenials.length > 0) {
+    const tools = end.permissionDenials.map((denial) => denial.tool_name).join(", ");
+    writeError(`${end.permissionDenials.length} tool call(s) were denied (${tools}); --fail-on-denial.`);
+    return EXIT.denied;
   }
   return EXIT.success;
 }

@@ -9,6 +9,12 @@ describe("parseArgs", () => {
       outputFormat: "text",
       streamPartialOutput: false,
       force: false,
+      continueLatest: false,
+      forkSession: false,
+      allowedTools: [],
+      disallowedTools: [],
+      addDirs: [],
+      failOnDenial: false,
       prompt: "Hello world",
     });
   });
@@ -32,6 +38,20 @@ describe("parseArgs", () => {
           "/tmp",
           "--max-turns",
           "3",
+          "--resume",
+          "1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b",
+          "--fork-session",
+          "--permission-mode",
+          "plan",
+          "--allowedTools",
+          "Read",
+          "Bash(git log:*)",
+          "--disallowed-tools",
+          "Write",
+          "--add-dir",
+          "/opt/shared",
+          "--fail-on-denial",
+          "--",
           "go",
         ],
         "1.0.0",
@@ -46,6 +66,14 @@ describe("parseArgs", () => {
       force: true,
       workspace: "/tmp",
       maxTurns: 3,
+      resume: "1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b",
+      continueLatest: false,
+      forkSession: true,
+      permissionMode: "plan",
+      allowedTools: ["Read", "Bash(git log:*)"],
+      disallowedTools: ["Write"],
+      addDirs: ["/opt/shared"],
+      failOnDenial: true,
       prompt: "go",
     });
     expect(parseArgs(["-f", "x"], "1")).toMatchObject({ force: true });
@@ -56,6 +84,8 @@ describe("parseArgs", () => {
     [["--output-format", "yaml"], /argument 'yaml' is invalid/],
     [["--max-turns", "1.5"], /--max-turns must be a positive integer/],
     [["--model"], /argument missing/],
+    [["--fork-session", "-p", "x"], /--fork-session needs --resume/],
+    [["--permission-mode", "yolo"], /argument 'yolo' is invalid/],
   ])("%j is a usage error", (argv, message) => {
     expect(() => parseArgs(argv, "1")).toThrow(UsageError);
     expect(() => parseArgs(argv, "1")).toThrow(message);

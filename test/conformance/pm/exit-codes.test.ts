@@ -155,7 +155,7 @@ describe("exit codes and errors", () => {
       reply().text("never reached"),
     ]);
     const dir = workspace();
-    const cli = spawnCli(["-p", "Hi", "--model", MODEL, "--output-format", "stream-json"], {
+    const cli = spawnCli(["-p", "Hi", "--model", MODEL, "--output-format", "stream-json", "--force"], {
       cwd: dir,
       env: serverEnv(server),
     });
@@ -174,7 +174,7 @@ describe("exit codes and errors", () => {
       reply().text("never reached"),
     ]);
     const dir = workspace();
-    const cli = spawnCli(["-p", "Hi", "--model", MODEL, "--output-format", "stream-json"], {
+    const cli = spawnCli(["-p", "Hi", "--model", MODEL, "--output-format", "stream-json", "--force"], {
       cwd: dir,
       env: serverEnv(server),
     });

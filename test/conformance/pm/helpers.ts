@@ -45,7 +45,9 @@ export function workspace(files: Record<string, string> = {}): string {
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (name.startsWith("ANTHROPIC_") || name.startsWith("CAIRN_") || name.endsWith("_API_KEY")) continue;
+    if (name.startsWith("ANTHROPIC_") || name.endsWith("_API_KEY")) continue;
+    // CAIRN_HOME (a temp dir, test/setup-home.ts) stays: transcripts must not reach the real home.
+    if (name.startsWith("CAIRN_") && name !== "CAIRN_HOME") continue;
     env[name] = value;
   }
   return { ...env, ...extra };

@@ -13,9 +13,14 @@ type Call = Record<
  * Runs one tool call through the CLI (stream-json) and returns its started and completed
  * `tool_call` objects; the run must go on to its final answer.
  */
-async function toolCall(name: string, input: Record<string, unknown>, files: Record<string, string> = {}) {
+async function toolCall(
+  name: string,
+  input: Record<string, unknown>,
+  files: Record<string, string> = {},
+  extraArgs: string[] = [],
+) {
   const steps: StepInput[] = [reply().tool(name, input, "toolu_x"), reply().text("Done.")];
-  const run = await runCli({ steps, files, args: ["--output-format", "stream-json"] });
+  const run = await runCli({ steps, files, args: ["--output-format", "stream-json", ...extraArgs] });
   expect(run.code).toBe(0);
   expect(run.events.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "Done." });
   const started = run.events.find((event) => event.subtype === "started")!;
@@ -176,7 +181,11 @@ describe("print-mode conformance: tool calls", () => {
     });
 
     test("Bash → shellToolCall: a command ended by a signal reports 128 + its number, as a shell does", async () => {
-      const { completed } = await toolCall("Bash", { command: "kill -TERM $$" });
+      // `kill` is not a read-only command: print mode runs it only when allowed (here by a rule).
+      const { completed } = await toolCall("Bash", { command: "kill -TERM $$" }, {}, [
+        "--allowedTools",
+        "Bash(kill:*)",
+      ]);
       expect(completed.shellToolCall!.result!.success).toMatchObject({ exitCode: 143, signal: "SIGTERM" });
     });
 
