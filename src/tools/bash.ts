@@ -126,6 +126,8 @@ async function runCommand(
     stop();
   };
   options.signal.addEventListener("abort", onAbort, { once: true });
+  // An abort that came while the shell was being looked up or spawned has already fired.
+  if (options.signal.aborted) onAbort();
   let leftoverTimer: NodeJS.Timeout | undefined;
 
   const exit = await new Promise<{ code: number | null; signal: string | null; error?: Error }>((resolve) => {

@@ -174,4 +174,40 @@ describe("sessions from the CLI", () => {
     expect(transcript).toContain("PATH="); // the env output was recorded...
     expect(transcript).not.toContain("s3cr3t-value-42"); // ...without the secrets
   });
+
+  test("after Ctrl-C during a command, the session resumes cleanly: every tool call has its result", async () => {
+    const server = await startServer([
+      reply().text("Running.").tool("Bash", { command: "sleep 30" }),
+      reply().text("Resumed fine."),
+    ]);
+    const dir = workspace();
+    const env = serverEnv(server);
+    const first = spawnCli(["-p", "Go", "--model", MODEL, "--output-format", "stream-json", "--force"], {
+      cwd: dir,
+      env,
+    });
+    while (!first.out.stdout.includes('"subtype":"started"')) await new Promise((r) => setTimeout(r, 20));
+    first.child.kill("SIGINT");
+    expect((await first.exited).code).toBe(130);
+    const id = JSON.parse(first.out.stdout.split("\n")[0]!).session_id as string;
+
+    const second = spawnCli(["-p", "Carry on", "--model", MODEL, "--output-format", "json", "--resume", id], {
+      cwd: dir,
+      env,
+    });
+    expect((await second.exited).code).toBe(0);
+    expect(JSON.parse(second.out.stdout)).toMatchObject({ session_id: id, result: "Resumed fine." });
+    const sent = server.requests[1]!.body as { messages: { role: string; content: unknown }[] };
+    const uses = sent.messages
+      .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+      .filter((b: { type: string }) => b.type === "tool_use")
+      .map((b: { id: string }) => b.id);
+    const results = sent.messages
+      .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+      .filter((b: { type: string }) => b.type === "tool_result")
+      .map((b: { tool_use_id: string }) => b.tool_use_id);
+    expect(uses).toHaveLength(1);
+    expect(results).toEqual(uses);
+    expect(sent.messages.at(-1)).toMatchObject({ role: "user" });
+  });
 });

@@ -54,6 +54,20 @@ afterEach(() => {
 });
 
 describe("Bash", () => {
+  it("an abort that arrives while the shell is starting still stops the command", async () => {
+    const dir = await tempDir();
+    const ctx = context(dir);
+    const pending = bashTool.execute({ command: "echo $$ > pid; exec sleep 30" }, ctx);
+    ctx.controller.abort(); // before the child exists: the tool is still looking up its shell
+    const out = await pending;
+    expect(out.errorKind).toBe("aborted");
+    const pid = await readFile(path.join(dir, "pid"), "utf8").then(Number, () => undefined);
+    if (pid !== undefined) {
+      started.push(pid);
+      expect(isAlive(pid)).toBe(false);
+    }
+  });
+
   it("returns stdout, stderr and a non-zero exit code without failing the tool", async () => {
     const dir = await tempDir();
     const out = await bashTool.execute({ command: "echo out; echo err >&2; exit 3" }, context(dir));
