@@ -41,6 +41,7 @@ export {
   RuleSyntaxError,
   splitRuleList,
 } from "./rules.js";
+export { type PermissionSetup, preparePermissionGate } from "./setup.js";
 export {
   parseShell,
   type ShellAssignPart,
@@ -67,4 +68,3 @@ export {
   type RuleTarget,
   type ShellMatcher,
 } from "./types.js";
-export { type PermissionSetup, preparePermissionGate } from "./setup.js";

@@ -3,6 +3,8 @@
  * a writer that tees the engine's events into them, and a loader that rebuilds the conversation.
  * See docs/security.md ("Transcripts").
  */
+
+export { type OpenedSession, openSession, type SessionRequest } from "./open-session.js";
 export {
   type LoadedTranscript,
   loadTranscript,
@@ -35,4 +37,3 @@ export {
   workspaceKey,
 } from "./store.js";
 export { DIR_MODE, FILE_MODE, SessionWriteError, SessionWriter } from "./writer.js";
-export { type OpenedSession, openSession, type SessionRequest } from "./open-session.js";
