@@ -149,11 +149,9 @@ describe("exit codes and errors", () => {
     });
   }
 
-  test("130: SIGINT during a shell command stops the command's whole process group (no orphan)", async () => {
-    const server = await startServer([
-      reply().tool("Bash", { command: "sleep 30 & echo $! > sleep.pid; wait" }),
-      reply().text("never reached"),
-    ]);
+  /** Runs `command` (which writes its sleeper's pid to sleep.pid) through Bash, then sends SIGINT. */
+  async function interruptShell(command: string): Promise<number> {
+    const server = await startServer([reply().tool("Bash", { command }), reply().text("never reached")]);
     const dir = workspace();
     const cli = spawnCli(["-p", "Hi", "--model", MODEL, "--output-format", "stream-json", "--force"], {
       cwd: dir,
@@ -165,24 +163,16 @@ describe("exit codes and errors", () => {
     expect(isAlive(pid)).toBe(true);
     cli.child.kill("SIGINT");
     expect(await cli.exited).toEqual({ code: 130, signal: null });
+    return pid;
+  }
+
+  test("130: SIGINT during a shell command stops the command's whole process group (no orphan)", async () => {
+    const pid = await interruptShell("sleep 30 & echo $! > sleep.pid; wait");
     await waitFor(() => String(isAlive(pid)), /false/, 3000);
   });
 
   test("130: SIGINT also ends a command that ignores SIGTERM (killed before cairn exits)", async () => {
-    const server = await startServer([
-      reply().tool("Bash", { command: "trap '' TERM; sleep 30 & echo $! > sleep.pid; wait" }),
-      reply().text("never reached"),
-    ]);
-    const dir = workspace();
-    const cli = spawnCli(["-p", "Hi", "--model", MODEL, "--output-format", "stream-json", "--force"], {
-      cwd: dir,
-      env: serverEnv(server),
-    });
-    const pidFile = join(dir, "sleep.pid");
-    await waitFor(() => (existsSync(pidFile) ? readFileSync(pidFile, "utf8") : ""), /^\d+\n$/);
-    const pid = Number(readFileSync(pidFile, "utf8"));
-    cli.child.kill("SIGINT");
-    expect(await cli.exited).toEqual({ code: 130, signal: null });
+    const pid = await interruptShell("trap '' TERM; sleep 30 & echo $! > sleep.pid; wait");
     // The SIGKILL that follows the ignored SIGTERM went out before cairn exited.
     await waitFor(() => String(isAlive(pid)), /false/, 1500);
   });
