@@ -5,6 +5,8 @@
  *   convention, so a program written for it runs on cairn by changing its import.
  * - `runAgent()` and the `EngineEvent` types: the engine's own event stream, for front ends that
  *   want the raw events rather than SDK messages.
+ * - `SessionNotFoundError` (an unknown `resume` id) and `SessionWriteError` (a transcript that cannot
+ *   be written, a `sessionId` already in use): what the first `next()` of a query may reject with.
  */
 
 export type {
@@ -39,6 +41,7 @@ export type {
   SDKAssistantMessageError,
   SDKCitationsDelta,
   SDKCompactBoundaryMessage,
+  SDKInformationalMessage,
   SDKInputJSONDelta,
   SDKMessage,
   SDKPartialAssistantMessage,
@@ -84,7 +87,11 @@ export type {
   HookJSONOutput,
   Options,
   OutputFormat,
+  PermissionBehavior,
   PermissionResult,
+  PermissionRuleValue,
+  PermissionUpdate,
+  PermissionUpdateDestination,
   SettingSource,
   SystemPromptOption,
   ThinkingConfig,
@@ -101,3 +108,5 @@ export type {
   SlashCommand,
 } from "./sdk/query.js";
 export { query } from "./sdk/query.js";
+export { SessionNotFoundError } from "./sessions/store.js";
+export { SessionWriteError } from "./sessions/writer.js";

@@ -4,15 +4,18 @@
  * Names and shapes follow the public agent-SDK convention (the `SDKMessage` union of
  * `@anthropic-ai/claude-agent-sdk`), so a program written against that convention runs on cairn by
  * changing its import. Every message is a pure projection of the engine's events
- * (`src/sdk/project.ts`); nothing here is invented by the SDK layer.
+ * (`src/sdk/project.ts`), except the `system`/`informational` notes about the query's own setup
+ * (configuration warnings, session notes).
  *
  * What a consumer can rely on:
  *
  * - Messages are discriminated by `type`, and by `subtype` for `system` and `result`. Ignore types and
  *   subtypes you do not recognise: the set grows over time (clause SDK-11).
  * - Every yielded message carries `uuid` (unique per message) and `session_id` (the same for every
- *   message of a `query()` call, also across the turns of a streaming-input conversation).
- * - Order of one turn (clause SDK-10): `system`/`init` first; then, per model call, the
+ *   message of a `query()` call, also across the turns of a streaming-input conversation). With
+ *   `resume` / `continue` it is the resumed session's id; with `forkSession`, the fork's new id.
+ * - Order of one turn (clause SDK-10): `system`/`init` first (in the first turn, followed by any
+ *   `system`/`informational` notes); then, per model call, the
  *   `stream_event`s of each content block (only with `includePartialMessages`) followed by one
  *   `assistant` message as soon as that block is complete; then one `user` message per tool result
  *   (in completion order); more model calls and tool results; finally exactly one `result`.
@@ -212,15 +215,22 @@ export type ApiKeySource =
   | (string & {});
 
 /**
- * How tool calls are approved. cairn reports the mode in `system`/`init`; until the permission
- * engine lands (a later issue) it does not enforce it. See docs/sdk.md, "Permissions".
+ * How tool calls are approved. Rules (`allowedTools`, `disallowedTools`, the config files) are
+ * evaluated first — deny, then ask, then allow — and the mode decides what no rule names. "Ask" goes
+ * to `canUseTool`; without it, "ask" means deny. See docs/sdk.md, "Permissions", and
+ * docs/security.md.
  *
- * - `default`: ask `canUseTool` for tools not in `allowedTools`.
- * - `acceptEdits`: file edits are auto-accepted.
- * - `bypassPermissions`: no checks at all.
- * - `plan`: planning only; tools that change things do not run.
- * - `dontAsk`: deny anything not pre-approved.
- * - `auto`: a classifier decides, asking `canUseTool` when unsure.
+ * - `default`: reads inside the workspace and built-in read-only shell commands run; file edits,
+ *   other commands, paths outside the workspace and unknown tools ask.
+ * - `acceptEdits`: `default`, plus file edits (Write, Edit) inside the workspace run.
+ * - `bypassPermissions`: everything runs except what a deny or ask rule names (protected paths such
+ *   as `.git/hooks` still need an explicit allow rule).
+ * - `plan`: read-only. Reads and read-only commands run; every edit and every other command is
+ *   denied, whatever the allow rules and `canUseTool` say.
+ * - `dontAsk`: `default` without asking: what rules and mode do not allow is denied, and
+ *   `canUseTool` is never called.
+ * - `auto`: cairn has no classifier; the rules and the built-in read-only list decide what they can,
+ *   and `canUseTool` is asked about the rest — the same as `default`.
  */
 export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "dontAsk" | "auto";
 
@@ -251,7 +261,10 @@ export type SDKSystemMessage = {
    * passed back to either.
    */
   model: string;
-  /** The permission mode of this turn. */
+  /**
+   * The permission mode at the start of this turn, as given (`options.permissionMode`,
+   * `setPermissionMode()`), else the user config's `defaultMode`, else `"default"`.
+   */
   permissionMode: PermissionMode;
   /** Slash commands available (cairn has none: `[]`). */
   slash_commands: string[];
@@ -366,7 +379,11 @@ export type SDKUserMessage = {
   session_id?: string;
 };
 
-/** A tool call the permission check refused (`canUseTool` answered `deny`). */
+/**
+ * A tool call the permission check refused: a deny rule, the mode (`plan`), an "ask" with no
+ * `canUseTool` (or `dontAsk`), or `canUseTool` answering `deny` (or `null`, or throwing). The call did
+ * not run; its `tool_result` says why.
+ */
 export type SDKPermissionDenial = {
   tool_name: string;
   tool_use_id: string;
@@ -411,7 +428,7 @@ type SDKResultBase = {
   usage: NonNullableUsage;
   /** Per provider model id: token totals of the turn. */
   modelUsage: Record<string, ModelUsage>;
-  /** Tool calls that `canUseTool` refused, in order. */
+  /** Tool calls the permission check refused (a rule, the mode, or `canUseTool`), in order. */
   permission_denials: SDKPermissionDenial[];
   uuid: UUID;
   session_id: string;
@@ -447,6 +464,26 @@ export type SDKResultError = SDKResultBase & {
 
 /** The last message of a turn: exactly one per turn (per user message in streaming-input mode). */
 export type SDKResultMessage = SDKResultSuccess | SDKResultError;
+
+/**
+ * A note about the query that is neither a model message nor a result. cairn produces it right after
+ * the first `system`/`init` of a query (level `"warning"`) for configuration warnings (`tag:
+ * "config"`, e.g. a key in the project's `.cairn/config.json` that was ignored because a project
+ * config may only restrict) and session notes (`tag: "session"`, e.g. `continue` found no earlier
+ * session, or a resumed transcript had a torn last line). Programs that do not know the subtype skip
+ * it (SDK-11).
+ */
+export type SDKInformationalMessage = {
+  type: "system";
+  subtype: "informational";
+  content: string;
+  level: "info" | "notice" | "suggestion" | "warning";
+  tool_use_id?: string;
+  prevent_continuation?: boolean;
+  tag?: string;
+  uuid: UUID;
+  session_id: string;
+};
 
 // ---------------------------------------------------------------------------------------------------
 // Declared for compatibility, not produced yet (SDK-11: consumers must accept other system subtypes)
@@ -508,7 +545,7 @@ export type SDKToolProgressMessage = {
 
 /**
  * Everything `query()` can yield. cairn produces `system`/`init`, `system`/`api_retry`,
- * `stream_event`, `assistant`, `user` and `result` today; the other members are declared so programs
+ * `system`/`informational`, `stream_event`, `assistant`, `user` and `result` today; the other members are declared so programs
  * written against the convention that handle them still type-check.
  */
 export type SDKMessage =
@@ -520,6 +557,7 @@ export type SDKMessage =
   | SDKStatusMessage
   | SDKCompactBoundaryMessage
   | SDKAPIRetryMessage
+  | SDKInformationalMessage
   | SDKTaskStartedMessage
   | SDKTaskNotificationMessage
   | SDKToolProgressMessage;

@@ -1,6 +1,8 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { parseRule, RuleSyntaxError, splitRuleList } from "../permissions/rules.js";
+import { isValidSessionId } from "../sessions/store.js";
 import type { PermissionMode } from "./messages.js";
 
 /**
@@ -18,14 +20,54 @@ import type { PermissionMode } from "./messages.js";
 // Types used by options
 // ---------------------------------------------------------------------------------------------------
 
+/** A rule in the convention's structured form: `{ toolName: "Bash", ruleContent: "npm test:*" }`. */
+export type PermissionRuleValue = { toolName: string; ruleContent?: string };
+export type PermissionBehavior = "allow" | "deny" | "ask";
+/**
+ * Where the convention stores a permission update. cairn applies every update to the running query
+ * only (as `"session"`); it never writes config files from the SDK.
+ */
+export type PermissionUpdateDestination =
+  | "userSettings"
+  | "projectSettings"
+  | "localSettings"
+  | "session"
+  | "cliArg";
+
+/**
+ * A change to the permissions, as suggested to `canUseTool` (`suggestions`) and as returned with an
+ * `allow` (`updatedPermissions`). cairn applies `addRules` (behavior `allow` or `deny`), `setMode` and
+ * `addDirectories` for the rest of the query; the other kinds are accepted and ignored.
+ */
+export type PermissionUpdate =
+  | {
+      type: "addRules" | "replaceRules" | "removeRules";
+      rules: PermissionRuleValue[];
+      behavior: PermissionBehavior;
+      destination: PermissionUpdateDestination;
+    }
+  | { type: "setMode"; mode: PermissionMode; destination: PermissionUpdateDestination }
+  | {
+      type: "addDirectories" | "removeDirectories";
+      directories: string[];
+      destination: PermissionUpdateDestination;
+    };
+
 /** A permission decision returned by `canUseTool`. */
 export type PermissionResult =
   | {
       behavior: "allow";
-      /** Run the tool with this input instead of the model's. */
+      /**
+       * Run the tool with this input instead of the model's. It is checked again: an input that a
+       * deny rule refuses is denied anyway.
+       */
       updatedInput?: Record<string, unknown>;
-      /** Accepted for compatibility; ignored until the permission engine lands. */
-      updatedPermissions?: unknown[];
+      /**
+       * Permission changes for the rest of this query ("always allow" answers): `addRules` with
+       * behavior `allow`/`deny`, `setMode`, `addDirectories`. Other kinds are ignored; nothing is
+       * written to config files whatever the `destination`.
+       */
+      updatedPermissions?: PermissionUpdate[];
       toolUseID?: string;
       decisionClassification?: "user_temporary" | "user_permanent" | "user_reject";
     }
@@ -40,9 +82,12 @@ export type PermissionResult =
     };
 
 /**
- * Asked before each tool call that is not pre-approved by `allowedTools`. Resolve `allow` (optionally
- * with `updatedInput`) or `deny` with a message for the model. A rejected promise or `null` counts as
- * `deny` (cairn has no out-of-band answer channel).
+ * Asked about a tool call the permission rules and mode leave open ("ask"): in mode `default`,
+ * file edits, shell commands that are neither allowed by a rule nor on the built-in read-only list,
+ * paths outside the workspace, unknown tools. Calls that rules or the mode allow or deny never reach
+ * it. Resolve `allow` (optionally with `updatedInput`) or `deny` with a message for the model. A
+ * rejected promise or `null` counts as `deny` (cairn has no out-of-band answer channel). Without
+ * `canUseTool`, "ask" means deny.
  */
 export type CanUseTool = (
   toolName: string,
@@ -54,9 +99,17 @@ export type CanUseTool = (
     toolUseID: string;
     /** A fresh id per permission request. */
     requestId: string;
-    /** Suggested rule updates (none yet). */
-    suggestions?: unknown[];
+    /**
+     * Rules that would allow this call, as one `addRules` update (`[]` when there is none to
+     * suggest). Return them as `updatedPermissions` to allow such calls for the rest of the query.
+     */
+    suggestions?: PermissionUpdate[];
+    /** The path the question is about, when there is one (a file outside the workspace, …). */
     blockedPath?: string;
+    /**
+     * Why approval is needed, naming the rule or mode, e.g. `"/etc/hostname is outside the workspace
+     * (/work/app); allow it with a rule like Read(//etc/hostname) or …"`.
+     */
     decisionReason?: string;
     title?: string;
     displayName?: string;
@@ -130,28 +183,52 @@ export type Options = {
   /** Cancel the query: the current turn ends with an error `result` and the iterator finishes. */
   abortController?: AbortController;
   /**
-   * Tools that are pre-approved: `canUseTool` is not asked for them. Exact tool names (`"Bash"`,
-   * `"Read"`); rule forms such as `"Bash(ls:*)"` are accepted and pre-approve nothing until the
-   * permission engine lands. Like the convention, this does not restrict which tools exist (see
-   * `tools` and `disallowedTools`).
+   * More directories the agent may read and edit besides `cwd` (relative ones resolve against `cwd`),
+   * like the CLI's `--add-dir`.
+   */
+  additionalDirectories?: string[];
+  /**
+   * Accepted for compatibility. The convention requires it for `bypassPermissions`; cairn does not
+   * (choosing the mode is the opt-in).
+   */
+  allowDangerouslySkipPermissions?: boolean;
+  /**
+   * Allow rules: calls they match run without asking. Either spelling: bare tool names (`"Bash"`,
+   * `"Read"`), `"Bash(git status:*)"`, `"Read(./src/**)"`, `"Edit(docs/**)"`, `"Shell(git)"`; an entry
+   * may hold several rules separated by commas or spaces. Like the convention, this does not restrict
+   * which tools exist (see `tools` and `disallowedTools`). A malformed rule throws from `query()`.
    */
   allowedTools?: string[];
-  /** Asked before each tool call not pre-approved by `allowedTools`. Without it, every call runs. */
+  /**
+   * Asked when the rules and the mode leave a call open ("ask"). Without it, "ask" means deny: the
+   * call does not run, the model reads why, and the call is listed in `result.permission_denials`.
+   */
   canUseTool?: CanUseTool;
+  /**
+   * Continue the most recent session of `cwd` (its history is sent to the model; its transcript
+   * grows). With no earlier session a new one starts, with a `system`/`informational` note.
+   */
+  continue?: boolean;
   /** Working directory of the session (default `process.cwd()`); must be an existing directory. */
   cwd?: string;
   /**
-   * Tools removed from the model's tool set. A rule form such as `"Bash(rm:*)"` removes the whole
-   * tool for now (conservative until the permission engine can match rule contents).
+   * Deny rules, in the same spellings as `allowedTools`; a deny beats any allow. A bare tool name
+   * (`"Write"`) also removes the tool from the model's tool set; a rule with content
+   * (`"Bash(rm:*)"`) denies only the matching calls.
    */
   disallowedTools?: string[];
   /**
    * The environment for this query, replacing `process.env` (not merged), as in the convention: it
-   * resolves the model and its key (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `CAIRN_MODEL`) and,
-   * with credentials removed, is the environment of the commands tools run.
-   * Pass `{ ...process.env, EXTRA: "x" }` to add variables.
+   * resolves the model and its key (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `CAIRN_MODEL`) and
+   * `CAIRN_HOME` (transcripts and the user config), and, with credentials removed, is the environment
+   * of the commands tools run. Pass `{ ...process.env, EXTRA: "x" }` to add variables.
    */
   env?: EnvOption;
+  /**
+   * With `resume` or `continue`: write to a new session (fresh id) that starts with a copy of the
+   * history; the original transcript is not touched. No effect without them.
+   */
+  forkSession?: boolean;
   /** Emit `stream_event` messages with the raw streaming events (default false). */
   includePartialMessages?: boolean;
   /** Maximum model calls per turn; reaching it ends the turn with `error_max_turns`. */
@@ -171,9 +248,26 @@ export type Options = {
    * `ANTHROPIC_API_KEY` (or `apiKey`) is set — the same resolution as the CLI.
    */
   model?: string;
-  /** Reported in `system`/`init` and `setPermissionMode()`; not enforced yet (see docs/sdk.md). */
+  /**
+   * How tool calls are approved (see `PermissionMode`). Default: `permissions.defaultMode` of the
+   * user config (`$CAIRN_HOME/config.json`), else `"default"`.
+   */
   permissionMode?: PermissionMode;
-  /** The session id reported on every message (default: a fresh UUID). */
+  /**
+   * Write the session's transcript (default `true`): `$CAIRN_HOME/sessions/<workspace>/<id>.jsonl`,
+   * mode 0600. `false` writes nothing (a `resume` still reads the earlier transcript).
+   */
+  persistSession?: boolean;
+  /**
+   * Resume this session: same id, its history is sent to the model, its transcript grows. An
+   * unknown id makes the first `next()` reject with `SessionNotFoundError` naming the id.
+   */
+  resume?: string;
+  /**
+   * The id of a new session (default: a fresh UUID): letters, digits, `.`, `_`, `-`. An id that
+   * already has a transcript is an error; use `resume` to continue it. Not combinable with
+   * `resume` / `continue`.
+   */
   sessionId?: string;
   /**
    * The system prompt. A string (or strings, joined by blank lines) replaces cairn's built-in prompt;
@@ -194,34 +288,21 @@ export type Options = {
   /** The provider base URL for this query (any server speaking the provider's API). */
   baseURL?: string;
 
-  // --- accepted, sessions arrive in a later issue ------------------------------------------------
+  // --- accepted, not yet supported ---------------------------------------------------------------
 
-  /** Continue the most recent conversation in `cwd`. Accepted, not yet supported. */
-  continue?: boolean;
-  /** With `resume`: fork into a new session id. Accepted, not yet supported. */
-  forkSession?: boolean;
-  /** Resume this session. Accepted, not yet supported: the query starts a new conversation. */
-  resume?: string;
   /** Resume up to this message. Accepted, not yet supported. */
   resumeSessionAt?: string;
   resumeDropsTurn?: string;
-  /** cairn does not write transcripts yet, so `false` is what happens anyway. */
-  persistSession?: boolean;
   sessionStore?: unknown;
   sessionStoreFlush?: "batched" | "eager";
   loadTimeoutMs?: number;
   title?: string;
-
-  // --- accepted, not yet supported ---------------------------------------------------------------
-
-  additionalDirectories?: string[];
   agent?: string;
   agents?: Record<
     string,
     { description: string; prompt: string; tools?: string[]; model?: string; [k: string]: unknown }
   >;
   agentProgressSummaries?: boolean;
-  allowDangerouslySkipPermissions?: boolean;
   betas?: string[];
   debug?: boolean;
   debugFile?: string;
@@ -308,8 +389,11 @@ const SUPPORTED = {
     (value) => value instanceof AbortController,
     "expected an AbortController",
   ),
+  additionalDirectories: stringList,
+  allowDangerouslySkipPermissions: z.boolean(),
   allowedTools: stringList,
   canUseTool: fn,
+  continue: z.boolean(),
   cwd: z.string().min(1),
   disallowedTools: stringList,
   env: z.record(z.string(), z.union([z.string(), z.undefined()], { error: "expected a string" })),
@@ -317,7 +401,13 @@ const SUPPORTED = {
   maxTurns: positiveInt,
   model: z.string().min(1),
   permissionMode: z.enum(PERMISSION_MODES),
-  sessionId: z.string().min(1),
+  forkSession: z.boolean(),
+  persistSession: z.boolean(),
+  resume: z.string().min(1),
+  sessionId: z.string().refine(isValidSessionId, {
+    error:
+      "expected a session id: letters, digits, '.', '_' or '-', starting with a letter or digit, at most 128 characters",
+  }),
   systemPrompt: z.union(
     [
       z.string(),
@@ -351,21 +441,15 @@ const SUPPORTED = {
 
 /** Options of the convention cairn accepts but does not implement yet (a warning names them). */
 export const NOT_YET_SUPPORTED_OPTIONS = {
-  continue: z.boolean(),
-  forkSession: z.boolean(),
-  resume: z.string(),
   resumeSessionAt: z.string(),
   resumeDropsTurn: z.string(),
-  persistSession: z.boolean(),
   sessionStore: z.unknown(),
   sessionStoreFlush: z.enum(["batched", "eager"]),
   loadTimeoutMs: nonNegative,
   title: z.string(),
-  additionalDirectories: stringList,
   agent: z.string(),
   agents: z.record(z.string(), record),
   agentProgressSummaries: z.boolean(),
-  allowDangerouslySkipPermissions: z.boolean(),
   betas: stringList,
   debug: z.boolean(),
   debugFile: z.string(),
@@ -465,17 +549,35 @@ export function validateOptions(options: unknown): ResolvedOptions {
   if (!isDirectory(cwd)) {
     throw new InvalidOptionsError(`cairn query(): invalid option "cwd": ${cwd} is not a directory.`, "cwd");
   }
+  if (given.sessionId !== undefined && (given.resume !== undefined || given.continue === true)) {
+    throw new InvalidOptionsError(
+      `cairn query(): invalid option "sessionId": it names a new session and cannot be combined with ${given.resume !== undefined ? '"resume"' : '"continue"'} (a resumed session keeps its id; a fork gets a fresh one).`,
+      "sessionId",
+    );
+  }
+  for (const key of ["allowedTools", "disallowedTools"] as const) {
+    const list = given[key] as string[] | undefined;
+    list?.forEach((entry, index) => {
+      try {
+        for (const rule of splitRuleList(entry)) parseRule(rule, "allow", key);
+      } catch (error) {
+        if (!(error instanceof RuleSyntaxError)) throw error;
+        throw new InvalidOptionsError(
+          `cairn query(): invalid option "${key}.${index}": ${error.message}; see docs/security.md, "Rules" (got ${describe(entry)}).`,
+          `${key}.${index}`,
+        );
+      }
+    });
+  }
   for (const key of Object.keys(given)) {
-    if (key in NOT_YET_SUPPORTED_OPTIONS && given[key] !== undefined) warnNotYetSupported(key, given[key]);
+    if (key in NOT_YET_SUPPORTED_OPTIONS && given[key] !== undefined) warnNotYetSupported(key);
   }
   return { ...(given as Options), cwd, includePartialMessages: given.includePartialMessages === true };
 }
 
 const warned = new Set<string>();
 
-function warnNotYetSupported(key: string, value: unknown): void {
-  // `persistSession: false` is what cairn does anyway.
-  if (key === "persistSession" && value === false) return;
+function warnNotYetSupported(key: string): void {
   if (warned.has(key)) return;
   warned.add(key);
   process.emitWarning(`cairn query(): option "${key}" is accepted but not yet supported; it has no effect.`, {

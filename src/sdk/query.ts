@@ -1,16 +1,22 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { runAgent } from "../engine/agent.js";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { prepareRun } from "../engine/agent.js";
 import type { RunEndEvent } from "../engine/events.js";
+import { runAgentLoop } from "../engine/loop.js";
 import { addUsage, type ConversationMessage, emptyUsage, type Usage } from "../engine/messages.js";
-import type { CanUseTool as EngineCanUseTool, PermissionDecision } from "../engine/tool-runner.js";
+import { splitRuleList } from "../permissions/rules.js";
 import { MODEL_CATALOG } from "../providers/catalog.js";
 import { resolveModel } from "../providers/registry.js";
+import { type OpenedSession, openSession } from "../sessions/open-session.js";
+import { SessionStore, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
+import { SessionWriteError } from "../sessions/writer.js";
 import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
 import type { Tool } from "../tools/types.js";
-import type { PermissionMode, SDKMessage, SDKUserMessage } from "./messages.js";
+import type { PermissionMode, SDKInformationalMessage, SDKMessage, SDKUserMessage } from "./messages.js";
 import { InvalidOptionsError, type Options, type ResolvedOptions, validateOptions } from "./options.js";
+import { SdkPermissions } from "./permissions.js";
 import { createSdkProjection, type SdkProjection, type SdkRunEnd } from "./project.js";
 import {
   compileOutputFormat,
@@ -23,7 +29,7 @@ import {
 
 /** What `interrupt()` resolves to: cairn queues nothing, so there is never anything still queued. */
 export type SDKControlInterruptResponse = { still_queued: string[]; cancelled?: string[] };
-/** What `setPermissionMode()` resolves to: the mode now in effect for the next turn. */
+/** What `setPermissionMode()` resolves to: the mode now in effect. */
 export type SDKControlSetPermissionModeResponse = { mode: PermissionMode };
 export type SlashCommand = { name: string; description: string; argumentHint: string };
 export type ModelInfo = { value: string; displayName: string; description: string };
@@ -48,7 +54,10 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
    * queues nothing to report).
    */
   interrupt(): Promise<SDKControlInterruptResponse | undefined>;
-  /** Changes the permission mode from the next turn on (reported in its `system`/`init`). */
+  /**
+   * Changes the permission mode at once: the next tool call is checked in the new mode, also inside
+   * the running turn (the next turn's `system`/`init` reports it). Resolves `{ mode }`.
+   */
   setPermissionMode(mode: PermissionMode): Promise<SDKControlSetPermissionModeResponse | undefined>;
   /**
    * Changes the model from the next turn on (the next user message in streaming-input mode).
@@ -83,9 +92,11 @@ export type QueryParams = {
 /**
  * Runs the agent on a prompt and streams its messages (the SDK entry point).
  *
- * Throws synchronously (`InvalidOptionsError`, a `TypeError`) for an unknown or ill-typed option or
- * prompt. Configuration problems found when the model is resolved (no API key, unknown provider)
- * reject the first `next()` with a `ConfigError`, before any message. Everything that goes wrong
+ * Throws synchronously (`InvalidOptionsError`, a `TypeError`) for an unknown or ill-typed option,
+ * a malformed permission rule, or a bad prompt. Problems found when the first turn starts reject the
+ * first `next()` before any message: the model cannot be resolved (no API key, unknown provider:
+ * `ConfigError`), a config file is malformed, `resume` names no session (`SessionNotFoundError`),
+ * `sessionId` already has a transcript (`SessionWriteError`). Everything that goes wrong
  * during a turn (provider failure after retries, abort, `maxTurns`) ends the turn with an error
  * `result` instead, and the iterator finishes normally.
  */
@@ -107,20 +118,28 @@ export function query(params: QueryParams): Query {
 
 const SYSTEM_PROMPT_DYNAMIC_BOUNDARY = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__";
 const STOPPED: unique symbol = Symbol("stopped");
-/** Abort reason when a run is ended because the structured output is in (or can no longer come). */
-const STRUCTURED_OUTPUT_DONE = new Error("The structured output is complete.");
+/** Abort reason when a run is ended because the structured output can no longer come. */
+const STRUCTURED_OUTPUT_EXHAUSTED = new Error("The structured output retries are used up.");
+
+type Notice = { tag: "config" | "session"; content: string };
 
 class QueryRun implements Query {
   private readonly generator: AsyncGenerator<SDKMessage, void>;
-  private readonly sessionId: string;
+  /** The conversation: a resumed session's history, then every turn of this query. */
   private readonly history: ConversationMessage[] = [];
+  /** Opened when the first turn starts (so a query that never runs writes nothing). */
+  private session: OpenedSession | undefined;
+  /** The id of the session if this query starts a new one. */
+  private readonly newSessionId: string;
+  private readonly permissions: SdkPermissions;
+  /** Warnings and notes to report as `system`/`informational` after the next `system`/`init`. */
+  private readonly notices: Notice[] = [];
   /** Aborted by the caller's abortController, close(), return() and throw(): no further turns. */
   private readonly stop = new AbortController();
   private currentRun: AbortController | undefined;
   /** close(), return() or throw(): no further messages at all. */
   private closed = false;
   private model: string | undefined;
-  private permissionMode: PermissionMode;
 
   constructor(
     private readonly prompt: string | AsyncIterable<SDKUserMessage>,
@@ -128,9 +147,9 @@ class QueryRun implements Query {
     private readonly tools: Tool[],
     private readonly structuredOutput: (() => StructuredOutputRun) | undefined,
   ) {
-    this.sessionId = options.sessionId ?? randomUUID();
     this.model = options.model;
-    this.permissionMode = options.permissionMode ?? "default";
+    this.newSessionId = options.sessionId ?? randomUUID();
+    this.permissions = new SdkPermissions(options);
     this.generator = this.drive();
   }
 
@@ -163,7 +182,7 @@ class QueryRun implements Query {
 
   async setPermissionMode(mode: PermissionMode): Promise<SDKControlSetPermissionModeResponse | undefined> {
     validateOptions({ permissionMode: mode, cwd: this.options.cwd });
-    this.permissionMode = mode;
+    this.permissions.setMode(mode);
     return { mode };
   }
 
@@ -237,6 +256,8 @@ class QueryRun implements Query {
     } finally {
       userSignal?.removeEventListener("abort", onUserAbort);
       this.stop.abort(new Error("The query ended."));
+      // Also on break, close() and abort: everything recorded so far is fsynced.
+      this.session?.writer?.close();
     }
   }
 
@@ -296,7 +317,9 @@ class QueryRun implements Query {
     options: { announce: boolean; maxTurns: number | undefined },
   ): AsyncGenerator<SDKMessage, RunEndEvent | undefined> {
     const tools = structured ? [...this.tools, structured.tool] : this.tools;
-    const engine = runAgent({
+    const configWarnings = await this.permissions.prepare();
+    this.notices.push(...configWarnings.map((content): Notice => ({ tag: "config", content })));
+    const prepared = await prepareRun({
       ...this.modelSettings(),
       ...(this.model !== undefined ? { model: this.model } : {}),
       ...systemPromptSettings(
@@ -305,14 +328,29 @@ class QueryRun implements Query {
       ),
       prompt,
       cwd: this.options.cwd,
-      sessionId: this.sessionId,
       signal: run.signal,
       history: this.history,
       tools,
-      permissionMode: this.permissionMode,
+      permissionMode: this.permissions.mode ?? "default",
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
-      ...(this.options.canUseTool ? { canUseTool: this.permissionCheck(this.options.canUseTool) } : {}),
+      canUseTool: this.permissions.canUseTool,
       ...(this.options.env ? { toolEnv: childEnvironment(this.options.env as NodeJS.ProcessEnv) } : {}),
+    });
+    // The session is opened once the model is known to resolve, so a misconfigured query leaves no
+    // empty transcript behind (and `continue` does not later pick one). A resumed session is opened
+    // before the run, since its history goes to the model; a new session's transcript is created
+    // right after its `system`/`init` has been delivered, so the first message does not wait for the
+    // file system (creating a transcript fsyncs the file and its directory).
+    if (this.closed) return undefined;
+    let session = this.session;
+    if (!session && this.resumesSession()) session = await this.openSessionOnce();
+    if (!session) this.checkNewSessionId();
+    if (this.closed) return undefined;
+    let writer = session?.writer;
+    const engine = runAgentLoop({
+      ...prepared.loop,
+      sessionId: session?.sessionId ?? this.newSessionId,
+      history: this.history,
     });
     let finished = false;
     try {
@@ -322,23 +360,38 @@ class QueryRun implements Query {
           finished = true;
           return undefined;
         }
-        if (this.closed) return undefined;
         const event = step.value;
+        // Every event reaches the transcript, also while the query is being closed.
+        writer?.recordEvent(event);
+        if (this.closed) return undefined;
         if (event.type === "run_end") {
           finished = true;
           await engine.return(event);
           return event;
         }
-        if (event.type === "run_start" && !options.announce) continue;
+        if (event.type === "run_start") {
+          if (options.announce) {
+            for (const message of projection.project(event)) yield message;
+            yield* this.flushNotices(event.sessionId);
+          }
+          if (!session) {
+            session = await this.openSessionOnce();
+            writer = session.writer;
+            writer?.recordEvent(event);
+          }
+          continue;
+        }
         for (const message of projection.project(event)) yield message;
-        // The structured output is in (or can no longer come): end the run without another model call.
+        // An accepted structured output ends the run by itself (a terminal tool outcome). When the
+        // attempts are used up, no further model call can help: stop the run.
         if (
           structured &&
           event.type === "tool_end" &&
           event.name === STRUCTURED_OUTPUT_TOOL &&
-          (structured.accepted || structured.exhausted)
+          structured.exhausted &&
+          !structured.accepted
         ) {
-          run.abort(STRUCTURED_OUTPUT_DONE);
+          run.abort(STRUCTURED_OUTPUT_EXHAUSTED);
         }
       }
     } finally {
@@ -361,32 +414,59 @@ class QueryRun implements Query {
     };
   }
 
-  /** `canUseTool` behind the `allowedTools` pre-approval, in the engine's decision shape. */
-  private permissionCheck(canUseTool: NonNullable<Options["canUseTool"]>): EngineCanUseTool {
-    const preApproved = new Set((this.options.allowedTools ?? []).filter((name) => !name.includes("(")));
-    return async (toolName, input, { signal, toolUseID }): Promise<PermissionDecision> => {
-      if (preApproved.has(toolName) || toolName === STRUCTURED_OUTPUT_TOOL) return { behavior: "allow" };
-      const answer = await canUseTool(toolName, input, {
-        signal,
-        toolUseID,
-        requestId: randomUUID(),
-        suggestions: [],
-      });
-      if (answer?.behavior === "allow") {
-        const updated = answer.updatedInput;
-        return updated && typeof updated === "object"
-          ? { behavior: "allow", updatedInput: updated }
-          : { behavior: "allow" };
-      }
-      if (answer?.behavior === "deny") {
-        return {
-          behavior: "deny",
-          message: String(answer.message ?? ""),
-          ...(answer.interrupt ? { interrupt: true } : {}),
-        };
-      }
-      return { behavior: "deny", message: "canUseTool gave no decision." };
-    };
+  /**
+   * The session this query writes to: new, resumed (same id, history loaded), the latest of `cwd`
+   * (`continue`), or a fork. Opened once, when the first turn starts.
+   */
+  private async openSessionOnce(): Promise<OpenedSession> {
+    if (this.session) return this.session;
+    const { cwd, env, resume, forkSession, persistSession } = this.options;
+    const session = await openSession({
+      cwd,
+      // Used when a new session is started (also by `continue` with no earlier session).
+      sessionId: this.newSessionId,
+      ...(resume !== undefined ? { resume } : {}),
+      continueLatest: this.options.continue === true,
+      fork: forkSession === true,
+      persist: persistSession !== false,
+      env: (env ?? process.env) as NodeJS.ProcessEnv,
+    });
+    this.session = session;
+    this.history.push(...session.history);
+    this.notices.push(...session.warnings.map((content): Notice => ({ tag: "session", content })));
+    return session;
+  }
+
+  private resumesSession(): boolean {
+    return this.options.resume !== undefined || this.options.continue === true;
+  }
+
+  /**
+   * A new session's id must not have a transcript yet. Checked before the run, so the error comes
+   * before any message (creating the transcript, after `system`/`init`, would fail on it anyway).
+   */
+  private checkNewSessionId(): void {
+    const { sessionId, persistSession, cwd, env } = this.options;
+    if (sessionId === undefined || persistSession === false) return;
+    const store = new SessionStore({ env: (env ?? process.env) as NodeJS.ProcessEnv });
+    const file = join(store.dirFor(cwd), `${sessionId}${TRANSCRIPT_EXTENSION}`);
+    if (existsSync(file)) {
+      throw new SessionWriteError(file, new Error(`session ${sessionId} already exists; resume it instead`));
+    }
+  }
+
+  private *flushNotices(sessionId: string): Generator<SDKInformationalMessage> {
+    for (const notice of this.notices.splice(0)) {
+      yield {
+        type: "system",
+        subtype: "informational",
+        content: notice.content,
+        level: "warning",
+        tag: notice.tag,
+        uuid: randomUUID(),
+        session_id: sessionId,
+      };
+    }
   }
 
   private untilStopped<T>(promise: Promise<T>): Promise<T | typeof STOPPED> {
@@ -424,8 +504,12 @@ function selectTools(options: ResolvedOptions): Tool[] {
     const keep = new Set(options.tools);
     tools = tools.filter((tool) => keep.has(tool.name));
   }
-  // A rule such as "Bash(rm:*)" removes the whole tool until rule contents can be matched.
-  const removed = new Set((options.disallowedTools ?? []).map((rule) => rule.replace(/\(.*$/s, "").trim()));
+  // A bare name removes the tool; a rule with content ("Bash(rm:*)") only denies matching calls.
+  const removed = new Set(
+    (options.disallowedTools ?? [])
+      .flatMap((entry) => splitRuleList(entry))
+      .filter((rule) => !rule.includes("(")),
+  );
   return tools.filter((tool) => !removed.has(tool.name));
 }
 

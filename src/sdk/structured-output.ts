@@ -7,7 +7,8 @@ import { InvalidOptionsError, type OutputFormat } from "./options.js";
  * Structured output (`outputFormat: { type: "json_schema", schema }`): the model delivers its final
  * answer by calling a dedicated tool whose input schema is the caller's schema. The input is validated
  * with a real JSON Schema validator (Ajv); an invalid call gets the validation errors back as its tool
- * result and the model tries again, a bounded number of times.
+ * result and the model tries again, a bounded number of times. A valid call is a terminal outcome:
+ * the engine ends the run once its batch is done, without another model call.
  */
 export const STRUCTURED_OUTPUT_TOOL = "StructuredOutput";
 
@@ -97,7 +98,12 @@ export class StructuredOutputRun {
 
   private accept(rawInput: unknown): ToolOutcome {
     if (this.accepted) {
-      return { content: "The structured output was already delivered.", isError: false, durationMs: 0 };
+      return {
+        content: "The structured output was already delivered.",
+        isError: false,
+        terminal: true,
+        durationMs: 0,
+      };
     }
     const value = this.wrapped ? (rawInput as Record<string, unknown> | undefined)?.[WRAPPED_KEY] : rawInput;
     if (this.validate(value)) {
@@ -107,6 +113,8 @@ export class StructuredOutputRun {
         content: "Structured output accepted.",
         data: { structured_output: value },
         isError: false,
+        // The run ends after this call's batch, without another model call.
+        terminal: true,
         durationMs: 0,
       };
     }

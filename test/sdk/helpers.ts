@@ -34,15 +34,34 @@ export async function cleanUp(): Promise<void> {
   await Promise.all(servers.splice(0).map((server) => server.close()));
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   runner = undefined;
+  home = undefined;
 }
 
-/** The process environment without anything that could pick another model or leak a real key. */
+let home: string | undefined;
+
+/**
+ * This test's `$CAIRN_HOME` (transcripts, user config): a temp dir, the same for every call within a
+ * test, removed by `cleanUp()`. Never the user's ~/.cairn.
+ */
+export function cairnHome(): string {
+  if (!home) {
+    home = mkdtempSync(join(tmpdir(), "cairn-sdk-home-"));
+    dirs.push(home);
+  }
+  return home;
+}
+
+/**
+ * The process environment without anything that could pick another model or leak a real key, with
+ * `CAIRN_HOME` pointing at this test's temp home.
+ */
 export function baseEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (name.startsWith("ANTHROPIC_") || name.startsWith("CAIRN_") || name.endsWith("_API_KEY")) continue;
     env[name] = value;
   }
+  env.CAIRN_HOME = cairnHome();
   return env;
 }
 

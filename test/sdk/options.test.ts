@@ -155,6 +155,15 @@ describe("option values", () => {
     [{ outputFormat: { type: "json_schema" } }, "outputFormat.schema", /./],
     [{ maxBudgetUsd: -1 }, "maxBudgetUsd", /./],
     [{ stderr: 1 }, "stderr", /expected a function/],
+    [{ sessionId: "../etc/passwd" }, "sessionId", /expected a session id/],
+    [{ sessionId: "" }, "sessionId", /expected a session id/],
+    [{ resume: "" }, "resume", /./],
+    [
+      { allowedTools: ["Bash(ls"] },
+      "allowedTools.0",
+      /Invalid permission rule "Bash\(ls": missing closing parenthesis/,
+    ],
+    [{ disallowedTools: ["Read", "9lives"] }, "disallowedTools.1", /not a tool name/],
   ])("%j is rejected as %s", (options, option, pattern) => {
     const error = invalid(options);
     expect(error.option).toBe(option);
@@ -169,6 +178,14 @@ describe("option values", () => {
     );
     expect(validateOptions({ cwd: "." }).cwd).toBe(process.cwd());
     expect(validateOptions({}).cwd).toBe(process.cwd());
+  });
+
+  test("sessionId names a new session: it cannot be combined with resume or continue", () => {
+    expect(invalid({ sessionId: "s-1", resume: "s-0" }).message).toMatch(
+      /invalid option "sessionId": .*cannot be combined with "resume"/,
+    );
+    expect(invalid({ sessionId: "s-1", continue: true }).option).toBe("sessionId");
+    expect(() => validateOptions({ sessionId: "s-1", continue: false })).not.toThrow();
   });
 
   test("undefined values are ignored, like absent options", () => {
@@ -200,12 +217,12 @@ describe("option values", () => {
 
 describe("accepted but not yet supported", () => {
   test("accepted, with one process warning per option name", async () => {
-    validateOptions({ resume: "abc", hooks: {}, maxBudgetUsd: 1 });
-    validateOptions({ resume: "def" });
+    validateOptions({ resumeSessionAt: "abc", hooks: {}, maxBudgetUsd: 1 });
+    validateOptions({ resumeSessionAt: "def" });
     await new Promise((resolve) => setImmediate(resolve));
     const messages = warnings.map((w) => w.message);
-    expect(messages.filter((m) => m.includes('"resume"'))).toHaveLength(1);
-    for (const name of ["resume", "hooks", "maxBudgetUsd"]) {
+    expect(messages.filter((m) => m.includes('"resumeSessionAt"'))).toHaveLength(1);
+    for (const name of ["resumeSessionAt", "hooks", "maxBudgetUsd"]) {
       expect(messages.some((m) => m.includes(`option "${name}" is accepted but not yet supported`))).toBe(
         true,
       );
@@ -215,8 +232,13 @@ describe("accepted but not yet supported", () => {
     ).toBe(true);
   });
 
-  test("persistSession: false is what cairn does anyway: no warning", async () => {
-    validateOptions({ persistSession: false });
+  test("session and permission options are supported: no warning", async () => {
+    validateOptions({ resume: "abc", forkSession: true, persistSession: false });
+    validateOptions({
+      continue: true,
+      additionalDirectories: ["/tmp"],
+      allowDangerouslySkipPermissions: true,
+    });
     await new Promise((resolve) => setImmediate(resolve));
     expect(warnings).toEqual([]);
   });

@@ -73,6 +73,36 @@ describe("a program written for the reference SDK's message shapes runs by swapp
   });
 });
 
+describe("a host program with a permission callback and a resumed session", () => {
+  test("edits approved for the query, other requests refused and listed, the follow-up resumes the session", async () => {
+    const server = await startServer([
+      reply()
+        .tool("Write", { file_path: "TODO.md", content: "- milk\n" })
+        .tool("Bash", { command: "rm -rf build" }),
+      reply().tool("Edit", { file_path: "TODO.md", old_string: "- milk\n", new_string: "- milk\n- eggs\n" }),
+      reply().text("Done."),
+      reply().text("A TODO list: milk and eggs."),
+    ]);
+    const cwd = workspace();
+    const run = await runProgram(examplePath("approve-and-resume.ts"), { cwd, env: envFor(server) });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      sameSession: true,
+      // The Edit matched the rule the Write's answer added: not asked again.
+      asked: ["Write", "Bash"],
+      denied: ["Bash"],
+      answer: "A TODO list: milk and eggs.",
+    });
+    expect(readFileSync(join(cwd, "TODO.md"), "utf8")).toBe("- milk\n- eggs\n");
+    // The follow-up carried the first query's conversation.
+    const followUp = JSON.stringify(server.requests[3]!.body);
+    expect(followUp).toContain("Write a TODO.md with three items");
+    expect(followUp).toContain("Only file edits are approved here");
+  });
+});
+
 describe("ending a query early leaves nothing behind", () => {
   test("break during the model stream: the process exits by itself at once", async () => {
     // ~250 events at 40 ms each: the stream would run for about 10 s if it were not abandoned.

@@ -2,11 +2,8 @@
  * query() behaviour beyond the streaming clauses: prompts, options wired to the engine, control
  * methods, errors and cancellation. In-process, against the scripted model server.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import {
-  type CanUseTool,
   ConfigError,
   InvalidOptionsError,
   type Options,
@@ -269,7 +266,7 @@ describe("options reach the engine", () => {
     expect(body(omitted.server, 0).system).toContain("You are cairn");
   });
 
-  test("tools sets the base set; disallowedTools removes tools (a rule form removes the whole tool)", async () => {
+  test("tools sets the base set; disallowedTools removes bare-named tools (a rule form only denies calls)", async () => {
     const only = await run([reply().text("ok")], { tools: ["Read", "Grep"] });
     expect(init(only.messages).tools).toEqual(["Read", "Grep"]);
     expect(body(only.server, 0).tools.map((t) => t.name)).toEqual(["Read", "Grep"]);
@@ -281,7 +278,8 @@ describe("options reach the engine", () => {
     const names = init(removed.messages).tools;
     expect(names).toContain("Read");
     expect(names).not.toContain("Write");
-    expect(names).not.toContain("Bash");
+    // Denies `rm` commands only (test/sdk/permissions.test.ts); the tool stays.
+    expect(names).toContain("Bash");
     expect(body(removed.server, 0).tools.map((t) => t.name)).toEqual(names);
 
     expect(() => query({ prompt: "x", options: { tools: ["Reed"] } })).toThrow(
@@ -289,7 +287,7 @@ describe("options reach the engine", () => {
     );
   });
 
-  test("permissionMode is reported in init (enforcement arrives with the permission engine)", async () => {
+  test("permissionMode is reported in init; omitted, it is default (enforcement: permissions.test.ts)", async () => {
     const { messages } = await run([reply().text("ok")], { permissionMode: "acceptEdits" });
     expect(init(messages).permissionMode).toBe("acceptEdits");
     const plain = await run([reply().text("ok")]);
@@ -310,82 +308,6 @@ describe("options reach the engine", () => {
     expect(end.subtype !== "success" && end.errors).toEqual(["Reached the maximum number of turns (2)."]);
     expect("result" in end).toBe(false);
     expect(server.requests).toHaveLength(2);
-  });
-});
-
-describe("canUseTool and allowedTools", () => {
-  test("canUseTool is asked for tools not in allowedTools; a deny is recorded and told to the model", async () => {
-    const asked: { name: string; input: Record<string, unknown>; toolUseID: string; requestId: string }[] =
-      [];
-    const canUseTool: CanUseTool = async (name, input, options) => {
-      asked.push({ name, input, toolUseID: options.toolUseID, requestId: options.requestId });
-      expect(options.signal).toBeInstanceOf(AbortSignal);
-      return name === "Write" ? { behavior: "deny", message: "No writing today." } : { behavior: "allow" };
-    };
-    const cwd = workspace({ "a.txt": "A" });
-    const { messages } = await run(
-      [
-        reply()
-          .tool("Read", { file_path: "a.txt" })
-          .tool("Glob", { pattern: "*.txt" })
-          .tool("Write", { file_path: "b.txt", content: "B" }),
-        reply().text("ok"),
-      ],
-      { cwd, allowedTools: ["Read", "Bash(ls:*)"], canUseTool },
-    );
-    expect(asked.map((a) => a.name)).toEqual(["Glob", "Write"]);
-    expect(asked[0]!.input).toEqual({ pattern: "*.txt" });
-    expect(asked[0]!.requestId).not.toBe(asked[1]!.requestId);
-    const writeResult = users(messages).find((m) =>
-      JSON.stringify(m.message.content).includes("No writing today."),
-    );
-    expect(writeResult?.message.content).toEqual([
-      expect.objectContaining({ type: "tool_result", is_error: true, tool_use_id: asked[1]!.toolUseID }),
-    ]);
-    expect(result(messages).permission_denials).toEqual([
-      {
-        tool_name: "Write",
-        tool_use_id: asked[1]!.toolUseID,
-        tool_input: { file_path: "b.txt", content: "B" },
-      },
-    ]);
-    expect(() => readFileSync(join(cwd, "b.txt"))).toThrow();
-  });
-
-  test("allow with updatedInput runs the tool with the new input; null and throwing count as deny", async () => {
-    const cwd = workspace({ "real.txt": "the real file\n", "other.txt": "x" });
-    const canUseTool: CanUseTool = async (name, input) => {
-      if (input.file_path === "decoy.txt")
-        return { behavior: "allow", updatedInput: { file_path: "real.txt" } };
-      if (name === "Glob") return null;
-      throw new Error("boom");
-    };
-    const { messages } = await run(
-      [
-        reply().tool("Read", { file_path: "decoy.txt" }),
-        reply().tool("Glob", { pattern: "*" }),
-        reply().tool("Read", { file_path: "other.txt" }),
-        reply().text("ok"),
-      ],
-      { cwd, canUseTool },
-    );
-    const results = users(messages);
-    expect(results[0]!.tool_use_result).toMatchObject({ content: "the real file" });
-    expect(results[1]!.message.content).toEqual([expect.objectContaining({ is_error: true })]);
-    expect(JSON.stringify(results[1]!.message.content)).toContain("canUseTool gave no decision");
-    expect(JSON.stringify(results[2]!.message.content)).toContain("boom");
-    expect(result(messages).permission_denials.map((d) => d.tool_name)).toEqual(["Glob", "Read"]);
-  });
-
-  test("a deny with interrupt ends the turn with an error result", async () => {
-    const { messages, server } = await run(
-      [reply().tool("Bash", { command: "rm -rf /" }), reply().text("never")],
-      {
-        canUseTool: async () => ({ behavior: "deny", message: "Absolutely not.", interrupt: true }),
-      },
-    );
-    expect(result(messages)).toMatchObject({ subtype: "error_during_execution", is_error: true });
-    expect(server.requests).toHaveLength(1);
   });
 });
 
@@ -553,7 +475,7 @@ describe("cancellation", () => {
 });
 
 describe("control methods", () => {
-  test("setModel and setPermissionMode take effect from the next turn", async () => {
+  test("setModel takes effect from the next turn; setPermissionMode shows in the next init", async () => {
     const server = await startServer([reply().text("one"), reply().text("two")]);
     const input = inputQueue();
     const q = query({ prompt: input, options: { cwd: workspace(), env: envFor(server) } });

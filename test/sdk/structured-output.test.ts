@@ -7,8 +7,18 @@ import {
   type SDKMessage,
   type SDKResultMessage,
 } from "../../src/index.js";
+import { SessionStore } from "../../src/sessions/index.js";
 import { reply } from "../../src/testing/index.js";
-import { cleanUp, collect, envFor, labels, semanticBody, startServer, workspace } from "./helpers.js";
+import {
+  cairnHome,
+  cleanUp,
+  collect,
+  envFor,
+  labels,
+  semanticBody,
+  startServer,
+  workspace,
+} from "./helpers.js";
 
 afterEach(cleanUp);
 
@@ -98,6 +108,27 @@ describe("structured output", () => {
       input_schema: schema,
     });
     expect(sent.system).toContain("calling the StructuredOutput tool");
+  });
+
+  test("an accepted value ends the run by itself (a terminal tool outcome), not by an abort", async () => {
+    const value = { files: ["a.txt"], count: 1 };
+    const { server, result } = await run([
+      reply().tool("Glob", { pattern: "*" }).tool("StructuredOutput", value),
+      reply().text("never"),
+    ]);
+    expect(result).toMatchObject({ subtype: "success", structured_output: value, num_turns: 1 });
+    expect(server.requests).toHaveLength(1);
+    // The engine's own run summary, as the transcript recorded it: a plain success.
+    const store = new SessionStore({ env: { CAIRN_HOME: cairnHome() } });
+    const loaded = await store.load(result.session_id);
+    expect(loaded.runs.map(({ subtype, aborted, errors }) => ({ subtype, aborted, errors }))).toEqual([
+      { subtype: "success", aborted: false, errors: [] },
+    ]);
+    // Both calls of the batch have their results in the conversation.
+    expect(loaded.history.at(-1)).toMatchObject({
+      role: "user",
+      content: [{ type: "tool_result" }, { type: "tool_result", content: "Structured output accepted." }],
+    });
   });
 
   test("an invalid call gets the validator's errors and the model tries again", async () => {
