@@ -43,14 +43,27 @@ export function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
 /** Grace between SIGTERM and SIGKILL, so well-behaved programs can clean up. */
 export const KILL_GRACE_MS = 2000;
 
+/** How often a stopping group is checked for being gone. */
+const GONE_POLL_MS = 50;
+
 /**
  * Stops a process group: SIGTERM now, SIGKILL after the grace if anything of the group is left.
- * Returns a function that cancels the pending SIGKILL (for when the group is known to be gone).
+ * The group is polled meanwhile, so the pending SIGKILL holds the event loop only while something
+ * of the group is still alive (an SDK host process is not kept waiting for the full grace).
+ * Returns a function that cancels the pending SIGKILL.
  */
 export function stopGroup(pid: number): () => void {
   signalGroup(pid, "SIGTERM");
-  const timer = setTimeout(() => {
-    if (signalGroup(pid, 0)) signalGroup(pid, "SIGKILL");
-  }, KILL_GRACE_MS);
+  const deadline = Date.now() + KILL_GRACE_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const check = () => {
+    if (!signalGroup(pid, 0)) return;
+    if (Date.now() >= deadline) {
+      signalGroup(pid, "SIGKILL");
+      return;
+    }
+    timer = setTimeout(check, Math.min(GONE_POLL_MS, deadline - Date.now()));
+  };
+  timer = setTimeout(check, GONE_POLL_MS);
   return () => clearTimeout(timer);
 }
