@@ -28,6 +28,7 @@ export type {
   ToolStartEvent,
   TurnEndEvent,
 } from "./engine/events.js";
+export { ConfigFileError } from "./permissions/config.js";
 export { ConfigError, ProviderError } from "./providers/types.js";
 export type {
   ApiKeySource,

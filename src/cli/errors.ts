@@ -1,4 +1,4 @@
-import { ConfigError as PermissionConfigError } from "../permissions/config.js";
+import { ConfigFileError } from "../permissions/config.js";
 import { RuleSyntaxError } from "../permissions/rules.js";
 import { ConfigError } from "../providers/types.js";
 import { EXIT, UsageError } from "./exit-codes.js";
@@ -23,7 +23,7 @@ export function exitCodeFor(error: unknown): number {
   const usage =
     error instanceof UsageError ||
     error instanceof ConfigError ||
-    error instanceof PermissionConfigError ||
+    error instanceof ConfigFileError ||
     error instanceof RuleSyntaxError;
   return usage ? EXIT.usage : EXIT.failure;
 }

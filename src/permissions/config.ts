@@ -37,13 +37,13 @@ export { resolveCairnHome };
 export const CONFIG_FILE_NAME = "config.json";
 export const PROJECT_CONFIG_DIR = ".cairn";
 
-export class ConfigError extends Error {
+export class ConfigFileError extends Error {
   constructor(
     readonly file: string,
     reason: string,
   ) {
     super(`${file}: ${reason}`);
-    this.name = "ConfigError";
+    this.name = "ConfigFileError";
   }
 }
 
@@ -100,15 +100,15 @@ async function readJsonObject(file: string): Promise<Record<string, unknown> | u
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw new ConfigError(file, `cannot be read (${(error as Error).message})`);
+    throw new ConfigFileError(file, `cannot be read (${(error as Error).message})`);
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(file, `is not valid JSON (${(error as Error).message})`);
+    throw new ConfigFileError(file, `is not valid JSON (${(error as Error).message})`);
   }
-  if (!isObject(value)) throw new ConfigError(file, "must contain a JSON object");
+  if (!isObject(value)) throw new ConfigFileError(file, "must contain a JSON object");
   return value;
 }
 
@@ -119,7 +119,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function stringList(file: string, field: string, value: unknown): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value) || value.some((item) => typeof item !== "string"))
-    throw new ConfigError(file, `${field} must be an array of strings`);
+    throw new ConfigFileError(file, `${field} must be an array of strings`);
   return value as string[];
 }
 
@@ -136,7 +136,7 @@ function rulesOf(
         rules.push(parseRule(text, behavior, source));
       } catch (error) {
         if (error instanceof RuleSyntaxError)
-          throw new ConfigError(file, `permissions.${behavior}: ${error.message}`);
+          throw new ConfigFileError(file, `permissions.${behavior}: ${error.message}`);
         throw error;
       }
     }
@@ -146,7 +146,7 @@ function rulesOf(
 
 function permissionsOf(file: string, config: Record<string, unknown>): Record<string, unknown> {
   const permissions = config.permissions ?? {};
-  if (!isObject(permissions)) throw new ConfigError(file, "permissions must be an object");
+  if (!isObject(permissions)) throw new ConfigFileError(file, "permissions must be an object");
   return permissions;
 }
 
@@ -158,7 +158,7 @@ function applyUser(config: Record<string, unknown>, file: string, home: string, 
   const mode = permissions.defaultMode;
   if (mode !== undefined) {
     if (!isPermissionMode(mode))
-      throw new ConfigError(
+      throw new ConfigFileError(
         file,
         `permissions.defaultMode must be one of default, acceptEdits, plan, bypassPermissions`,
       );

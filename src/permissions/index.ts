@@ -4,7 +4,7 @@
  */
 export {
   CONFIG_FILE_NAME,
-  ConfigError,
+  ConfigFileError,
   type LoadConfigOptions,
   type LoadedConfig,
   loadConfig,

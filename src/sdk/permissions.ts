@@ -42,7 +42,7 @@ export class SdkPermissions {
 
   /**
    * Loads the config files and builds the gate (once per query). Returns the config warnings.
-   * Throws the permission engine's `ConfigError` for a malformed config file.
+   * Throws `ConfigFileError` for a malformed config file.
    */
   async prepare(): Promise<string[]> {
     if (this.gate) return [];

@@ -95,7 +95,7 @@ export type QueryParams = {
  * Throws synchronously (`InvalidOptionsError`, a `TypeError`) for an unknown or ill-typed option,
  * a malformed permission rule, or a bad prompt. Problems found when the first turn starts reject the
  * first `next()` before any message: the model cannot be resolved (no API key, unknown provider:
- * `ConfigError`), a config file is malformed, `resume` names no session (`SessionNotFoundError`),
+ * `ConfigError`), a config file is malformed (`ConfigFileError`), `resume` names no session (`SessionNotFoundError`),
  * `sessionId` already has a transcript (`SessionWriteError`). Everything that goes wrong
  * during a turn (provider failure after retries, abort, `maxTurns`) ends the turn with an error
  * `result` instead, and the iterator finishes normally.

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import {
-  ConfigError,
+  ConfigFileError,
   createPermissionGate,
   loadConfig,
   resolveCairnHome,
@@ -141,8 +141,8 @@ describe("config files", () => {
   ])("a malformed user file is an error naming the file: %j", async (content, message) => {
     const { ws, cairnHome } = setup(content);
     const error = await loadConfig({ cwd: ws, cairnHome }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).file).toBe(path.join(cairnHome, "config.json"));
+    expect(error).toBeInstanceOf(ConfigFileError);
+    expect((error as ConfigFileError).file).toBe(path.join(cairnHome, "config.json"));
     expect((error as Error).message).toMatch(message);
   });
 

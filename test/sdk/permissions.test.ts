@@ -411,7 +411,7 @@ describe("configuration", () => {
     const q = query({ prompt: "Go", options: { cwd: workspace(), env: envFor(server) } });
     const failure = q.next();
     await expect(failure).rejects.toThrow(file);
-    await expect(failure).rejects.toMatchObject({ name: "ConfigError" });
+    await expect(failure).rejects.toMatchObject({ name: "ConfigFileError" });
     expect(server.requests).toHaveLength(0);
     expect(existsSync(join(cairnHome(), "sessions"))).toBe(false);
   });
