@@ -44,3 +44,17 @@ test("a stream cut mid-answer is retried and stream-json shows the text once", a
   expect(rebuilt).toBe(text);
   expect(run.events.at(-1)).toMatchObject({ type: "result", result: text });
 });
+
+test("an unreachable base URL fails after bounded retries with one line naming the URL (exit 1)", async () => {
+  const run = await runCli({
+    steps: [],
+    args: ["--output-format", "json"],
+    // Port 9 on loopback: nothing listens there.
+    env: { ANTHROPIC_BASE_URL: "http://127.0.0.1:9", CAIRN_RETRY_BASE_MS: "1", CAIRN_MAX_RETRIES: "2" },
+  });
+  expect(run.code).toBe(1);
+  expect(run.stdout).toBe("");
+  const lines = run.stderr.trimEnd().split("\n");
+  expect(lines.filter((line) => line.includes("retrying"))).toHaveLength(2);
+  expect(lines.at(-1)).toMatch(/^cairn: .*http:\/\/127\.0\.0\.1:9/);
+});
