@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EngineEvent, RunEndEvent } from "../../src/engine/events.js";
+import type { AssistantBlockEvent, EngineEvent, RunEndEvent } from "../../src/engine/events.js";
 import { type LoopOptions, runAgentLoop } from "../../src/engine/loop.js";
 import { AnthropicProvider } from "../../src/providers/anthropic.js";
 import { defineTool } from "../../src/tools/define.js";
@@ -83,4 +83,14 @@ export function echoTool(name = "Echo"): Tool {
 
 export function types(events: EngineEvent[]): string[] {
   return events.map((event) => event.type);
+}
+
+/** The blocks of the assistant messages, in order. */
+export function assistantBlocks(events: EngineEvent[]): AssistantBlockEvent["block"][] {
+  return events.filter((e): e is AssistantBlockEvent => e.type === "assistant_block").map((e) => e.block);
+}
+
+/** The provider stream events of one model call (`turn` counts from 1). */
+export function turnStream(events: EngineEvent[], turn: number) {
+  return events.flatMap((e) => (e.type === "stream" && e.turn === turn ? [e.event] : []));
 }

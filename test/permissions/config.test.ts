@@ -1,22 +1,16 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import {
   ConfigFileError,
   createPermissionGate,
   loadConfig,
   resolveCairnHome,
 } from "../../src/permissions/index.js";
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+import { tempDir } from "../helpers/temp.js";
 
 function setup(user?: unknown, project?: unknown) {
-  const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-config-")));
-  dirs.push(base);
+  const base = tempDir("cairn-config-");
   const cairnHome = path.join(base, "home", ".cairn");
   const ws = path.join(base, "ws");
   mkdirSync(cairnHome, { recursive: true });

@@ -1,13 +1,12 @@
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { afterEach, describe, expect, test } from "vitest";
-import type { AssistantBlockEvent, EngineEvent } from "../../src/engine/events.js";
 import type { ModelStreamEvent } from "../../src/engine/messages.js";
 import { toChatMessages, translateChatStream } from "../../src/providers/openai-chat.js";
 import { COMPAT_SERVERS } from "../../src/providers/openai-compat.js";
 import { resolveModel } from "../../src/providers/registry.js";
 import { ProviderError } from "../../src/providers/types.js";
 import { reply, type ScriptedServer, startScriptedServer } from "../../src/testing/index.js";
-import { collect, echoTool } from "../helpers/loop.js";
+import { assistantBlocks, collect, echoTool, turnStream } from "../helpers/loop.js";
 import { grammarProblem } from "./grammar.js";
 
 let server: ScriptedServer | undefined;
@@ -26,11 +25,6 @@ async function ollama(url: string, apiKey?: string) {
     })
   ).provider;
 }
-
-const blocks = (events: EngineEvent[]) =>
-  events.filter((e): e is AssistantBlockEvent => e.type === "assistant_block").map((e) => e.block);
-const streamOf = (events: EngineEvent[], turn: number) =>
-  events.flatMap((e) => (e.type === "stream" && e.turn === turn ? [e.event] : []));
 
 describe("OpenAI Chat provider through the scripted server", () => {
   test("sends the conversation in Chat shape: system first, tool_calls, tool messages, tools, usage option", async () => {
@@ -95,7 +89,7 @@ describe("OpenAI Chat provider through the scripted server", () => {
     });
     const { events, end } = await collect({ provider: await ollama(server.url), tools: [echoTool()] });
     expect(end.subtype).toBe("success");
-    const first = streamOf(events, 1);
+    const first = turnStream(events, 1);
     expect(grammarProblem(first)).toBeUndefined();
     const starts = first.filter((e) => e.type === "content_block_start").map((e) => e.content_block.type);
     expect(starts).toEqual(["thinking", "tool_use", "tool_use"]);
@@ -103,7 +97,7 @@ describe("OpenAI Chat provider through the scripted server", () => {
       (e) => e.type === "content_block_delta" && e.delta.type === "input_json_delta",
     );
     expect(jsonDeltas.length).toBeGreaterThan(6);
-    expect(blocks(events).slice(0, 3)).toEqual([
+    expect(assistantBlocks(events).slice(0, 3)).toEqual([
       { type: "thinking", thinking: "two echoes", signature: "" },
       { type: "tool_use", id: "call_scripted_0_1", name: "Echo", input: { text: "first" } },
       { type: "tool_use", id: "call_scripted_0_2", name: "Echo", input: { text: "second, longer" } },

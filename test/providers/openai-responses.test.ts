@@ -1,6 +1,5 @@
 import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import { afterEach, describe, expect, test } from "vitest";
-import type { AssistantBlockEvent, EngineEvent } from "../../src/engine/events.js";
 import type { ModelStreamEvent } from "../../src/engine/messages.js";
 import {
   OpenAIResponsesProvider,
@@ -9,7 +8,7 @@ import {
 } from "../../src/providers/openai-responses.js";
 import { ProviderError } from "../../src/providers/types.js";
 import { reply, type ScriptedServer, startScriptedServer } from "../../src/testing/index.js";
-import { collect, echoTool } from "../helpers/loop.js";
+import { assistantBlocks, collect, echoTool, turnStream } from "../helpers/loop.js";
 import { grammarProblem } from "./grammar.js";
 
 let server: ScriptedServer | undefined;
@@ -27,11 +26,6 @@ function provider(url: string, reasoningSummaries = false) {
     reasoningSummaries,
   });
 }
-
-const blocks = (events: EngineEvent[]) =>
-  events.filter((e): e is AssistantBlockEvent => e.type === "assistant_block").map((e) => e.block);
-const streamOf = (events: EngineEvent[], turn: number) =>
-  events.flatMap((e) => (e.type === "stream" && e.turn === turn ? [e.event] : []));
 
 describe("OpenAI Responses provider through the scripted server", () => {
   test("sends instructions, input items in order, function tools, store: false", async () => {
@@ -92,12 +86,12 @@ describe("OpenAI Responses provider through the scripted server", () => {
     });
     const { events, end } = await collect({ provider: provider(server.url), tools: [echoTool()] });
     expect(end.subtype).toBe("success");
-    const first = streamOf(events, 1);
+    const first = turnStream(events, 1);
     expect(grammarProblem(first)).toBeUndefined();
     expect(
       first.filter((e) => e.type === "content_block_delta" && e.delta.type === "input_json_delta").length,
     ).toBeGreaterThan(4);
-    expect(blocks(events).slice(0, 4)).toEqual([
+    expect(assistantBlocks(events).slice(0, 4)).toEqual([
       { type: "thinking", thinking: "plan: echo twice", signature: "" },
       { type: "text", text: "Two calls." },
       { type: "tool_use", id: "call_scripted_0_2", name: "Echo", input: { text: "one" } },

@@ -24,6 +24,7 @@ import {
   runProgram,
   semanticBody,
   startServer,
+  textFromDeltas,
   UUID_PATTERN,
   workspace,
 } from "./helpers.js";
@@ -36,11 +37,6 @@ const ofType = <T extends SDKMessage["type"]>(messages: SDKMessage[], type: T): 
 
 const streamEvents = (messages: SDKMessage[]): SDKPartialAssistantMessage["event"][] =>
   ofType(messages, "stream_event").map((message) => message.event);
-
-const textDeltas = (messages: SDKMessage[]): string[] =>
-  streamEvents(messages).flatMap((event) =>
-    event.type === "content_block_delta" && event.delta.type === "text_delta" ? [event.delta.text] : [],
-  );
 
 /** A scenario with every block kind: thinking, text and a tool call, a tool result, then an answer. */
 async function toolScenario(options: Partial<Options> = {}) {
@@ -226,7 +222,7 @@ describe("SDK streaming contract", () => {
 
   test("SDK-9 appending every text_delta rebuilds the response text as it is generated", async () => {
     const { messages } = await toolScenario({ includePartialMessages: true });
-    const streamed = textDeltas(messages).join("");
+    const streamed = textFromDeltas(messages);
     const assistantText = ofType(messages, "assistant")
       .flatMap((message) => message.message.content)
       .flatMap((block) => (block.type === "text" ? [block.text] : []))
@@ -345,7 +341,7 @@ describe("SDK streaming contract", () => {
     );
     const result = messages.at(-1) as SDKResultMessage;
     expect(result.subtype === "success" && result.structured_output).toEqual(value);
-    const streamedText = textDeltas(messages).join("");
+    const streamedText = textFromDeltas(messages);
     expect(streamedText).toBe("Reading.");
     expect(streamedText).not.toContain("Two chores.");
   });

@@ -1,17 +1,24 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { SDKMessage } from "../../src/index.js";
+import {
+  type Options,
+  query,
+  type SDKMessage,
+  type SDKResultMessage,
+  type SDKSystemMessage,
+  type SDKUserMessage,
+} from "../../src/index.js";
 import { type ScriptedServer, type StepInput, startScriptedServer } from "../../src/testing/index.js";
+import { modelFreeEnv } from "../helpers/env.js";
+import { tempDir } from "../helpers/temp.js";
 
 export const REPO = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 
-/** Servers and temp dirs made by a test, released by `cleanUp()` (call it in afterEach). */
+/** Servers made by a test, closed by `cleanUp()` (call it in afterEach); temp dirs go by themselves. */
 const servers: ScriptedServer[] = [];
-const dirs: string[] = [];
 
 export async function startServer(
   steps: StepInput[],
@@ -22,17 +29,13 @@ export async function startServer(
   return server;
 }
 
-/** A temp directory holding `files` (path → content). */
+/** A temp directory holding `files` (path → content), removed after the test. */
 export function workspace(files: Record<string, string> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), "cairn-sdk-"));
-  dirs.push(dir);
-  for (const [path, content] of Object.entries(files)) writeFileSync(join(dir, path), content);
-  return dir;
+  return tempDir("cairn-sdk-", files);
 }
 
 export async function cleanUp(): Promise<void> {
   await Promise.all(servers.splice(0).map((server) => server.close()));
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   runner = undefined;
   home = undefined;
 }
@@ -45,24 +48,17 @@ let home: string | undefined;
  */
 export function cairnHome(): string {
   if (!home) {
-    home = mkdtempSync(join(tmpdir(), "cairn-sdk-home-"));
-    dirs.push(home);
+    home = tempDir("cairn-sdk-home-");
   }
   return home;
 }
 
 /**
  * The process environment without anything that could pick another model or leak a real key, with
- * `CAIRN_HOME` pointing at this test's temp home.
+ * `CAIRN_HOME` pointing at this test's own temp home.
  */
 export function baseEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (name.startsWith("ANTHROPIC_") || name.startsWith("CAIRN_") || name.endsWith("_API_KEY")) continue;
-    env[name] = value;
-  }
-  env.CAIRN_HOME = cairnHome();
-  return env;
+  return { ...modelFreeEnv(), CAIRN_HOME: cairnHome() };
 }
 
 /** "Only env set": what a program needs to reach the scripted server with the default model. */
@@ -74,6 +70,45 @@ export async function collect(messages: AsyncIterable<SDKMessage>): Promise<SDKM
   const out: SDKMessage[] = [];
   for await (const message of messages) out.push(message);
   return out;
+}
+
+/** One query against its own scripted server, on `options.cwd` or else a fresh empty workspace. */
+export async function runQuery(steps: StepInput[], options: Options = {}, prompt = "Go") {
+  const server = await startServer(steps);
+  const cwd = options.cwd ?? workspace();
+  const messages = await collect(query({ prompt, options: { cwd, env: envFor(server), ...options } }));
+  return { server, cwd, messages };
+}
+
+/** The last message, which must be the result. */
+export function result(messages: SDKMessage[]): SDKResultMessage {
+  const last = messages.at(-1);
+  if (last?.type !== "result") throw new Error(`last message is ${last?.type}, not result`);
+  return last;
+}
+
+/** The first message, which must be system/init. */
+export function init(messages: SDKMessage[]): SDKSystemMessage {
+  const first = messages[0];
+  if (first?.type !== "system" || first.subtype !== "init") throw new Error("no system/init first");
+  return first;
+}
+
+export function users(messages: SDKMessage[]): SDKUserMessage[] {
+  return messages.filter((message): message is SDKUserMessage => message.type === "user");
+}
+
+/** The text the stream events carried: every text_delta, appended. */
+export function textFromDeltas(messages: SDKMessage[]): string {
+  return messages
+    .flatMap((m) =>
+      m.type === "stream_event" &&
+      m.event.type === "content_block_delta" &&
+      m.event.delta.type === "text_delta"
+        ? [m.event.delta.text]
+        : [],
+    )
+    .join("");
 }
 
 /** A short label per message, for order assertions: `system/init`, `stream/content_block_delta`, … */
@@ -133,12 +168,11 @@ async function exampleRunnerDir(): Promise<string> {
     }
   }
   if (!runner) {
-    const dir = mkdtempSync(join(tmpdir(), "cairn-examples-"));
+    const dir = tempDir("cairn-examples-");
     await mkdir(join(dir, "node_modules"));
     symlinkSync(REPO, join(dir, "node_modules/cairn"), "dir");
     writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", private: true }));
     runner = dir;
-    dirs.push(dir);
   }
   return runner;
 }
@@ -218,16 +252,6 @@ export function examplePath(name: string): string {
 
 export function fixturePath(name: string): string {
   return join(REPO, "test/sdk/fixtures", name);
-}
-
-/** True while a process with this pid exists. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -10,31 +10,26 @@ import { afterEach, describe, expect, test } from "vitest";
 import {
   type CanUseTool,
   InvalidOptionsError,
-  type Options,
   type PermissionUpdate,
   query,
   type SDKMessage,
-  type SDKResultMessage,
-  type SDKSystemMessage,
-  type SDKUserMessage,
 } from "../../src/index.js";
 import { reply } from "../../src/testing/index.js";
-import { cairnHome, cleanUp, collect, envFor, labels, startServer, workspace } from "./helpers.js";
+import {
+  cairnHome,
+  cleanUp,
+  envFor,
+  init,
+  labels,
+  result,
+  runQuery,
+  startServer,
+  users,
+  workspace,
+} from "./helpers.js";
 
 afterEach(cleanUp);
 
-const result = (messages: SDKMessage[]): SDKResultMessage => {
-  const last = messages.at(-1);
-  if (last?.type !== "result") throw new Error(`last message is ${last?.type}, not result`);
-  return last;
-};
-const init = (messages: SDKMessage[]): SDKSystemMessage => {
-  const first = messages[0];
-  if (first?.type !== "system" || first.subtype !== "init") throw new Error("no system/init first");
-  return first;
-};
-const users = (messages: SDKMessage[]) =>
-  messages.filter((message): message is SDKUserMessage => message.type === "user");
 /** The tool_result block of the n-th user message. */
 const toolResult = (messages: SDKMessage[], n: number) => {
   const content = users(messages)[n]?.message.content;
@@ -44,17 +39,10 @@ const toolResult = (messages: SDKMessage[], n: number) => {
 const text = (block: { content: unknown }) =>
   typeof block.content === "string" ? block.content : JSON.stringify(block.content);
 
-async function run(steps: Parameters<typeof startServer>[0], options: Options = {}, prompt = "Go") {
-  const server = await startServer(steps);
-  const cwd = options.cwd ?? workspace();
-  const messages = await collect(query({ prompt, options: { cwd, env: envFor(server), ...options } }));
-  return { server, cwd, messages };
-}
-
 describe("without canUseTool, ask means deny", () => {
   test("default mode: reads run; an edit and a shell command do not run, the model is told why, the result lists them", async () => {
     const cwd = workspace({ "a.txt": "A\n" });
-    const { messages, server } = await run(
+    const { messages, server } = await runQuery(
       [
         reply().tool("Read", { file_path: "a.txt" }),
         reply().tool("Write", { file_path: "b.txt", content: "B" }).tool("Bash", { command: "touch marker" }),
@@ -90,7 +78,7 @@ describe("without canUseTool, ask means deny", () => {
 
   test("the original example's allowedTools [Bash, Read] lets the model run shell commands (SDK-13)", async () => {
     const cwd = workspace({ "a.txt": "A" });
-    const { messages } = await run(
+    const { messages } = await runQuery(
       [reply().tool("Bash", { command: "touch made-by-bash" }), reply().text("done")],
       { cwd, allowedTools: ["Bash", "Read"] },
     );
@@ -108,7 +96,7 @@ describe("canUseTool", () => {
       return { behavior: "deny", message: "No, thanks." };
     };
     const cwd = workspace({ "a.txt": "A" });
-    const { messages } = await run(
+    const { messages } = await runQuery(
       [
         reply()
           .tool("Read", { file_path: "a.txt" })
@@ -161,7 +149,7 @@ describe("canUseTool", () => {
       if (input.command === "touch m1") return null;
       throw new Error("boom");
     };
-    const { messages } = await run(
+    const { messages } = await runQuery(
       [
         reply().tool("Write", { file_path: "decoy.txt", content: "model's" }),
         reply().tool("Write", { file_path: "harmless.txt", content: "y" }),
@@ -184,7 +172,7 @@ describe("canUseTool", () => {
 
   test("deny with interrupt: the tool never runs and the turn ends with an error result", async () => {
     const cwd = workspace();
-    const { messages, server } = await run(
+    const { messages, server } = await runQuery(
       [reply().tool("Bash", { command: "touch marker" }), reply().text("never")],
       {
         cwd,
@@ -210,7 +198,7 @@ describe("canUseTool", () => {
       // "Always allow": take the suggested rule for this query.
       return { behavior: "allow", updatedPermissions: suggestions ?? [] };
     };
-    const { messages } = await run(
+    const { messages } = await runQuery(
       [
         reply().tool("Bash", { command: "touch one" }),
         reply().tool("Bash", { command: "touch two" }),
@@ -274,7 +262,7 @@ describe("modes", () => {
 
   test("plan stays read-only whatever the allow rules say; reads and read-only commands run", async () => {
     const cwd = workspace({ "a.txt": "A" });
-    const { messages } = await run(
+    const { messages } = await runQuery(
       [
         reply()
           .tool("Read", { file_path: "a.txt" })
@@ -291,7 +279,7 @@ describe("modes", () => {
 
   test("bypassPermissions runs everything but what a deny rule names; Bash(rm:*) denies only rm", async () => {
     const cwd = workspace({ "victim.txt": "keep me" });
-    const { messages } = await run(
+    const { messages } = await runQuery(
       [
         reply().tool("Bash", { command: "touch made" }),
         reply().tool("Bash", { command: "rm victim.txt" }),
@@ -314,7 +302,7 @@ describe("modes", () => {
 
   test("disallowedTools: a bare name removes the tool; deny beats allow", async () => {
     const cwd = workspace();
-    const { messages, server } = await run(
+    const { messages, server } = await runQuery(
       [reply().tool("Bash", { command: "touch marker" }), reply().text("ok")],
       { cwd, allowedTools: ["Bash"], disallowedTools: ["Write, Bash(touch:*)"] },
     );
@@ -333,13 +321,13 @@ describe("modes", () => {
       return { behavior: "allow" };
     };
     const steps = () => [reply().tool("Write", { file_path: "b.txt", content: "B" }), reply().text("ok")];
-    const dontAsk = await run(steps(), { permissionMode: "dontAsk", canUseTool });
+    const dontAsk = await runQuery(steps(), { permissionMode: "dontAsk", canUseTool });
     expect(init(dontAsk.messages).permissionMode).toBe("dontAsk");
     expect(text(toolResult(dontAsk.messages, 0))).toMatch(/permission mode "dontAsk" denies/);
     expect(existsSync(join(dontAsk.cwd, "b.txt"))).toBe(false);
     expect(asked).toEqual([]);
 
-    const auto = await run(steps(), { permissionMode: "auto", canUseTool });
+    const auto = await runQuery(steps(), { permissionMode: "auto", canUseTool });
     expect(init(auto.messages).permissionMode).toBe("auto");
     expect(asked).toEqual(["Write"]);
     expect(existsSync(join(auto.cwd, "b.txt"))).toBe(true);
@@ -347,7 +335,7 @@ describe("modes", () => {
 
   test("acceptEdits: edits inside the workspace run without asking; other commands still ask", async () => {
     const cwd = workspace();
-    const { messages } = await run(
+    const { messages } = await runQuery(
       [
         reply().tool("Write", { file_path: "b.txt", content: "B" }).tool("Bash", { command: "touch marker" }),
         reply().text("ok"),
@@ -364,9 +352,9 @@ describe("configuration", () => {
   test("additionalDirectories opens another directory to the tools", async () => {
     const other = workspace({ "shared.txt": "shared notes\n" });
     const steps = () => [reply().tool("Read", { file_path: join(other, "shared.txt") }), reply().text("ok")];
-    const without = await run(steps());
+    const without = await runQuery(steps());
     expect(toolResult(without.messages, 0).is_error).toBe(true);
-    const withDir = await run(steps(), { additionalDirectories: [other] });
+    const withDir = await runQuery(steps(), { additionalDirectories: [other] });
     expect(toolResult(withDir.messages, 0).is_error).toBeUndefined();
     expect(users(withDir.messages)[0]!.tool_use_result).toMatchObject({ content: "shared notes" });
   });
@@ -379,7 +367,7 @@ describe("configuration", () => {
     const cwd = workspace();
     mkdirSync(join(cwd, ".cairn"));
     writeFileSync(join(cwd, ".cairn/config.json"), JSON.stringify({ permissions: { allow: ["Bash"] } }));
-    const { messages } = await run(
+    const { messages } = await runQuery(
       [
         reply().tool("Write", { file_path: "b.txt", content: "B" }).tool("Bash", { command: "touch marker" }),
         reply().text("ok"),
@@ -400,7 +388,7 @@ describe("configuration", () => {
     expect(existsSync(join(cwd, "b.txt"))).toBe(true);
     expect(text(toolResult(messages, 1))).toMatch(/denied by rule Bash\(touch:\*\)/);
     // An explicit permissionMode wins over the config's default.
-    const explicit = await run([reply().text("ok")], { cwd, permissionMode: "plan" });
+    const explicit = await runQuery([reply().text("ok")], { cwd, permissionMode: "plan" });
     expect(init(explicit.messages).permissionMode).toBe("plan");
   });
 
@@ -432,7 +420,7 @@ describe("configuration", () => {
 
   test("StructuredOutput is never asked about, in any mode", async () => {
     const asked: string[] = [];
-    const { messages } = await run([reply().tool("StructuredOutput", { n: 1 })], {
+    const { messages } = await runQuery([reply().tool("StructuredOutput", { n: 1 })], {
       permissionMode: "plan",
       outputFormat: {
         type: "json_schema",

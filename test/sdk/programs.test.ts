@@ -7,16 +7,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
-import {
-  alive,
-  cleanUp,
-  envFor,
-  examplePath,
-  fixturePath,
-  runProgram,
-  startServer,
-  workspace,
-} from "./helpers.js";
+import { isAlive } from "../helpers/process.js";
+import { cleanUp, envFor, examplePath, fixturePath, runProgram, startServer, workspace } from "./helpers.js";
 
 afterEach(cleanUp);
 
@@ -132,7 +124,7 @@ describe("ending a query early leaves nothing behind", () => {
     expect(run.ms).toBeLessThan(6000);
     const pid = Number(readFileSync(join(cwd, "sleep.pid"), "utf8"));
     expect(pid).toBeGreaterThan(0);
-    expect(alive(pid)).toBe(false);
+    expect(isAlive(pid)).toBe(false);
     expect(server.requests).toHaveLength(1);
   });
 });

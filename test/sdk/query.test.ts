@@ -6,7 +6,6 @@ import { afterEach, describe, expect, test } from "vitest";
 import {
   ConfigError,
   InvalidOptionsError,
-  type Options,
   query,
   type SDKAssistantMessage,
   type SDKMessage,
@@ -23,25 +22,22 @@ import {
   collect,
   envFor,
   labels,
+  result,
+  runQuery,
   semanticBody,
   startServer,
+  textFromDeltas,
+  users,
   workspace,
 } from "./helpers.js";
 
 afterEach(cleanUp);
 
-const result = (messages: SDKMessage[]): SDKResultMessage => {
-  const last = messages.at(-1);
-  if (last?.type !== "result") throw new Error(`last message is ${last?.type}, not result`);
-  return last;
-};
 const init = (messages: SDKMessage[]): SDKSystemMessage => {
   const first = messages.find((message) => message.type === "system");
   if (first?.type !== "system" || first.subtype !== "init") throw new Error("no system/init");
   return first;
 };
-const users = (messages: SDKMessage[]) =>
-  messages.filter((message): message is SDKUserMessage => message.type === "user");
 
 type Body = {
   model: string;
@@ -99,16 +95,13 @@ function inputQueue() {
   };
 }
 
-async function run(steps: Parameters<typeof startServer>[0], options: Options = {}, prompt = "Go") {
-  const server = await startServer(steps);
-  const cwd = options.cwd ?? workspace();
-  const messages = await collect(query({ prompt, options: { cwd, env: envFor(server), ...options } }));
-  return { server, cwd, messages };
-}
-
 describe("prompt forms", () => {
   test("a string prompt is one turn; every message carries the session id; sessionId sets it", async () => {
-    const { messages, server } = await run([reply().text("Hi.")], { sessionId: "my-session" }, "Hello there");
+    const { messages, server } = await runQuery(
+      [reply().text("Hi.")],
+      { sessionId: "my-session" },
+      "Hello there",
+    );
     expect(labels(messages)).toEqual(["system/init", "assistant/text", "result/success"]);
     for (const message of messages) expect((message as { session_id: string }).session_id).toBe("my-session");
     expect(body(server, 0).messages).toEqual([{ role: "user", content: "Hello there" }]);
@@ -177,7 +170,7 @@ describe("prompt forms", () => {
 
 describe("options reach the engine", () => {
   test("model: provider/model is sent to the provider and reported in init and modelUsage", async () => {
-    const { messages, server } = await run(
+    const { messages, server } = await runQuery(
       [reply().text("ok").usage({ input_tokens: 7, output_tokens: 3 })],
       {
         model: "anthropic/claude-opus-5",
@@ -211,7 +204,7 @@ describe("options reach the engine", () => {
   });
 
   test("with no model, the default resolution from env applies (as the CLI)", async () => {
-    const { messages, server } = await run([reply().text("ok")]);
+    const { messages, server } = await runQuery([reply().text("ok")]);
     expect(init(messages).model).toMatch(/^anthropic\/claude-/);
     expect(init(messages).apiKeySource).toBe("ANTHROPIC_API_KEY");
     expect(credential(server)).toBe("test");
@@ -244,37 +237,39 @@ describe("options reach the engine", () => {
   });
 
   test("systemPrompt: a string replaces cairn's prompt; an array is joined; the preset appends", async () => {
-    const replaced = await run([reply().text("ok")], { systemPrompt: "You are terse." });
+    const replaced = await runQuery([reply().text("ok")], { systemPrompt: "You are terse." });
     expect(body(replaced.server, 0).system).toBe("You are terse.");
 
-    const joined = await run([reply().text("ok")], {
+    const joined = await runQuery([reply().text("ok")], {
       systemPrompt: ["Part A.", "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__", "Part B."],
     });
     expect(body(joined.server, 0).system).toBe("Part A.\n\nPart B.");
 
-    const custom = await run([reply().text("ok")], { systemPrompt: { type: "custom", prompt: "Custom." } });
+    const custom = await runQuery([reply().text("ok")], {
+      systemPrompt: { type: "custom", prompt: "Custom." },
+    });
     expect(body(custom.server, 0).system).toBe("Custom.");
 
-    const preset = await run([reply().text("ok")], {
+    const preset = await runQuery([reply().text("ok")], {
       systemPrompt: { type: "preset", preset: "claude_code", append: "Always answer in French." },
     });
     const system = body(preset.server, 0).system;
     expect(system).toContain("You are cairn");
     expect(system.endsWith("Always answer in French.")).toBe(true);
 
-    const omitted = await run([reply().text("ok")]);
+    const omitted = await runQuery([reply().text("ok")]);
     expect(body(omitted.server, 0).system).toContain("You are cairn");
   });
 
   test("tools sets the base set; disallowedTools removes bare-named tools (a rule form only denies calls)", async () => {
-    const only = await run([reply().text("ok")], { tools: ["Read", "Grep"] });
+    const only = await runQuery([reply().text("ok")], { tools: ["Read", "Grep"] });
     expect(init(only.messages).tools).toEqual(["Read", "Grep"]);
     expect(body(only.server, 0).tools.map((t) => t.name)).toEqual(["Read", "Grep"]);
 
-    const none = await run([reply().text("ok")], { tools: [] });
+    const none = await runQuery([reply().text("ok")], { tools: [] });
     expect(init(none.messages).tools).toEqual([]);
 
-    const removed = await run([reply().text("ok")], { disallowedTools: ["Write", "Bash(rm:*)"] });
+    const removed = await runQuery([reply().text("ok")], { disallowedTools: ["Write", "Bash(rm:*)"] });
     const names = init(removed.messages).tools;
     expect(names).toContain("Read");
     expect(names).not.toContain("Write");
@@ -288,14 +283,14 @@ describe("options reach the engine", () => {
   });
 
   test("permissionMode is reported in init; omitted, it is default (enforcement: permissions.test.ts)", async () => {
-    const { messages } = await run([reply().text("ok")], { permissionMode: "acceptEdits" });
+    const { messages } = await runQuery([reply().text("ok")], { permissionMode: "acceptEdits" });
     expect(init(messages).permissionMode).toBe("acceptEdits");
-    const plain = await run([reply().text("ok")]);
+    const plain = await runQuery([reply().text("ok")]);
     expect(init(plain.messages).permissionMode).toBe("default");
   });
 
   test("maxTurns ends the turn with error_max_turns and says why", async () => {
-    const { messages, server } = await run(
+    const { messages, server } = await runQuery(
       [
         reply().tool("Glob", { pattern: "*" }),
         reply().tool("Glob", { pattern: "*.md" }),
@@ -313,7 +308,7 @@ describe("options reach the engine", () => {
 
 describe("errors", () => {
   test("a provider failure ends with an error result saying why; the iterator finishes normally", async () => {
-    const { messages, server } = await run([httpError(401, { message: "invalid x-api-key" })]);
+    const { messages, server } = await runQuery([httpError(401, { message: "invalid x-api-key" })]);
     expect(labels(messages)).toEqual(["system/init", "result/error_during_execution"]);
     const end = result(messages);
     expect(end.is_error).toBe(true);
@@ -322,23 +317,14 @@ describe("errors", () => {
   });
 
   test("a retried model call still ends in success, with the text once", async () => {
-    const { messages } = await run([httpError(529, { retryAfter: 0 }), reply().text("Recovered.")], {
+    const { messages } = await runQuery([httpError(529, { retryAfter: 0 }), reply().text("Recovered.")], {
       includePartialMessages: true,
     });
     expect(result(messages)).toMatchObject({ subtype: "success", result: "Recovered." });
     const retries = messages.filter((m) => m.type === "system" && m.subtype === "api_retry");
     for (const retry of retries)
       expect(retry).toMatchObject({ error_status: 529, error: "overloaded", attempt: 1 });
-    const text = messages
-      .flatMap((m) =>
-        m.type === "stream_event" &&
-        m.event.type === "content_block_delta" &&
-        m.event.delta.type === "text_delta"
-          ? [m.event.delta.text]
-          : [],
-      )
-      .join("");
-    expect(text).toBe("Recovered.");
+    expect(textFromDeltas(messages)).toBe("Recovered.");
   });
 
   test("a configuration error rejects the first next() before any message", async () => {

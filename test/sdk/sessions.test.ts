@@ -10,8 +10,6 @@ import {
   type Options,
   query,
   type SDKMessage,
-  type SDKResultMessage,
-  type SDKSystemMessage,
   type SDKUserMessage,
   SessionNotFoundError,
   SessionWriteError,
@@ -23,7 +21,10 @@ import {
   cleanUp,
   collect,
   envFor,
+  init,
   labels,
+  result,
+  runQuery,
   semanticBody,
   startServer,
   UUID_PATTERN,
@@ -32,16 +33,6 @@ import {
 
 afterEach(cleanUp);
 
-const init = (messages: SDKMessage[]): SDKSystemMessage => {
-  const first = messages[0];
-  if (first?.type !== "system" || first.subtype !== "init") throw new Error("no system/init first");
-  return first;
-};
-const result = (messages: SDKMessage[]): SDKResultMessage => {
-  const last = messages.at(-1);
-  if (last?.type !== "result") throw new Error(`last message is ${last?.type}, not result`);
-  return last;
-};
 type Sent = { role: string; content: unknown }[];
 const sent = (server: ScriptedServer, index: number): Sent =>
   semanticBody<{ messages: Sent }>(server.requests[index]!.body).messages;
@@ -55,8 +46,7 @@ async function ask(
   steps: Parameters<typeof startServer>[0],
   options: Options = {},
 ) {
-  const server = await startServer(steps);
-  const messages = await collect(query({ prompt, options: { cwd, env: envFor(server), ...options } }));
+  const { server, messages } = await runQuery(steps, { cwd, ...options }, prompt);
   return { server, messages, sessionId: init(messages).session_id };
 }
 

@@ -1,12 +1,6 @@
 /** `outputFormat`: structured output through a dedicated tool, validated with a JSON Schema validator. */
 import { afterEach, describe, expect, test } from "vitest";
-import {
-  InvalidOptionsError,
-  type Options,
-  query,
-  type SDKMessage,
-  type SDKResultMessage,
-} from "../../src/index.js";
+import { InvalidOptionsError, type Options, query, type SDKResultMessage } from "../../src/index.js";
 import { SessionStore } from "../../src/sessions/index.js";
 import { reply } from "../../src/testing/index.js";
 import {
@@ -17,6 +11,7 @@ import {
   labels,
   semanticBody,
   startServer,
+  textFromDeltas,
   workspace,
 } from "./helpers.js";
 
@@ -62,17 +57,6 @@ type Body = {
 const body = (server: Awaited<ReturnType<typeof startServer>>, i: number) =>
   semanticBody<Body>(server.requests[i]!.body);
 
-const textDeltas = (messages: SDKMessage[]) =>
-  messages
-    .flatMap((m) =>
-      m.type === "stream_event" &&
-      m.event.type === "content_block_delta" &&
-      m.event.delta.type === "text_delta"
-        ? [m.event.delta.text]
-        : [],
-    )
-    .join("");
-
 describe("structured output", () => {
   test("the value arrives in result.structured_output; the tool input streams as input_json_delta, not text", async () => {
     const value = { files: ["a.txt"], count: 1 };
@@ -86,8 +70,8 @@ describe("structured output", () => {
       structured_output: value,
       num_turns: 2,
     });
-    expect(textDeltas(messages)).toBe("Looking.");
-    expect(textDeltas(messages)).not.toContain("a.txt");
+    expect(textFromDeltas(messages)).toBe("Looking.");
+    expect(textFromDeltas(messages)).not.toContain("a.txt");
     // What a consumer sees meanwhile: the tool call's input streams as input_json_delta.
     const json = messages
       .flatMap((m) =>

@@ -1,16 +1,6 @@
-import {
-  appendFileSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
-import os from "node:os";
+import { appendFileSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { EngineEvent } from "../../src/engine/events.js";
 import { runAgentLoop } from "../../src/engine/loop.js";
 import type { ConversationMessage } from "../../src/engine/messages.js";
@@ -24,16 +14,11 @@ import {
 } from "../../src/sessions/index.js";
 import { reply, toStep } from "../../src/testing/index.js";
 import { echoTool } from "../helpers/loop.js";
+import { tempDir } from "../helpers/temp.js";
 import { historyProblems } from "./kill-child.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
 function setup() {
-  const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-sessions-")));
-  dirs.push(base);
+  const base = tempDir("cairn-sessions-");
   const cwd = path.join(base, "project");
   const store = new SessionStore({ cairnHome: path.join(base, "home") });
   return { base, cwd, store };

@@ -1,26 +1,11 @@
-import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { bashTool } from "../../src/tools/bash.js";
+import { isAlive } from "../helpers/process.js";
 import { context, tempDir } from "./helpers.js";
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Alive and not a zombie (an orphaned zombie may linger where PID 1 does not reap). */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-}
 
 async function waitFor(check: () => boolean | Promise<boolean>, ms = 8000): Promise<boolean> {
   const deadline = Date.now() + ms;

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { hang, httpError, reply } from "../../../src/testing/index.js";
+import { isAlive } from "../../helpers/process.js";
 import {
   cleanEnv,
   MODEL,
@@ -27,22 +28,6 @@ async function waitFor(read: () => string, pattern: RegExp, timeoutMs = 10_000):
     if (Date.now() > deadline)
       throw new Error(`timed out waiting for ${pattern}; got ${JSON.stringify(read())}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-function isAlive(pid: number): boolean {
-  // A killed process whose parent is gone may linger as a zombie until something reaps it: dead.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^\d+ \(.*\) [ZX] /.test(stat);
-  } catch {
-    // No /proc (or the process is gone): fall back to signal 0.
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach } from "vitest";
 import { type ScriptedServer, type StepInput, startScriptedServer } from "../../../src/testing/index.js";
 import { validLine } from "../../cli/schemas.js";
+import { modelFreeEnv } from "../../helpers/env.js";
+import { tempDir } from "../../helpers/temp.js";
 
 /**
  * Runs the BUILT CLI (`node dist/cli/main.js`) as a user would: a child process with piped stdio,
@@ -17,14 +17,12 @@ export const CLI = join(REPO, "dist/cli/main.js");
 export const MODEL = "anthropic/claude-sonnet-5-5";
 
 const servers: ScriptedServer[] = [];
-const dirs: string[] = [];
 const children: ChildProcess[] = [];
 
 afterEach(async () => {
   for (const child of children.splice(0))
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   await Promise.all(servers.splice(0).map((server) => server.close()));
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 export async function startServer(steps: StepInput[], chunkSize?: number): Promise<ScriptedServer> {
@@ -35,22 +33,12 @@ export async function startServer(steps: StepInput[], chunkSize?: number): Promi
 
 /** A temporary directory (real path) holding `files`, removed after the test. */
 export function workspace(files: Record<string, string> = {}): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), "cairn-pm-")));
-  dirs.push(dir);
-  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
-  return dir;
+  return tempDir("cairn-pm-", files);
 }
 
-/** The environment without anything that could pick another model or leak a real key. */
+/** The environment without model settings or real keys (CAIRN_HOME stays a temp dir), plus `extra`. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (name.startsWith("ANTHROPIC_") || name.endsWith("_API_KEY")) continue;
-    // CAIRN_HOME (a temp dir, test/setup-home.ts) stays: transcripts must not reach the real home.
-    if (name.startsWith("CAIRN_") && name !== "CAIRN_HOME") continue;
-    env[name] = value;
-  }
-  return { ...env, ...extra };
+  return { ...modelFreeEnv(), ...extra };
 }
 
 export function serverEnv(server: ScriptedServer): NodeJS.ProcessEnv {
