@@ -3,10 +3,11 @@
 //   npm run build && node bench/stream-stages.mjs [rounds]
 //
 // 20,000 deltas from the scripted model server (in a child process, so its work is not counted)
-// are consumed in this process by ever more of cairn's pipeline: the official client alone, the
-// provider, the idle timeout, callModel, the agent loop, and the stream-json projection. Each line
-// is the CPU time of this process per delta (median of the rounds): the difference between two
-// lines is what that layer costs. It imports tsc's unbundled modules from dist/, so it follows the
+// are consumed in this process by ever more of cairn's pipeline: the official client's own event
+// stream (for reference), the provider's batches, the idle timeout, callModel, the agent loop, and
+// the stream-json projection as the CLI runs it; last, the per-event stream the SDK reads. Each line
+// is the CPU time of this process per delta (median of the rounds; and of the first run, in a
+// process that has not run that code yet): the difference between two lines is what a layer costs. It imports tsc's unbundled modules from dist/, so it follows the
 // source layout; adjust the imports when modules move.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -36,9 +37,10 @@ const url = String(chunk).trim();
 try {
   const { default: Anthropic } = await import("@anthropic-ai/sdk");
   const { AnthropicProvider } = await mod("providers/anthropic.js");
+  const { batchesOf } = await mod("providers/event-batches.js");
   const { callModel } = await mod("engine/model-call.js");
   const { DEFAULT_RETRY_POLICY, withIdleTimeout } = await mod("engine/retry.js");
-  const { runAgentLoop } = await mod("engine/loop.js");
+  const { runAgentLoop, runAgentLoopBatches } = await mod("engine/loop.js");
   const { projectionFor } = await mod("cli/formats/select.js");
 
   const provider = new AnthropicProvider({
@@ -76,7 +78,7 @@ try {
   /** @type {[string, () => Promise<void>][]} */
   const stages = [
     [
-      "official client, events iterated",
+      "official client's Stream, events iterated",
       async () => {
         const client = new Anthropic({ apiKey: "bench-key", baseURL: url, maxRetries: 0 });
         const messages = [{ role: /** @type {const} */ ("user"), content: "hi" }];
@@ -86,29 +88,39 @@ try {
         await drain(data);
       },
     ],
+    ["provider, one batch per chunk", async () => drain(batchesOf(await provider.stream(request, signal)))],
     [
-      "+ provider (AnthropicProvider.stream)",
+      "provider, one event at a time (events)",
       async () => drain((await provider.stream(request, signal)).events),
     ],
     [
       "+ idle timeout (withIdleTimeout)",
-      async () => drain(withIdleTimeout((await provider.stream(request, signal)).events, 120_000, () => {})),
+      async () =>
+        drain(withIdleTimeout(batchesOf(await provider.stream(request, signal)), 120_000, () => {})),
     ],
     [
       "+ callModel (assembler, dedupe, events)",
       () => drain(callModel(provider, request, 1, signal, DEFAULT_RETRY_POLICY)),
     ],
-    ["+ agent loop (runAgentLoop)", () => drain(runAgentLoop(loopOptions()))],
+    ["+ agent loop (runAgentLoopBatches)", () => drain(runAgentLoopBatches(loopOptions()))],
     [
-      "+ stream-json partial projection",
+      "+ stream-json partial projection (as the CLI)",
       async () => {
         const projection = projectionFor("stream-json", true);
-        for await (const event of runAgentLoop(loopOptions())) projection.project(event);
+        for await (const batch of runAgentLoopBatches(loopOptions())) {
+          let output = "";
+          for (const event of batch) output += projection.project(event);
+          if (output.length === 0) continue;
+        }
       },
     ],
+    ["agent loop, one event at a time (runAgentLoop, the SDK's)", () => drain(runAgentLoop(loopOptions()))],
   ];
+  process.stdout.write(`${"".padEnd(58)} warm µs/delta   first run\n`);
   for (const [name, run] of stages) {
-    await run(); // warm-up
+    const first = process.cpuUsage();
+    await run(); // warm-up, reported as the first run
+    const firstUsed = process.cpuUsage(first);
     /** @type {number[]} */
     const cpu = [];
     for (let i = 0; i < rounds; i++) {
@@ -118,8 +130,11 @@ try {
       cpu.push((used.user + used.system) / 1000);
     }
     const perDelta = (median(cpu) * 1000) / DELTAS;
+    const firstPerDelta = (firstUsed.user + firstUsed.system) / DELTAS;
     process.stdout.write(
-      `${name.padEnd(42)} ${perDelta.toFixed(2).padStart(6)} µs CPU per delta  (${Math.round(1e6 / perDelta).toLocaleString("en")}/s on one core)\n`,
+      `${name.padEnd(58)} ${perDelta.toFixed(2).padStart(6)} (${Math.round(1e6 / perDelta)
+        .toLocaleString("en")
+        .padStart(9)}/s)  ${firstPerDelta.toFixed(2).padStart(6)}\n`,
     );
   }
 } finally {

@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { runAgent } from "../engine/agent.js";
+import { runAgentBatches } from "../engine/agent.js";
 import type { ModelCallRetryEvent, RunEndEvent } from "../engine/events.js";
 import { splitRuleList } from "../permissions/rules.js";
 import { preparePermissionGate } from "../permissions/setup.js";
@@ -62,7 +62,7 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
 
   let end: RunEndEvent | undefined;
   try {
-    const events = runAgent({
+    const events = runAgentBatches({
       prompt: options.prompt,
       cwd: options.cwd,
       signal: controller.signal,
@@ -79,14 +79,19 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
       // Reported in system/init: the reference CLI says "default" for its print-mode default.
       permissionMode: options.force ? "bypassPermissions" : (options.permissionMode ?? "default"),
     });
-    for await (const event of events) {
-      session.writer?.recordEvent(event);
-      if (event.type === "run_end") {
-        end = event;
-        progress?.stop(); // erased before the answer appears
-      } else progress?.update(event);
-      if (event.type === "model_call_retry") process.stderr.write(`${describeRetry(event)}\n`);
-      writer.write(projection.project(event));
+    // A batch is every event of one network chunk (or one other event): its output is one write.
+    for await (const batch of events) {
+      let output = "";
+      for (const event of batch) {
+        session.writer?.recordEvent(event);
+        if (event.type === "run_end") {
+          end = event;
+          progress?.stop(); // erased before the answer appears
+        } else progress?.update(event);
+        if (event.type === "model_call_retry") process.stderr.write(`${describeRetry(event)}\n`);
+        output += projection.project(event);
+      }
+      writer.write(output);
       const blocked = writer.ready();
       if (blocked) await blocked;
     }

@@ -3,9 +3,10 @@ import { resolve } from "node:path";
 import { type ModelSettings, resolveModel } from "../providers/registry.js";
 import { builtinTools } from "../tools/index.js";
 import type { Tool } from "../tools/types.js";
+import { eachEvent } from "./batches.js";
 import { buildSystemPrompt } from "./context.js";
 import type { EngineEvent, RunEndEvent } from "./events.js";
-import { type LoopOptions, runAgentLoop } from "./loop.js";
+import { type LoopOptions, runAgentLoopBatches } from "./loop.js";
 import type { ConversationMessage } from "./messages.js";
 import { type RetryPolicy, retryPolicyFromEnv } from "./retry.js";
 import type { CanUseTool } from "./tool-runner.js";
@@ -77,7 +78,12 @@ export async function prepareRun(options: AgentRunOptions): Promise<PreparedRun>
 }
 
 /** Prepares and runs one prompt: the engine event stream, ending with `run_end`. */
-export async function* runAgent(options: AgentRunOptions): AsyncGenerator<EngineEvent, RunEndEvent> {
+export function runAgent(options: AgentRunOptions): AsyncGenerator<EngineEvent, RunEndEvent> {
+  return eachEvent(runAgentBatches(options));
+}
+
+/** `runAgent` in batches (see `runAgentLoopBatches`): what the CLI reads. */
+export async function* runAgentBatches(options: AgentRunOptions): AsyncGenerator<EngineEvent[], RunEndEvent> {
   const prepared = await prepareRun(options);
-  return yield* runAgentLoop(prepared.loop);
+  return yield* runAgentLoopBatches(prepared.loop);
 }

@@ -1,6 +1,7 @@
 import { addCost, costUSD } from "../providers/cost.js";
 import type { ModelProvider, ToolSpec } from "../providers/types.js";
 import type { Tool, ToolOutcome } from "../tools/types.js";
+import { eachEvent } from "./batches.js";
 import type { EngineEvent, PermissionDenial, RunEndEvent, RunSubtype } from "./events.js";
 import type { MessageAssembler } from "./message-assembler.js";
 import {
@@ -48,7 +49,16 @@ const DEFAULT_MAX_TOKENS = 16_384;
  * results, repeat until the model ends its turn, `maxTurns` is reached, or the signal aborts.
  * Yields one EngineEvent stream and ends with exactly one `run_end`.
  */
-export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<EngineEvent, RunEndEvent> {
+export function runAgentLoop(options: LoopOptions): AsyncGenerator<EngineEvent, RunEndEvent> {
+  return eachEvent(runAgentLoopBatches(options));
+}
+
+/**
+ * `runAgentLoop` in batches: the same events, grouped as they arrived (all the stream events of one
+ * network chunk in one array; every other event alone). Front ends that handle a batch in one step
+ * (the CLI) read this; it saves an async step per event in every layer (docs/performance.md).
+ */
+export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator<EngineEvent[], RunEndEvent> {
   const startedAt = Date.now();
   const started = performance.now();
   const { signal, history } = options;
@@ -73,18 +83,20 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<Engine
   let subtype: RunSubtype = "success";
   let lastFailure = { key: "", count: 0 };
 
-  yield {
-    type: "run_start",
-    sessionId: options.sessionId,
-    cwd: options.cwd,
-    model: options.model,
-    modelDisplayName: options.provider.displayName,
-    apiKeySource: options.provider.apiKeySource,
-    permissionMode: options.permissionMode ?? "default",
-    tools: options.tools.map((tool) => tool.name),
-    prompt: options.prompt,
-    startedAt,
-  };
+  yield [
+    {
+      type: "run_start",
+      sessionId: options.sessionId,
+      cwd: options.cwd,
+      model: options.model,
+      modelDisplayName: options.provider.displayName,
+      apiKeySource: options.provider.apiKeySource,
+      permissionMode: options.permissionMode ?? "default",
+      tools: options.tools.map((tool) => tool.name),
+      prompt: options.prompt,
+      startedAt,
+    },
+  ];
   history.push({ role: "user", content: options.prompt });
 
   try {
@@ -97,7 +109,7 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<Engine
       }
       turn += 1;
       const callStarted = performance.now();
-      yield { type: "model_call_start", turn, startedAt: Date.now() };
+      yield [{ type: "model_call_start", turn, startedAt: Date.now() }];
       let call: ModelCallResult;
       try {
         call = yield* callModel(
@@ -134,19 +146,21 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<Engine
         modelUsage[options.providerModel] ?? emptyUsage(),
         message.usage,
       );
-      yield {
-        type: "model_call_end",
-        turn,
-        message,
-        ...(requestId ? { requestId } : {}),
-        durationMs: Math.round(performance.now() - callStarted),
-        costUsd: callCost ?? null,
-      };
+      yield [
+        {
+          type: "model_call_end",
+          turn,
+          message,
+          ...(requestId ? { requestId } : {}),
+          durationMs: Math.round(performance.now() - callStarted),
+          costUsd: callCost ?? null,
+        },
+      ];
       history.push({ role: "assistant", content: message.content.filter(Boolean) });
 
       const toolUses = message.content.filter((block): block is ToolUseBlock => block?.type === "tool_use");
       if (toolUses.length === 0) {
-        yield { type: "turn_end", turn, stopReason: message.stop_reason };
+        yield [{ type: "turn_end", turn, stopReason: message.stop_reason }];
         break;
       }
 
@@ -156,14 +170,16 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<Engine
       let terminal = false;
       for (const batch of scheduleBatches(calls)) {
         for (const call of batch) {
-          yield {
-            type: "tool_start",
-            turn,
-            toolUseId: call.block.id,
-            name: call.block.name,
-            input: call.block.input,
-            startedAt: Date.now(),
-          };
+          yield [
+            {
+              type: "tool_start",
+              turn,
+              toolUseId: call.block.id,
+              name: call.block.name,
+              input: call.block.input,
+              startedAt: Date.now(),
+            },
+          ];
         }
         const pending = new Map(
           batch.map((call) => [
@@ -189,15 +205,17 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<Engine
           interrupted ||= done.interrupt;
           terminal ||= outcome.terminal === true && !outcome.isError;
           results.set(call.block.id, toToolResult(call.block.id, outcome));
-          yield {
-            type: "tool_end",
-            turn,
-            toolUseId: call.block.id,
-            name: call.block.name,
-            input: done.input,
-            outcome,
-            endedAt: Date.now(),
-          };
+          yield [
+            {
+              type: "tool_end",
+              turn,
+              toolUseId: call.block.id,
+              name: call.block.name,
+              input: done.input,
+              outcome,
+              endedAt: Date.now(),
+            },
+          ];
           lastFailure = trackFailure(lastFailure, call, outcome);
         }
       }
@@ -205,7 +223,7 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<Engine
         role: "user",
         content: toolUses.map((block) => results.get(block.id)!) as UserContentBlock[],
       });
-      yield { type: "turn_end", turn, stopReason: message.stop_reason };
+      yield [{ type: "turn_end", turn, stopReason: message.stop_reason }];
       if (signal.aborted) throw abortError();
       if (terminal) break;
       if (interrupted) {
@@ -245,7 +263,7 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<Engine
     errors,
     permissionDenials: denials,
   };
-  yield end;
+  yield [end];
   return end;
 }
 

@@ -1,8 +1,9 @@
+import { batchesOf } from "../providers/event-batches.js";
 import type { ModelProvider, ModelRequest } from "../providers/types.js";
 import { ProviderError } from "../providers/types.js";
 import type { EngineEvent } from "./events.js";
 import { MessageAssembler } from "./message-assembler.js";
-import type { StreamedMessage } from "./messages.js";
+import type { ModelStreamEvent, StreamedMessage } from "./messages.js";
 import {
   isRetryable,
   type RetryPolicy,
@@ -24,6 +25,11 @@ export type ModelCallResult = {
  * retryable failures (HTTP 408/409/429/5xx, resets, cut or idle streams) with backoff, and never
  * shows output of a failed attempt twice. Tool calls of a failed attempt never run: tools run only
  * after a call has completed.
+ *
+ * Events come out in batches: all the events of one network chunk at once (and every other event
+ * alone), so that a fast stream costs one async step per chunk, not per event, in every layer up to
+ * the front end (docs/performance.md). Each batch is non-empty; flattened, the batches are the
+ * engine's event stream.
  */
 export async function* callModel(
   provider: ModelProvider,
@@ -31,7 +37,7 @@ export async function* callModel(
   turn: number,
   signal: AbortSignal,
   policy: RetryPolicy,
-): AsyncGenerator<EngineEvent, ModelCallResult> {
+): AsyncGenerator<EngineEvent[], ModelCallResult> {
   const deduper = new RetryDeduper();
   for (let attempt = 1; ; attempt++) {
     const attemptController = new AbortController();
@@ -44,23 +50,37 @@ export async function* callModel(
       // If the wait times out, the abandoned promise's rejection must not surface as unhandled.
       pending.catch(() => undefined);
       const response = await withResponseTimeout(pending, policy.idleTimeoutMs, onIdle);
-      const events = withIdleTimeout(response.events, policy.idleTimeoutMs, onIdle);
-      for await (const event of events) {
+      /** Folds one raw event into the message and adds what consumers see of it to `into`. */
+      const show = (event: ModelStreamEvent, receivedAt: number, into: EngineEvent[]): void => {
         const completed = assembler.apply(event);
         const shown = deduper.filter(event);
-        if (!shown) continue;
-        yield { type: "stream", turn, event: shown, receivedAt: Date.now() };
+        if (!shown) return;
+        into.push({ type: "stream", turn, event: shown, receivedAt });
         if (completed) {
           const snapshot = assembler.snapshot()!;
-          yield {
+          into.push({
             type: "assistant_block",
             turn,
             block: completed,
             messageId: snapshot.id,
             model: snapshot.model,
             usage: snapshot.usage,
-          };
+          });
         }
+      };
+      const batches = withIdleTimeout(batchesOf(response), policy.idleTimeoutMs, onIdle);
+      for await (const batch of batches) {
+        const out: EngineEvent[] = [];
+        const receivedAt = Date.now();
+        let failure: { error: unknown } | undefined;
+        try {
+          for (const event of batch) show(event, receivedAt, out);
+        } catch (error) {
+          failure = { error };
+        }
+        // What came before a malformed event is delivered first, as it was one event at a time.
+        if (out.length > 0) yield out;
+        if (failure) throw failure.error;
       }
       const message = assembler.snapshot();
       if (!message || message.stop_reason === null) {
@@ -73,15 +93,17 @@ export async function* callModel(
       if (signal.aborted) throw error;
       if (!isRetryable(error) || attempt > policy.maxRetries) throw error;
       const delayMs = retryDelayMs(attempt, error, policy);
-      yield {
-        type: "model_call_retry",
-        turn,
-        attempt: attempt + 1,
-        maxRetries: policy.maxRetries,
-        delayMs,
-        errorStatus: error instanceof ProviderError && error.status !== undefined ? error.status : null,
-        error: error instanceof Error ? error.message : String(error),
-      };
+      yield [
+        {
+          type: "model_call_retry",
+          turn,
+          attempt: attempt + 1,
+          maxRetries: policy.maxRetries,
+          delayMs,
+          errorStatus: error instanceof ProviderError && error.status !== undefined ? error.status : null,
+          error: error instanceof Error ? error.message : String(error),
+        },
+      ];
       deduper.startRetry();
       await sleep(delayMs, signal);
     } finally {

@@ -1,13 +1,7 @@
-import type { ModelStreamEvent } from "../engine/messages.js";
+import { anthropicEventBatches } from "./anthropic-events.js";
 import { toProviderError } from "./errors.js";
-import { endedEarly } from "./stream-builder.js";
-import {
-  type ApiKeySource,
-  type ModelProvider,
-  type ModelRequest,
-  type ModelResponse,
-  ProviderError,
-} from "./types.js";
+import { eachOf } from "./event-batches.js";
+import type { ApiKeySource, ModelProvider, ModelRequest, ModelResponse } from "./types.js";
 
 export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 
@@ -30,8 +24,10 @@ export type AnthropicProviderOptions = {
   maxRetries?: number;
 };
 
-type AnthropicClient = import("@anthropic-ai/sdk").Anthropic;
+type ClientModule = typeof import("./anthropic-client.js");
+type AnthropicClient = import("./anthropic-client.js").AnthropicMessagesClient;
 type CreateParams = Parameters<AnthropicClient["messages"]["create"]>[0];
+type LoadedClient = { client: AnthropicClient; streamError: ClientModule["streamError"] };
 
 /**
  * Anthropic Messages API through the official client, streaming. Works against any server that
@@ -42,7 +38,7 @@ export class AnthropicProvider implements ModelProvider {
   readonly wire = "anthropic-messages" as const;
   readonly displayName: string;
   readonly apiKeySource: ApiKeySource;
-  private client: Promise<AnthropicClient> | undefined;
+  private client: Promise<LoadedClient> | undefined;
 
   constructor(private readonly options: AnthropicProviderOptions) {
     this.displayName = options.displayName;
@@ -50,10 +46,16 @@ export class AnthropicProvider implements ModelProvider {
   }
 
   async stream(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
-    const context = { provider: "Anthropic", baseURL: this.options.baseURL ?? DEFAULT_ANTHROPIC_BASE_URL };
+    const baseURL = this.options.baseURL ?? DEFAULT_ANTHROPIC_BASE_URL;
+    const mapError = (error: unknown) => toProviderError(error, { provider: "Anthropic", baseURL });
+    // The client keeps an abort listener on the signal it is given until it has finished reading the
+    // body, which here it never does: it gets a signal of its own, unlinked once the body is done.
+    const link = linkedSignal(signal);
     try {
-      const client = await this.getClient();
-      const { data, request_id } = await client.messages
+      const { client, streamError } = await this.getClient();
+      // The client sends the request (auth, headers, HTTP errors as its APIError); the event stream
+      // is read from the raw body, a network chunk at a time (src/providers/anthropic-events.ts).
+      const response = await client.messages
         .create(
           {
             model: request.model,
@@ -65,35 +67,44 @@ export class AnthropicProvider implements ModelProvider {
             tools: request.tools as CreateParams["tools"],
             stream: true,
           },
-          { signal },
+          { signal: link.signal },
         )
-        .withResponse();
-      return {
-        ...(request_id ? { requestId: request_id } : {}),
-        events: checkStream(
-          data as AsyncIterable<unknown> as AsyncIterable<ModelStreamEvent>,
-          signal,
-          context.baseURL,
-          (error) => toProviderError(error, context),
-        ),
-      };
+        .asResponse();
+      const requestId = response.headers.get("request-id");
+      const batches = anthropicEventBatches(response, {
+        signal,
+        baseURL,
+        mapError,
+        streamError,
+        onFinished: link.unlink,
+      });
+      return { ...(requestId ? { requestId } : {}), batches, events: eachOf(batches) };
     } catch (error) {
-      throw toProviderError(error, context);
+      link.unlink();
+      throw mapError(error);
     }
   }
 
-  private getClient(): Promise<AnthropicClient> {
-    this.client ??= import("@anthropic-ai/sdk").then(
-      ({ Anthropic }) =>
-        new Anthropic({
-          apiKey: this.options.apiKey,
-          ...(this.options.baseURL ? { baseURL: this.options.baseURL } : {}),
-          maxRetries: this.options.maxRetries ?? 0,
-          logLevel: "off",
-        }),
-    );
+  private getClient(): Promise<LoadedClient> {
+    this.client ??= import("./anthropic-client.js").then(({ createAnthropicClient, streamError }) => ({
+      client: createAnthropicClient({
+        apiKey: this.options.apiKey,
+        ...(this.options.baseURL ? { baseURL: this.options.baseURL } : {}),
+        maxRetries: this.options.maxRetries ?? 0,
+      }),
+      streamError,
+    }));
     return this.client;
   }
+}
+
+/** A signal that follows `signal` until `unlink()`. */
+function linkedSignal(signal: AbortSignal): { signal: AbortSignal; unlink: () => void } {
+  const controller = new AbortController();
+  const abort = () => controller.abort(signal.reason);
+  if (signal.aborted) abort();
+  else signal.addEventListener("abort", abort, { once: true });
+  return { signal: controller.signal, unlink: () => signal.removeEventListener("abort", abort) };
 }
 
 const EPHEMERAL = { type: "ephemeral" } as const;
@@ -127,45 +138,4 @@ export function withCacheBreakpoints(request: Pick<ModelRequest, "system" | "mes
     }
   }
   return { system, messages };
-}
-
-/**
- * Passes the client's events through, dropping `ping`s, mapping failures to ProviderError, and
- * failing a stream that ends without `message_stop` (a cut connection the client did not notice,
- * or a server that answered something other than an event stream).
- */
-async function* checkStream(
-  events: AsyncIterable<ModelStreamEvent>,
-  signal: AbortSignal,
-  baseURL: string,
-  mapError: (error: unknown) => Error,
-): AsyncIterable<ModelStreamEvent> {
-  let stopped = false;
-  let count = 0;
-  try {
-    for await (const event of events) {
-      const type = (event as { type?: unknown } | null)?.type;
-      if (typeof type !== "string") {
-        throw new ProviderError(
-          `Anthropic server at ${baseURL} sent a stream event without a type: ${JSON.stringify(event)?.slice(0, 80)}`,
-          undefined,
-          { retryable: false },
-        );
-      }
-      if (type === "ping") continue;
-      count++;
-      if (type === "message_stop") stopped = true;
-      yield event;
-    }
-  } catch (error) {
-    throw mapError(error);
-  }
-  if (count === 0 && !signal.aborted) {
-    throw new ProviderError(
-      `Anthropic server at ${baseURL} did not send a Messages event stream: the response had no events (is the base URL right?)`,
-      undefined,
-      { retryable: false },
-    );
-  }
-  if (!stopped) endedEarly(signal, `The Anthropic stream from ${baseURL} ended before message_stop.`);
 }

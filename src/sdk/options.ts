@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { parseRule, RuleSyntaxError, splitRuleList } from "../permissions/rules.js";
 import { isValidSessionId } from "../sessions/store.js";
 import type { PermissionMode } from "./messages.js";

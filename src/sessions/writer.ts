@@ -38,6 +38,8 @@ export class SessionWriteError extends Error {
  */
 export class SessionWriter {
   private fd: number | undefined;
+  /** Something was written since the last fsync. */
+  private unsynced = false;
   /** Warnings from opening an existing transcript (a torn last line that was repaired). */
   readonly warnings: string[] = [];
 
@@ -132,6 +134,9 @@ export class SessionWriter {
    * summary (`run_end`). Syncs at `turn_end` and `run_end`. Other events are ignored.
    */
   recordEvent(event: EngineEvent): void {
+    // Stream deltas are most of a run's events (hundreds of thousands a second) and are never
+    // recorded: the complete message arrives with model_call_end. Leave at the first comparison.
+    if (event.type === "stream") return;
     switch (event.type) {
       case "run_start":
         this.append({
@@ -196,11 +201,12 @@ export class SessionWriter {
     }
   }
 
-  /** fsync: what was appended survives an OS crash. */
+  /** fsync: what was appended survives an OS crash. (Nothing to do when nothing was appended since.) */
   sync(): void {
-    if (this.fd === undefined) return;
+    if (this.fd === undefined || !this.unsynced) return;
     try {
       fsyncSync(this.fd);
+      this.unsynced = false;
     } catch (error) {
       throw new SessionWriteError(this.path, error);
     }
@@ -211,7 +217,9 @@ export class SessionWriter {
     if (this.fd === undefined) return;
     const fd = this.fd;
     try {
-      fsyncSync(fd);
+      // A run's transcript was just synced at run_end: a second fsync before the answer's last
+      // line reaches stdout would only add a disk round trip.
+      if (this.unsynced) fsyncSync(fd);
     } finally {
       this.fd = undefined;
       closeSync(fd);
@@ -221,6 +229,7 @@ export class SessionWriter {
   private writeLine(line: string): void {
     if (this.fd === undefined) throw new SessionWriteError(this.path, new Error("the transcript is closed"));
     try {
+      this.unsynced = true;
       writeAll(this.fd, line);
     } catch (error) {
       throw new SessionWriteError(this.path, error);

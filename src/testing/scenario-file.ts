@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { ConfigError } from "../providers/types.js";
 import type { Scenario, ScenarioStep } from "./scenario.js";
 

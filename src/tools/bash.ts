@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
-import { z } from "zod";
+import * as z from "zod";
 import { CappedOutput } from "./capped-output.js";
 import { childEnvironment } from "./child-env.js";
 import { defineTool } from "./define.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool, ToolContext, ToolKind, ToolOutcome, ToolOutput } from "./types.js";
 
 /** Default cap on what the model sees from one tool call (characters). */

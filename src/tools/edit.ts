@@ -1,6 +1,6 @@
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { looksBinary } from "./binary.js";
 import { defineTool } from "./define.js";
 import { diffCreation, diffReplacements } from "./edit-diff.js";

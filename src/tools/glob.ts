@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { glob } from "tinyglobby";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool } from "./define.js";
 import { IgnoreFilter } from "./ignore-walk.js";
 import { sortNewestFirst } from "./mtime-sort.js";

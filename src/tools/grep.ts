@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { z } from "zod";
+import * as z from "zod";
 import { childEnvironment } from "./child-env.js";
 import { defineTool } from "./define.js";
 import { searchWithJs } from "./grep-js.js";

@@ -2,7 +2,7 @@ import type { Dirent } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import ignore from "ignore";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool } from "./define.js";
 import { ALWAYS_SKIPPED, compareNames, IgnoreFilter } from "./ignore-walk.js";
 import { resolveToolPath } from "./paths.js";

@@ -1,6 +1,6 @@
 import { type FileHandle, open, stat } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
-import { z } from "zod";
+import * as z from "zod";
 import { hasBinaryExtension, sniffIsBinary } from "./binary.js";
 import { defineTool } from "./define.js";
 import { resolveToolPath } from "./paths.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool } from "./define.js";
 
 const todo = z.object({

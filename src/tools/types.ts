@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 
 /**
  * How a tool touches the world; used to schedule calls (reads in parallel, the rest one at a time)

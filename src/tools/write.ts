@@ -1,6 +1,6 @@
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool } from "./define.js";
 import { resolveToolPath } from "./paths.js";
 import { countLines } from "./text-lines.js";

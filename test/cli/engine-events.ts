@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { EngineEvent } from "../../src/engine/events.js";
 import { runAgentLoop } from "../../src/engine/loop.js";
 import type { ModelProvider } from "../../src/providers/types.js";

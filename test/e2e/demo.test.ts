@@ -11,7 +11,8 @@ test("npm run demo's script prints stream-json ending in a result and writes sum
   expect(events.at(-1)).toMatchObject({
     type: "result",
     subtype: "success",
-    result: "I'll read the README.md fileBased on the README, I'll create a summaryDone! I've created the summary in summary.txt",
+    result:
+      "I'll read the README.md fileBased on the README, I'll create a summaryDone! I've created the summary in summary.txt",
   });
   const workspace = /replaying a scripted model \(no network\) in (\S+)/.exec(run.stderr)?.[1];
   expect(workspace).toBeDefined();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolEndEvent } from "../../src/engine/events.js";
 import { httpError, reply, type ScriptedServer, startScriptedServer } from "../../src/testing/index.js";
 import { defineTool } from "../../src/tools/define.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { AssistantBlockEvent, EngineEvent, RunEndEvent } from "../../src/engine/events.js";
 import { type LoopOptions, runAgentLoop } from "../../src/engine/loop.js";
 import { AnthropicProvider } from "../../src/providers/anthropic.js";

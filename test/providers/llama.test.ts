@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import type { ModelStreamEvent } from "../../src/engine/messages.js";
 import { createLlamaProvider, llamaOptionsFromEnv, unloadLlamaModels } from "../../src/providers/llama.js";
 import { ConfigError, type ModelProvider, type ModelRequest } from "../../src/providers/types.js";

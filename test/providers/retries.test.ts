@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import type { EngineEvent, ModelCallRetryEvent } from "../../src/engine/events.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../../src/engine/retry.js";
 import { httpError, reply, type ScriptedServer, startScriptedServer } from "../../src/testing/index.js";

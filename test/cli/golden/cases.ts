@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { httpError, reply, type StepInput } from "../../../src/testing/index.js";
 import { defineTool } from "../../../src/tools/define.js";
 import type { Tool } from "../../../src/tools/types.js";

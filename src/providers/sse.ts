@@ -1,0 +1,103 @@
+/** Receives one Server-Sent Events message: its `event` name (null when it had none) and its data. */
+export type SseListener = (event: string | null, data: string) => void;
+
+/**
+ * An incremental Server-Sent Events decoder that handles a whole network chunk in one synchronous
+ * call. The official clients' parsers yield one message at a time through async generators, which at
+ * tens of thousands of events a second costs more than the parsing itself (docs/performance.md).
+ *
+ * The rules are those of the Anthropic client's parser (`_iterSSEMessages`), so a stream decodes to
+ * the same messages (test/providers/sse.test.ts compares the two): lines end with `\n`, `\r\n` or
+ * `\r` (also split across chunks); a BOM at the start of a line is dropped; a line starting with `:`
+ * is a comment; only `event` and `data` fields count, with one space after the colon dropped;
+ * several `data` lines are joined with `\n`; an empty line ends a message, unless it had neither an
+ * event name nor data. A message not ended by an empty line when the stream ends is dropped.
+ */
+export class SseDecoder {
+  private readonly decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  /** Text not taken yet: an unfinished message (or line), or a `\r` that may precede `\n`. */
+  private pending = "";
+  private event: string | null = null;
+  private data: string | undefined;
+
+  constructor(private readonly onMessage: SseListener) {}
+
+  /** Decodes one chunk of the body, calling the listener for each message it completes. */
+  push(chunk: Uint8Array): void {
+    const decoded = this.decoder.decode(chunk, { stream: true });
+    if (decoded === "") return;
+    const text = this.pending + decoded;
+    if (text.includes("\r") || this.event !== null || this.data !== undefined) {
+      this.pushLines(text);
+      return;
+    }
+    // The common case: `\n` line ends, and no message half read. Cutting the text into messages at
+    // blank lines is one native call; reading it line by line in JavaScript costs about twice as
+    // much in a process whose code is not optimised yet (every CLI run).
+    const messages = text.split("\n\n");
+    this.pending = messages.pop() ?? "";
+    for (const message of messages) this.takeMessage(message);
+  }
+
+  /** Call when the body has ended: takes its last lines. */
+  end(): void {
+    this.pushLines(this.pending + this.decoder.decode());
+    // What is left is a line without its line end: taken as the client's parser takes it.
+    const rest = this.pending;
+    this.pending = "";
+    if (rest === "") return;
+    for (const line of rest.replace(/\r$/, "").split(/\r\n|[\n\r]/)) this.takeLine(line);
+  }
+
+  /** The lines of one message (no `\r` in them) and the blank line that ended it. */
+  private takeMessage(message: string): void {
+    // What the Messages API sends: exactly "event: NAME\ndata: DATA".
+    if (message.startsWith("event: ")) {
+      const newline = message.indexOf("\n");
+      if (
+        newline !== -1 &&
+        message.startsWith("data: ", newline + 1) &&
+        message.indexOf("\n", newline + 1) === -1
+      ) {
+        this.onMessage(message.slice(7, newline), message.slice(newline + 7));
+        return;
+      }
+    }
+    for (const line of message.split("\n")) this.takeLine(line);
+    this.takeLine("");
+  }
+
+  /** Takes every complete line of `text` (any line ends), keeping the rest for the next chunk. */
+  private pushLines(text: string): void {
+    let start = 0;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code !== 0x0a && code !== 0x0d) continue;
+      // A `\r` at the very end may be the first half of `\r\n`: wait for the next chunk.
+      if (code === 0x0d && i + 1 === text.length) break;
+      this.takeLine(text.slice(start, i));
+      if (code === 0x0d && text.charCodeAt(i + 1) === 0x0a) i++;
+      start = i + 1;
+    }
+    this.pending = text.slice(start);
+  }
+
+  private takeLine(line: string): void {
+    if (line.charCodeAt(0) === 0xfeff) line = line.slice(1);
+    if (line === "") {
+      if (!this.event && this.data === undefined) return;
+      const { event, data } = this;
+      this.event = null;
+      this.data = undefined;
+      this.onMessage(event, data ?? "");
+      return;
+    }
+    const colon = line.indexOf(":");
+    if (colon === 0) return;
+    const field = colon === -1 ? line : line.slice(0, colon);
+    if (field !== "event" && field !== "data") return;
+    const value = colon === -1 ? "" : line.slice(line.charCodeAt(colon + 1) === 0x20 ? colon + 2 : colon + 1);
+    if (field === "event") this.event = value;
+    else this.data = this.data === undefined ? value : `${this.data}\n${value}`;
+  }
+}
