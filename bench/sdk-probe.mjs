@@ -39,6 +39,8 @@ const options = {
   apiKey: "bench-key",
   baseURL: server.url,
   env: { PATH: process.env.PATH ?? "" },
+  // Measures the engine, not transcript files (and writes nothing to the user's ~/.cairn).
+  persistSession: false,
   maxTurns: 2,
 };
 const rssBefore = process.memoryUsage().rss;

@@ -28,9 +28,13 @@ export async function loadTesting() {
   return import(pathToFileURL(path).href);
 }
 
+/** One throw-away $CAIRN_HOME for the whole bench run: transcripts never reach the user's ~/.cairn. */
+export const BENCH_CAIRN_HOME = mkdtempSync(join(tmpdir(), "cairn-bench-home-"));
+process.on("exit", () => rmSync(BENCH_CAIRN_HOME, { recursive: true, force: true }));
+
 /**
  * The environment for a measured cairn: this process's, without anything that could pick another
- * model or leak a real key, plus `extra`.
+ * model or leak a real key, plus `extra`. CAIRN_HOME points at the bench's own temp directory.
  * @param {NodeJS.ProcessEnv} [extra]
  */
 export function cleanEnv(extra = {}) {
@@ -41,7 +45,7 @@ export function cleanEnv(extra = {}) {
     if (name.endsWith("_API_KEY") || name === "NODE_OPTIONS") continue;
     env[name] = value;
   }
-  return { ...env, ...extra };
+  return { ...env, CAIRN_HOME: BENCH_CAIRN_HOME, ...extra };
 }
 
 /** Environment that points cairn's default provider at a scripted server. @param {{ url: string }} server */
