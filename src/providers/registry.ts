@@ -76,19 +76,29 @@ export async function resolveModel(settings: ModelSettings): Promise<ResolvedMod
   );
 }
 
+/** The provider's key from `--api-key` (source "flag") or its env variable ("env"); else a ConfigError. */
+function requireKey(
+  name: string,
+  settings: ModelSettings,
+  env: NodeJS.ProcessEnv,
+  vendor: string,
+  variable: string,
+): { apiKey: string; apiKeySource: "flag" | "env" } {
+  const fromFlag = nonEmpty(settings.apiKey);
+  const apiKey = fromFlag ?? nonEmpty(env[variable]);
+  if (!apiKey) {
+    throw new ConfigError(`Model ${name} needs an ${vendor} API key: set ${variable} or pass --api-key.`);
+  }
+  return { apiKey, apiKeySource: fromFlag ? "flag" : "env" };
+}
+
 async function resolveAnthropic(
   name: string,
   id: string,
   settings: ModelSettings,
   env: NodeJS.ProcessEnv,
 ): Promise<ResolvedModel> {
-  const fromFlag = nonEmpty(settings.apiKey);
-  const apiKey = fromFlag ?? nonEmpty(env.ANTHROPIC_API_KEY);
-  if (!apiKey) {
-    throw new ConfigError(
-      `Model ${name} needs an Anthropic API key: set ANTHROPIC_API_KEY or pass --api-key.`,
-    );
-  }
+  const { apiKey, apiKeySource } = requireKey(name, settings, env, "Anthropic", "ANTHROPIC_API_KEY");
   const { AnthropicProvider } = await import("./anthropic.js");
   const baseURL = nonEmpty(settings.baseURL) ?? nonEmpty(env.ANTHROPIC_BASE_URL);
   return {
@@ -98,7 +108,7 @@ async function resolveAnthropic(
       model: id,
       displayName: displayNameFor(id),
       apiKey,
-      apiKeySource: fromFlag ? "flag" : "env",
+      apiKeySource,
       ...(baseURL ? { baseURL } : {}),
       ...(settings.promptCaching ? { promptCaching: true } : {}),
     }),
@@ -111,11 +121,7 @@ async function resolveOpenAI(
   settings: ModelSettings,
   env: NodeJS.ProcessEnv,
 ): Promise<ResolvedModel> {
-  const fromFlag = nonEmpty(settings.apiKey);
-  const apiKey = fromFlag ?? nonEmpty(env.OPENAI_API_KEY);
-  if (!apiKey) {
-    throw new ConfigError(`Model ${name} needs an OpenAI API key: set OPENAI_API_KEY or pass --api-key.`);
-  }
+  const { apiKey, apiKeySource } = requireKey(name, settings, env, "OpenAI", "OPENAI_API_KEY");
   const { OpenAIResponsesProvider, DEFAULT_OPENAI_BASE_URL } = await import("./openai-responses.js");
   const organization = nonEmpty(env.OPENAI_ORG_ID);
   const project = nonEmpty(env.OPENAI_PROJECT_ID);
@@ -126,7 +132,7 @@ async function resolveOpenAI(
     provider: new OpenAIResponsesProvider({
       displayName: entry?.displayName ?? id,
       apiKey,
-      apiKeySource: fromFlag ? "flag" : "env",
+      apiKeySource,
       baseURL: nonEmpty(settings.baseURL) ?? nonEmpty(env.OPENAI_BASE_URL) ?? DEFAULT_OPENAI_BASE_URL,
       ...(organization ? { organization } : {}),
       ...(project ? { project } : {}),
