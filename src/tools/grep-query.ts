@@ -17,6 +17,12 @@ export type GrepQuery = {
   type?: string;
   /** False when only per-file counts are needed, so engines can skip collecting line text. */
   wantLines: boolean;
+  /**
+   * Results must arrive in path order (content and count modes show them in that order). When
+   * false (files_with_matches, which is re-sorted by modification time), ripgrep may search with
+   * all its threads: `--sort path` makes it single-threaded.
+   */
+  inPathOrder: boolean;
   signal: AbortSignal;
   env: NodeJS.ProcessEnv;
 };

@@ -14,7 +14,8 @@ export function findRipgrep(): Promise<string | undefined> {
 }
 
 export function ripgrepArgs(query: GrepQuery): string[] {
-  const args = ["--json", "--no-config", "--hidden", "--no-require-git", "--sort", "path"];
+  const args = ["--json", "--no-config", "--hidden", "--no-require-git"];
+  if (query.inPathOrder) args.push("--sort", "path");
   if (query.ignoreCase) args.push("--ignore-case");
   if (query.multiline) args.push("--multiline", "--multiline-dotall");
   if (query.before) args.push("--before-context", String(query.before));

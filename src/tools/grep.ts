@@ -12,7 +12,10 @@ import { resolveToolPath } from "./paths.js";
 export const GREP_DEFAULT_HEAD_LIMIT = 250;
 /** Entries kept at most, whatever head_limit asks (head_limit 0 means this). */
 export const GREP_MAX_ENTRIES = 5000;
-/** Files kept for sorting by modification time in files_with_matches mode. */
+/**
+ * Files kept for sorting by modification time in files_with_matches mode. ripgrep searches that
+ * mode in parallel, so past this many matching files which ones are kept is whichever came first.
+ */
 const MAX_SORTED_FILES = 10_000;
 
 const count = z.number().int().min(0).optional();
@@ -81,6 +84,7 @@ export const grepTool = defineTool({
       globs: splitGlobs(args.glob),
       ...(args.type !== undefined ? { type: args.type } : {}),
       wantLines: inContent,
+      inPathOrder: mode !== "files_with_matches",
       signal: ctx.signal,
       env: ctx.env ?? childEnvironment(process.env),
     };
