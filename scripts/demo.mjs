@@ -23,7 +23,10 @@ const args = [
 ];
 process.stderr.write(`cairn demo: replaying a scripted model (no network) in ${workspace}\n\n`);
 // The demo's transcript goes to a throw-away CAIRN_HOME, not the newcomer's ~/.cairn.
-const env = { ...process.env, CAIRN_HOME: process.env.CAIRN_HOME ?? mkdtempSync(join(tmpdir(), "cairn-demo-home-")) };
+const env = {
+  ...process.env,
+  CAIRN_HOME: process.env.CAIRN_HOME ?? mkdtempSync(join(tmpdir(), "cairn-demo-home-")),
+};
 const run = spawnSync(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"], env });
 if (run.status !== 0) {
   process.stderr.write(`\ncairn demo: the run failed (exit ${run.status})\n`);
