@@ -1,4 +1,5 @@
-import type { AssistantContentBlock, ModelStreamEvent, StreamedMessage } from "../engine/messages.js";
+import { MessageAssembler } from "../engine/message-assembler.js";
+import type { ModelStreamEvent, StreamedMessage } from "../engine/messages.js";
 import { chunkText, estimateTokens, type ReplyStep, renderReplyEvents } from "./scenario.js";
 import type { ReplyContext, ScriptedWire, WireFrame } from "./wire.js";
 
@@ -61,50 +62,11 @@ export function formatSseEvent(event: { type: string }): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
-/** Folds stream events into the final message, the way a client accumulates a stream. */
+/** Folds stream events into the final message, the way a client accumulates a stream (the engine's own assembler). */
 export function assembleMessage(events: readonly ModelStreamEvent[]): StreamedMessage {
-  let message: StreamedMessage | undefined;
-  const partialJson = new Map<number, string>();
-  for (const event of events) {
-    if (event.type === "message_start") {
-      message = { ...event.message, content: [], usage: { ...event.message.usage } };
-      continue;
-    }
-    if (!message) throw new Error(`assembleMessage: ${event.type} before message_start`);
-    switch (event.type) {
-      case "content_block_start":
-        message.content[event.index] = { ...event.content_block } as AssistantContentBlock;
-        break;
-      case "content_block_delta": {
-        const block = message.content[event.index];
-        const delta = event.delta;
-        if (delta.type === "text_delta" && block?.type === "text") block.text += delta.text;
-        else if (delta.type === "thinking_delta" && block?.type === "thinking")
-          block.thinking += delta.thinking;
-        else if (delta.type === "signature_delta" && block?.type === "thinking")
-          block.signature = delta.signature;
-        else if (delta.type === "input_json_delta" && block?.type === "tool_use") {
-          partialJson.set(event.index, (partialJson.get(event.index) ?? "") + delta.partial_json);
-        }
-        break;
-      }
-      case "content_block_stop": {
-        const block = message.content[event.index];
-        const json = partialJson.get(event.index);
-        if (block?.type === "tool_use" && json !== undefined) {
-          block.input = json.length > 0 ? (JSON.parse(json) as Record<string, unknown>) : {};
-        }
-        break;
-      }
-      case "message_delta":
-        message.stop_reason = event.delta.stop_reason;
-        message.stop_sequence = event.delta.stop_sequence ?? null;
-        message.usage = { ...message.usage, ...event.usage };
-        break;
-      case "message_stop":
-        break;
-    }
-  }
+  const assembler = new MessageAssembler();
+  for (const event of events) assembler.apply(event);
+  const message = assembler.snapshot();
   if (!message) throw new Error("assembleMessage: no message_start event");
   return message;
 }
