@@ -1,7 +1,7 @@
 import { MessageAssembler } from "../engine/message-assembler.js";
 import type { ModelStreamEvent, StreamedMessage } from "../engine/messages.js";
-import { chunkText, estimateTokens, type ReplyStep, renderReplyEvents } from "./scenario.js";
-import type { ReplyContext, ScriptedWire, WireFrame } from "./wire.js";
+import { estimateTokens, type ReplyStep, renderReplyEvents } from "./scenario.js";
+import { isObject, quote, type ReplyContext, type ScriptedWire, type WireFrame } from "./wire.js";
 
 /** Anthropic's error `type` for an HTTP status. */
 export function anthropicErrorType(status: number): string {
@@ -71,16 +71,7 @@ export function assembleMessage(events: readonly ModelStreamEvent[]): StreamedMe
   return message;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** Whitespace collapsed, cut to `max` UTF-16 units (never inside a surrogate pair), quoted. */
-function quote(text: string, max = 120): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  const head = chunkText(flat, max)[0] ?? "";
-  return JSON.stringify(head.length < flat.length ? head + "…" : head);
-}
 
 function describeUserContent(content: unknown): string {
   if (typeof content === "string") return `text ${quote(content)}`;

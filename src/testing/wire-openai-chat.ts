@@ -1,7 +1,7 @@
 import type { StopReason, Usage } from "../engine/messages.js";
 import { usageToOpenAI } from "../providers/openai-usage.js";
 import { chunkText, estimateTokens, type ReplyStep } from "./scenario.js";
-import type { ReplyContext, ScriptedWire, WireFrame } from "./wire.js";
+import { isObject, partsText, quote, type ReplyContext, type ScriptedWire, type WireFrame } from "./wire.js";
 
 /**
  * OpenAI Chat Completions as the scripted server speaks it (`POST /v1/chat/completions`), rendered
@@ -153,22 +153,6 @@ function renderChunks(
   if (includeUsage)
     out.push({ chunk: { ...base, choices: [], usage: chatUsage(replyUsage(step, body)) }, delta: false });
   return out;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function quote(text: string, max = 120): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  const head = chunkText(flat, max)[0] ?? "";
-  return JSON.stringify(head.length < flat.length ? head + "…" : head);
-}
-
-function partsText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((part) => (isObject(part) && typeof part.text === "string" ? part.text : "")).join(" ");
 }
 
 export const openaiChatWire: ScriptedWire = {

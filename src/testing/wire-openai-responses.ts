@@ -1,7 +1,7 @@
 import type { Usage } from "../engine/messages.js";
 import { usageToOpenAI } from "../providers/openai-usage.js";
 import { chunkText, type ReplyStep } from "./scenario.js";
-import type { ReplyContext, ScriptedWire, WireFrame } from "./wire.js";
+import { isObject, partsText, quote, type ReplyContext, type ScriptedWire, type WireFrame } from "./wire.js";
 import { defaultStopReason, openaiErrorBody, replyUsage } from "./wire-openai-chat.js";
 
 /**
@@ -24,10 +24,6 @@ import { defaultStopReason, openaiErrorBody, replyUsage } from "./wire-openai-ch
 
 type Item = Record<string, unknown> & { id: string; type: string };
 type Event = Record<string, unknown> & { type: string };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function responsesUsage(usage: Usage) {
   const { input, output, cached, cacheWrite } = usageToOpenAI(usage);
@@ -173,18 +169,6 @@ function renderEvents(
   return out.map(({ event, delta }, sequence) => ({ event: { ...event, sequence_number: sequence }, delta }));
 }
 
-function quote(text: string, max = 120): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  const head = chunkText(flat, max)[0] ?? "";
-  return JSON.stringify(head.length < flat.length ? head + "…" : head);
-}
-
-function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((part) => (isObject(part) && typeof part.text === "string" ? part.text : "")).join(" ");
-}
-
 export const openaiResponsesWire: ScriptedWire = {
   name: "openai-responses",
   path: "/v1/responses",
@@ -226,10 +210,9 @@ export const openaiResponsesWire: ScriptedWire = {
     for (let i = items.length - 1; i >= 0; i--) {
       const item = items[i];
       if (!isObject(item)) continue;
-      if (item.role === "user")
-        return `${count}; last user message: text ${quote(contentText(item.content))}`;
+      if (item.role === "user") return `${count}; last user message: text ${quote(partsText(item.content))}`;
       if (item.type === "function_call_output") {
-        return `${count}; last item: tool result ${String(item.call_id)} ${quote(contentText(item.output), 80)}`;
+        return `${count}; last item: tool result ${String(item.call_id)} ${quote(partsText(item.output), 80)}`;
       }
     }
     return `${count}; no user message`;

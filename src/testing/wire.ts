@@ -1,4 +1,4 @@
-import type { ReplyStep } from "./scenario.js";
+import { chunkText, type ReplyStep } from "./scenario.js";
 
 /**
  * The wire APIs the scripted model server speaks: Anthropic Messages, OpenAI Chat Completions and
@@ -44,4 +44,23 @@ export interface ScriptedWire {
   ): unknown;
   /** A short, one-line description of a request, for the "scenario exhausted" error. */
   summarizeRequest(body: unknown): string;
+}
+
+/** A JSON object (not null, not an array). */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A short, quoted excerpt of request text for the "scenario exhausted" message. */
+export function quote(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  const head = chunkText(flat, max)[0] ?? "";
+  return JSON.stringify(head.length < flat.length ? head + "…" : head);
+}
+
+/** The text of an OpenAI content value: a string, or the `text` of each part, space-joined. */
+export function partsText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((part) => (isObject(part) && typeof part.text === "string" ? part.text : "")).join(" ");
 }
