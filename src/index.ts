@@ -9,11 +9,7 @@
  *   be written, a `sessionId` already in use): what the first `next()` of a query may reject with.
  */
 
-export type {
-  AgentRunOptions,
-  PreparedRun,
-} from "./engine/agent.js";
-export { prepareRun, runAgent } from "./engine/agent.js";
+export { ConfigFileError } from "./config/files.js";
 export type {
   AssistantBlockEvent,
   EngineEvent,
@@ -28,8 +24,12 @@ export type {
   ToolStartEvent,
   TurnEndEvent,
 } from "./engine/events.js";
-export { ConfigFileError } from "./permissions/config.js";
 export { ConfigError, ProviderError } from "./providers/types.js";
+export type {
+  AgentRunOptions,
+  PreparedRun,
+} from "./run/agent.js";
+export { prepareRun, runAgent } from "./run/agent.js";
 export type {
   ApiKeySource,
   ModelUsage,

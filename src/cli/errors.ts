@@ -1,4 +1,4 @@
-import { ConfigFileError } from "../permissions/config.js";
+import { ConfigFileError } from "../config/files.js";
 import { RuleSyntaxError } from "../permissions/rules.js";
 import { ConfigError } from "../providers/types.js";
 import { EXIT, UsageError } from "./exit-codes.js";

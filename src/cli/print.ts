@@ -1,10 +1,8 @@
 import { statSync } from "node:fs";
-import { runAgentBatches } from "../engine/agent.js";
 import type { ModelCallRetryEvent, RunEndEvent } from "../engine/events.js";
-import { splitRuleList } from "../permissions/rules.js";
-import { preparePermissionGate } from "../permissions/setup.js";
+import { runAgentLoopBatches } from "../engine/loop.js";
+import { assembleRun } from "../run/assemble.js";
 import { openSession } from "../sessions/open-session.js";
-import { childEnvironment } from "../tools/child-env.js";
 import type { CliOptions } from "./args.js";
 import { writeError } from "./errors.js";
 import { UsageError } from "./exit-codes.js";
@@ -39,46 +37,43 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
   const progress =
     options.outputFormat === "text" && process.stderr.isTTY ? new ProgressLine().start() : undefined;
 
+  const run = await assembleRun({
+    cwd: options.cwd,
+    permissions: {
+      // Print mode cannot ask: reads and edits inside the workspace are allowed, the rest needs a rule.
+      // The reference CLI calls that print-mode default "default".
+      fallbackMode: "acceptEdits",
+      fallbackReportedAs: "default",
+      ...(options.force ? { mode: "bypassPermissions" as const } : {}),
+      ...(options.permissionMode && !options.force ? { mode: options.permissionMode } : {}),
+      allowedTools: options.allowedTools,
+      disallowedTools: options.disallowedTools,
+      addDirs: options.addDirs,
+      source: "--allowedTools/--disallowedTools",
+    },
+    ...(options.model !== undefined ? { model: options.model } : {}),
+    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+    ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
+  });
   const session = await openSession({
     cwd: options.cwd,
     ...(typeof options.resume === "string" ? { resume: options.resume } : {}),
     continueLatest: options.continueLatest,
     fork: options.forkSession,
   });
-  const toolEnv = childEnvironment(process.env);
-  const { gate, warnings } = await preparePermissionGate({
-    cwd: options.cwd,
-    // Print mode cannot ask: reads and edits inside the workspace are allowed, the rest needs a rule.
-    fallbackMode: "acceptEdits",
-    ...(options.force ? { mode: "bypassPermissions" as const } : {}),
-    ...(options.permissionMode && !options.force ? { mode: options.permissionMode } : {}),
-    allowedTools: options.allowedTools,
-    disallowedTools: options.disallowedTools,
-    addDirs: options.addDirs,
-    env: toolEnv,
-    source: "--allowedTools/--disallowedTools",
-  });
-  for (const warning of [...session.warnings, ...warnings]) writeError(warning);
+  for (const warning of [...session.warnings, ...run.warnings]) writeError(warning);
 
   let end: RunEndEvent | undefined;
   try {
-    const events = runAgentBatches({
-      prompt: options.prompt,
-      cwd: options.cwd,
-      signal: controller.signal,
-      sessionId: session.sessionId,
-      history: session.history,
-      canUseTool: gate,
-      toolEnv,
-      // Bare tool names are also taken off the list offered to the model.
-      disallowedTools: options.disallowedTools.flatMap(splitRuleList).filter((rule) => !rule.includes("(")),
-      ...(options.model !== undefined ? { model: options.model } : {}),
-      ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
-      ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
-      ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
-      // Reported in system/init: the reference CLI says "default" for its print-mode default.
-      permissionMode: options.force ? "bypassPermissions" : (options.permissionMode ?? "default"),
-    });
+    const events = runAgentLoopBatches(
+      run.loopOptions({
+        prompt: options.prompt,
+        signal: controller.signal,
+        sessionId: session.sessionId,
+        history: session.history,
+        ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+      }),
+    );
     // A batch is every event of one network chunk (or one other event): its output is one write.
     for await (const batch of events) {
       let output = "";

@@ -1,10 +1,9 @@
-import { addCost, costUSD } from "../providers/cost.js";
-import type { ModelProvider, ToolSpec } from "../providers/types.js";
 import type { Tool, ToolOutcome } from "../tools/types.js";
 import { eachEvent } from "./batches.js";
 import type { EngineEvent, PermissionDenial, RunEndEvent, RunSubtype } from "./events.js";
 import type { MessageAssembler } from "./message-assembler.js";
 import {
+  addCost,
   addUsage,
   type ConversationMessage,
   emptyUsage,
@@ -14,6 +13,7 @@ import {
   type UserContentBlock,
 } from "./messages.js";
 import { callModel, type ModelCallResult } from "./model-call.js";
+import type { ModelProvider, ToolSpec } from "./provider.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { type CanUseTool, type PreparedCall, rejected, runOneCall, scheduleBatches } from "./tool-runner.js";
 
@@ -38,6 +38,8 @@ export type LoopOptions = {
   /** Environment for tool child processes. */
   env?: NodeJS.ProcessEnv;
   retryPolicy?: RetryPolicy;
+  /** What one call's usage cost in USD; undefined when the price is unknown (injected: the engine knows no price table). */
+  priceUsage?: (usage: Partial<Usage>) => number | undefined;
 };
 
 /** After this many identical failing calls in a row the run ends instead of looping. */
@@ -139,7 +141,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
         }
       }
       usage = addUsage(usage, message.usage);
-      const callCost = costUSD(options.model, message.usage);
+      const callCost = options.priceUsage?.(message.usage);
       totalCost = addCost(totalCost, callCost);
       modelCost[options.providerModel] = addCost(modelCost[options.providerModel] ?? 0, callCost);
       modelUsage[options.providerModel] = addUsage(

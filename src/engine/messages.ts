@@ -81,3 +81,8 @@ export function addUsage(total: Usage, add: Partial<Usage>): Usage {
       (total.cache_creation_input_tokens ?? 0) + (add.cache_creation_input_tokens ?? 0),
   };
 }
+
+/** Adds call costs; once any call's cost is unknown the total is unknown too. */
+export function addCost(total: number | undefined, call: number | undefined): number | undefined {
+  return total === undefined || call === undefined ? undefined : total + call;
+}

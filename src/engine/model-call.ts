@@ -1,9 +1,9 @@
-import { batchesOf } from "../providers/event-batches.js";
-import type { ModelProvider, ModelRequest } from "../providers/types.js";
-import { ProviderError } from "../providers/types.js";
+import { batchesOf } from "./event-batches.js";
 import type { EngineEvent } from "./events.js";
 import { MessageAssembler } from "./message-assembler.js";
 import type { ModelStreamEvent, StreamedMessage } from "./messages.js";
+import type { ModelProvider, ModelRequest } from "./provider.js";
+import { ProviderError } from "./provider.js";
 import {
   isRetryable,
   type RetryPolicy,

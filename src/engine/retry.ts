@@ -1,4 +1,4 @@
-import { ProviderError } from "../providers/types.js";
+import { ProviderError } from "./provider.js";
 
 /** How model calls are retried. Defaults suit interactive and CI use alike. */
 export type RetryPolicy = {

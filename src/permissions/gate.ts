@@ -1,7 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import type { CanUseTool, PermissionDecision } from "../engine/tool-runner.js";
-import { resolveCairnHome } from "./config.js";
+import { resolveCairnHome } from "./home.js";
 import { resolveRoot } from "./paths.js";
 import { compileRules, evaluateToolCall, type PolicyContext } from "./policy.js";
 import type { PermissionMode, PermissionRule, PermissionVerdict } from "./types.js";

@@ -2,22 +2,14 @@
  * Permissions: modes, rules in both spellings, path containment, shell splitting, config files and
  * the gate the engine asks before every tool call. See docs/security.md.
  */
-export {
-  CONFIG_FILE_NAME,
-  ConfigFileError,
-  type LoadConfigOptions,
-  type LoadedConfig,
-  loadConfig,
-  PROJECT_CONFIG_DIR,
-  resolveCairnHome,
-  rulesFromToolLists,
-} from "./config.js";
+
 export {
   type AskCallback,
   createPermissionGate,
   type PermissionGate,
   type PermissionGateOptions,
 } from "./gate.js";
+export { resolveCairnHome } from "./home.js";
 export {
   checkContainment,
   expandHome,
@@ -41,7 +33,6 @@ export {
   RuleSyntaxError,
   splitRuleList,
 } from "./rules.js";
-export { type PermissionSetup, preparePermissionGate } from "./setup.js";
 export {
   parseShell,
   type ShellAssignPart,
@@ -58,6 +49,7 @@ export {
   READ_ONLY_COMMAND_NAMES,
   sedScriptIsSafe,
 } from "./shell-readonly.js";
+export { rulesFromToolLists } from "./tool-lists.js";
 export {
   isPermissionMode,
   PERMISSION_MODES,

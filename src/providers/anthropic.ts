@@ -1,6 +1,6 @@
+import { eachOf } from "../engine/event-batches.js";
 import { anthropicEventBatches } from "./anthropic-events.js";
 import { toProviderError } from "./errors.js";
-import { eachOf } from "./event-batches.js";
 import type { ApiKeySource, ModelProvider, ModelRequest, ModelResponse } from "./types.js";
 
 export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";

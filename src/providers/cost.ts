@@ -46,8 +46,3 @@ export function costUSD(model: string, usage: Partial<Usage>): number | undefine
     1_000_000
   );
 }
-
-/** Adds call costs; once any call's cost is unknown the total is unknown too. */
-export function addCost(total: number | undefined, call: number | undefined): number | undefined {
-  return total === undefined || call === undefined ? undefined : total + call;
-}

@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { CanUseTool as EngineCanUseTool, PermissionDecision } from "../engine/tool-runner.js";
 import type { AskCallback, PermissionGate } from "../permissions/gate.js";
 import { parseRule } from "../permissions/rules.js";
-import { preparePermissionGate } from "../permissions/setup.js";
 import { type PermissionMode as GateMode, isPermissionMode } from "../permissions/types.js";
-import { childEnvironment } from "../tools/child-env.js";
+import type { AssembledRun } from "../run/assemble.js";
+import { buildPermissionGate, type PermissionSetup } from "../run/permissions.js";
 import type { PermissionMode } from "./messages.js";
 import type { PermissionUpdate, ResolvedOptions } from "./options.js";
 import { STRUCTURED_OUTPUT_TOOL } from "./structured-output.js";
@@ -32,7 +32,7 @@ export class SdkPermissions {
   /** The mode as the caller named it; undefined until `prepare()` when the option was omitted. */
   mode: PermissionMode | undefined;
   private gate: PermissionGate | undefined;
-  private generation = 0;
+  private run: AssembledRun | undefined;
   /** Rules and directories added by `updatedPermissions` answers, for the rest of the query. */
   private readonly added = { allow: [] as string[], deny: [] as string[], dirs: [] as string[] };
 
@@ -40,17 +40,18 @@ export class SdkPermissions {
     this.mode = options.permissionMode;
   }
 
-  /**
-   * Loads the config files and builds the gate (once per query). Returns the config warnings.
-   * Throws `ConfigFileError` for a malformed config file.
-   */
-  async prepare(): Promise<string[]> {
-    if (this.gate) return [];
-    const { gate, warnings } = await this.build();
-    this.gate = gate;
-    // No mode given: the user config's defaultMode, else "default" (what the gate chose).
-    this.mode ??= gate.mode;
-    return warnings;
+  /** The setup the run assembly builds the first gate from. */
+  setup(): PermissionSetup {
+    return this.permissionSetup();
+  }
+
+  /** Takes the gate the run assembly built (once per query), and the config to rebuild it from. */
+  adopt(run: AssembledRun): void {
+    if (this.run) return;
+    this.run = run;
+    this.gate = run.gate;
+    // No mode given: the user config's defaultMode, else "default" (what the gate enforces).
+    this.mode ??= run.gate?.mode;
   }
 
   /** `setPermissionMode()`: applies to the next tool call, also inside the running turn. */
@@ -67,7 +68,7 @@ export class SdkPermissions {
     return this.gate(toolName, input, options);
   };
 
-  private async build(): Promise<{ gate: PermissionGate; warnings: string[]; generation: number }> {
+  private permissionSetup(): PermissionSetup {
     const { options } = this;
     const { canUseTool } = options;
     const onAsk: AskCallback | undefined = canUseTool
@@ -89,21 +90,16 @@ export class SdkPermissions {
           return this.decision(answer);
         }
       : undefined;
-    const env = childEnvironment((options.env ?? process.env) as NodeJS.ProcessEnv);
-    const generation = ++this.generation;
-    const prepared = await preparePermissionGate({
-      cwd: options.cwd,
+    return {
       ...(this.mode !== undefined ? { mode: gateMode(this.mode) } : {}),
       fallbackMode: "default",
       allowedTools: [...(options.allowedTools ?? []), ...this.added.allow],
       disallowedTools: [...(options.disallowedTools ?? []), ...this.added.deny],
       addDirs: [...(options.additionalDirectories ?? []), ...this.added.dirs],
       ...(onAsk ? { onAsk } : {}),
-      env,
       forceHint: SDK_FORCE_HINT,
       source: "SDK",
-    });
-    return { ...prepared, generation };
+    };
   }
 
   /** `canUseTool`'s answer in the gate's decision shape (`null`: the gate denies, naming why). */
@@ -158,14 +154,16 @@ export class SdkPermissions {
         rebuild = true;
       }
     }
-    if (!rebuild) return;
-    const { gate, generation } = await this.build();
-    // Only the newest rebuild wins (parallel reads may be asked about at the same time); it holds
-    // every rule added so far.
-    if (generation === this.generation) {
-      if (this.mode !== undefined) gate.setMode(gateMode(this.mode));
-      this.gate = gate;
-    }
+    if (!rebuild || !this.run) return;
+    // Rebuilt from the same loaded config: every rule added so far, and the mode now in effect.
+    const { gate } = buildPermissionGate(
+      this.run.config,
+      this.permissionSetup(),
+      this.run.cwd,
+      this.run.toolEnv,
+    );
+    if (this.mode !== undefined) gate.setMode(gateMode(this.mode));
+    this.gate = gate;
   }
 }
 

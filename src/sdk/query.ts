@@ -1,17 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { prepareRun } from "../engine/agent.js";
+import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { RunEndEvent } from "../engine/events.js";
 import { runAgentLoop } from "../engine/loop.js";
 import { addUsage, type ConversationMessage, emptyUsage, type Usage } from "../engine/messages.js";
 import { splitRuleList } from "../permissions/rules.js";
 import { MODEL_CATALOG } from "../providers/catalog.js";
-import { resolveModel } from "../providers/registry.js";
+import { type AssembledRun, assembleRun, type RunSpec, resolveModelFor } from "../run/assemble.js";
+import type { RunModel } from "../run/model.js";
 import { type OpenedSession, openSession } from "../sessions/open-session.js";
 import { SessionStore, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
 import { SessionWriteError } from "../sessions/writer.js";
-import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
 import type { Tool } from "../tools/types.js";
 import type { PermissionMode, SDKInformationalMessage, SDKMessage, SDKUserMessage } from "./messages.js";
@@ -139,7 +139,10 @@ class QueryRun implements Query {
   private currentRun: AbortController | undefined;
   /** close(), return() or throw(): no further messages at all. */
   private closed = false;
-  private model: string | undefined;
+  /** Set by `setModel()`; undefined: the model the run was assembled with. */
+  private model: RunModel | undefined;
+  private assembling: Promise<AssembledRun> | undefined;
+  private configLoading: Promise<LoadedConfig> | undefined;
 
   constructor(
     private readonly prompt: string | AsyncIterable<SDKUserMessage>,
@@ -147,7 +150,6 @@ class QueryRun implements Query {
     private readonly tools: Tool[],
     private readonly structuredOutput: (() => StructuredOutputRun) | undefined,
   ) {
-    this.model = options.model;
     this.newSessionId = options.sessionId ?? randomUUID();
     this.permissions = new SdkPermissions(options);
     this.generator = this.drive();
@@ -188,12 +190,14 @@ class QueryRun implements Query {
 
   async setModel(model?: string): Promise<void> {
     if (model === undefined || model === "default") {
-      this.model = this.options.model;
+      // Before the first turn the assembly resolves the default itself; after it, resolve it now.
+      this.model = this.assembling
+        ? await resolveModelFor(this.runSpec(), await this.config(), this.options.model)
+        : undefined;
       return;
     }
     validateOptions({ model, cwd: this.options.cwd });
-    await resolveModel({ ...this.modelSettings(), model });
-    this.model = model;
+    this.model = await resolveModelFor(this.runSpec(), await this.config(), model);
   }
 
   close(): void {
@@ -316,26 +320,8 @@ class QueryRun implements Query {
     structured: StructuredOutputRun | undefined,
     options: { announce: boolean; maxTurns: number | undefined },
   ): AsyncGenerator<SDKMessage, RunEndEvent | undefined> {
-    const tools = structured ? [...this.tools, structured.tool] : this.tools;
-    const configWarnings = await this.permissions.prepare();
-    this.notices.push(...configWarnings.map((content): Notice => ({ tag: "config", content })));
-    const prepared = await prepareRun({
-      ...this.modelSettings(),
-      ...(this.model !== undefined ? { model: this.model } : {}),
-      ...systemPromptSettings(
-        this.options.systemPrompt,
-        structured ? STRUCTURED_OUTPUT_INSTRUCTIONS : undefined,
-      ),
-      prompt,
-      cwd: this.options.cwd,
-      signal: run.signal,
-      history: this.history,
-      tools,
-      permissionMode: this.permissions.mode ?? "default",
-      ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
-      canUseTool: this.permissions.canUseTool,
-      ...(this.options.env ? { toolEnv: childEnvironment(this.options.env as NodeJS.ProcessEnv) } : {}),
-    });
+    const assembled = await this.assembly();
+    const model = this.model ?? assembled.model;
     // The session is opened once the model is known to resolve, so a misconfigured query leaves no
     // empty transcript behind (and `continue` does not later pick one). A resumed session is opened
     // before the run, since its history goes to the model; a new session's transcript is created
@@ -347,11 +333,19 @@ class QueryRun implements Query {
     if (!session) this.checkNewSessionId();
     if (this.closed) return undefined;
     let writer = session?.writer;
-    const engine = runAgentLoop({
-      ...prepared.loop,
-      sessionId: session?.sessionId ?? this.newSessionId,
-      history: this.history,
-    });
+    const engine = runAgentLoop(
+      assembled.loopOptions({
+        prompt,
+        signal: run.signal,
+        sessionId: session?.sessionId ?? this.newSessionId,
+        history: this.history,
+        model,
+        canUseTool: this.permissions.canUseTool,
+        permissionMode: this.permissions.mode ?? "default",
+        ...(structured ? { extraTools: [structured.tool] } : {}),
+        ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+      }),
+    );
     let finished = false;
     try {
       while (true) {
@@ -404,13 +398,46 @@ class QueryRun implements Query {
     }
   }
 
-  private modelSettings() {
-    const { apiKey, baseURL, env, cwd } = this.options;
+  /**
+   * The run assembled once per query, when the first turn starts: config, gate, tools and system
+   * prompt (a config error rejects here, before any message).
+   */
+  private assembly(): Promise<AssembledRun> {
+    this.assembling ??= (async () => {
+      const assembled = await assembleRun({
+        ...this.runSpec(),
+        config: await this.config(),
+        ...(this.model ? { resolvedModel: this.model } : {}),
+      });
+      this.permissions.adopt(assembled);
+      this.notices.push(...assembled.warnings.map((content): Notice => ({ tag: "config", content })));
+      return assembled;
+    })();
+    return this.assembling;
+  }
+
+  /** The config files, loaded once per query. */
+  private config(): Promise<LoadedConfig> {
+    const { cwd, env } = this.options;
+    this.configLoading ??= loadConfig({ cwd, ...(env ? { env: env as NodeJS.ProcessEnv } : {}) });
+    return this.configLoading;
+  }
+
+  private runSpec(): RunSpec {
+    const { apiKey, baseURL, env, cwd, model } = this.options;
     return {
+      cwd,
       ...(apiKey !== undefined ? { apiKey } : {}),
       ...(baseURL !== undefined ? { baseURL } : {}),
       ...(env !== undefined ? { env: env as NodeJS.ProcessEnv } : {}),
-      baseDir: cwd,
+      ...(model !== undefined ? { model } : {}),
+      permissions: this.permissions.setup(),
+      tools: this.tools,
+      ...(this.structuredOutput ? { extraToolNames: [STRUCTURED_OUTPUT_TOOL] } : {}),
+      ...systemPromptSettings(
+        this.options.systemPrompt,
+        this.structuredOutput ? STRUCTURED_OUTPUT_INSTRUCTIONS : undefined,
+      ),
     };
   }
 

@@ -1,6 +1,6 @@
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach } from "vitest";
 
 const created: string[] = [];
@@ -18,6 +18,9 @@ afterEach(() => {
 export function tempDir(prefix: string, files: Record<string, string> = {}): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
   created.push(dir);
-  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), content);
+  }
   return dir;
 }

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { addCost } from "../../src/engine/messages.js";
 import { findModel, MODEL_CATALOG } from "../../src/providers/catalog.js";
-import { addCost, costUSD } from "../../src/providers/cost.js";
+import { costUSD } from "../../src/providers/cost.js";
 import { listModels, listModelsText } from "../../src/providers/models-text.js";
 
 describe("catalog", () => {

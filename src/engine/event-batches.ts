@@ -1,5 +1,5 @@
-import type { ModelStreamEvent } from "../engine/messages.js";
-import type { ModelResponse } from "./types.js";
+import type { ModelStreamEvent } from "./messages.js";
+import type { ModelResponse } from "./provider.js";
 
 /** A response's events in batches: the provider's own batches, else one event per batch. */
 export function batchesOf(response: ModelResponse): AsyncIterable<ModelStreamEvent[]> {

@@ -1,12 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
-import {
-  ConfigFileError,
-  createPermissionGate,
-  loadConfig,
-  resolveCairnHome,
-} from "../../src/permissions/index.js";
+import { ConfigFileError, loadConfig } from "../../src/config/index.js";
+import { createPermissionGate, resolveCairnHome } from "../../src/permissions/index.js";
 import { tempDir } from "../helpers/temp.js";
 
 function setup(user?: unknown, project?: unknown) {
@@ -27,11 +23,14 @@ describe("config files", () => {
     const { ws, cairnHome } = setup();
     const config = await loadConfig({ cwd: ws, cairnHome });
     expect(config.rules).toEqual([]);
-    expect(config.files.userFound).toBe(false);
-    expect(config.files.projectFound).toBe(false);
+    expect(config.files.slice(0, 2)).toEqual([
+      { file: path.join(cairnHome, "config.json"), found: false },
+      { file: path.join(ws, ".cairn", "config.json"), found: false },
+    ]);
+    expect(config.warnings).toEqual([]);
   });
 
-  test("user rules in both spellings, mode, extra dirs and other settings", async () => {
+  test("user rules in both spellings, mode, extra dirs and the model; unknown keys are named", async () => {
     const { ws, cairnHome, home } = setup({
       permissions: {
         allow: ["Bash(npm run test:*)", "Shell(git)"],
@@ -57,11 +56,8 @@ describe("config files", () => {
       path.join(home, "shared"),
       path.join(path.dirname(cairnHome), "fixtures"),
     ]);
-    expect(config.settings).toEqual({
-      model: "anthropic/claude-sonnet-4-5",
-      provider: { baseUrl: "https://example.test" },
-    });
-    expect(config.warnings).toEqual([]);
+    expect(config.model).toBe("anthropic/claude-sonnet-4-5");
+    expect(config.warnings).toEqual([`${path.join(cairnHome, "config.json")}: unknown key provider ignored`]);
   });
 
   test("a project config may only restrict: deny and ask count, allow/bypass/provider keys are ignored with warnings", async () => {
@@ -88,8 +84,10 @@ describe("config files", () => {
     expect(config.rules[0]!.source).toMatch(/^project config /);
     expect(config.defaultMode).toBeUndefined();
     expect(config.additionalDirectories).toEqual([]);
-    expect(config.settings).toEqual({ provider: { baseUrl: "https://user.test" } });
-    expect(config.warnings).toHaveLength(6);
+    expect(config.model).toBeUndefined();
+    expect(config.warnings.filter((w) => w.includes(".cairn/config.json:") && w.includes(ws))).toHaveLength(
+      6,
+    );
     for (const key of [
       "permissions.allow",
       "permissions.defaultMode",
@@ -125,13 +123,14 @@ describe("config files", () => {
   test.each([
     ["{not json", /is not valid JSON/],
     ["[]", /must contain a JSON object/],
-    [{ permissions: [] }, /permissions must be an object/],
-    [{ permissions: { deny: "Bash(rm:*)" } }, /permissions.deny must be an array of strings/],
+    [{ permissions: [] }, /permissions: must be an object/],
+    [{ permissions: { deny: "Bash(rm:*)" } }, /permissions.deny: must be an array of strings/],
+    [{ model: 5 }, /model: must be a string/],
     [
       { permissions: { deny: ["Bash(rm:*"] } },
       /permissions.deny: Invalid permission rule "Bash\(rm:\*": missing closing parenthesis/,
     ],
-    [{ permissions: { defaultMode: "yolo" } }, /defaultMode must be one of/],
+    [{ permissions: { defaultMode: "yolo" } }, /permissions.defaultMode: must be one of/],
   ])("a malformed user file is an error naming the file: %j", async (content, message) => {
     const { ws, cairnHome } = setup(content);
     const error = await loadConfig({ cwd: ws, cairnHome }).catch((e: unknown) => e);

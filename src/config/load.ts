@@ -1,0 +1,107 @@
+import os from "node:os";
+import path from "node:path";
+import { resolveCairnHome } from "../permissions/home.js";
+import type { PermissionMode, PermissionRule } from "../permissions/types.js";
+import { keysOf, parseWith, readJsonObject } from "./files.js";
+import { foreignFiles, loadForeignRules } from "./foreign.js";
+import { rulesOf } from "./rules-of.js";
+import { CAIRN_CONFIG_KEYS, cairnConfigSchema, PROJECT_CONFIG_KEYS } from "./schema.js";
+
+/**
+ * The one config loader of every front door (docs/config.md has every key and the precedence):
+ *
+ * - `$CAIRN_HOME/config.json` (default `~/.cairn/config.json`), the user's: `model`, `permissions.*`.
+ * - `<workspace>/.cairn/config.json`, the project's: it comes with the repository, so whoever wrote the
+ *   repository wrote it; it may only restrict (`permissions.deny`, `permissions.ask`).
+ * - the other agents' files (foreign.ts): their permission rules, on the same principle.
+ *
+ * A malformed file or rule is an error naming the file (silently dropping a deny rule is not an
+ * option); a key that does nothing is a warning naming file and key, for the front door to show once.
+ */
+
+export const CONFIG_FILE_NAME = "config.json";
+export const PROJECT_CONFIG_DIR = ".cairn";
+
+export type LoadedConfig = {
+  /** Every rule, deny/ask/allow as each file may set them; each names its file as `source`. */
+  rules: PermissionRule[];
+  /** `permissions.defaultMode` of the user file. */
+  defaultMode?: PermissionMode;
+  /** `permissions.additionalDirectories` of the user file, absolute. */
+  additionalDirectories: string[];
+  /** `model` of the user file: what `default`/`auto` and an unnamed model mean. */
+  model?: string;
+  /** What was not applied and why, one line each. */
+  warnings: string[];
+  /** The files read, in order, and which of them exist. */
+  files: { file: string; found: boolean }[];
+};
+
+export type LoadConfigOptions = {
+  /** The workspace (project config is `<cwd>/.cairn/config.json`). */
+  cwd: string;
+  /** Default: `resolveCairnHome(env)`. */
+  cairnHome?: string;
+  env?: NodeJS.ProcessEnv;
+  /** The user's home, where the other agents' user files are. Default: `os.homedir()`. */
+  home?: string;
+};
+
+export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
+  const env = options.env ?? process.env;
+  const home = options.home ?? os.homedir();
+  const cwd = path.resolve(options.cwd);
+  const userFile = path.join(options.cairnHome ?? resolveCairnHome(env, home), CONFIG_FILE_NAME);
+  const projectFile = path.join(cwd, PROJECT_CONFIG_DIR, CONFIG_FILE_NAME);
+  const others = foreignFiles(cwd, home, env);
+  const [user, project, foreign] = await Promise.all([
+    readJsonObject(userFile),
+    readJsonObject(projectFile),
+    loadForeignRules(others),
+  ]);
+  const loaded: LoadedConfig = {
+    rules: [],
+    additionalDirectories: [],
+    warnings: [],
+    files: [
+      { file: userFile, found: user !== undefined },
+      { file: projectFile, found: project !== undefined },
+      ...others.map(({ file }) => ({ file, found: foreign.found.includes(file) })),
+    ],
+  };
+  if (user) {
+    const config = parseWith(userFile, cairnConfigSchema, user);
+    loaded.rules.push(
+      ...rulesOf(userFile, `user config ${userFile}`, config.permissions, ["deny", "ask", "allow"]),
+    );
+    if (config.permissions?.defaultMode)
+      loaded.defaultMode = config.permissions.defaultMode as PermissionMode;
+    loaded.additionalDirectories = (config.permissions?.additionalDirectories ?? []).map((dir) =>
+      path.resolve(path.dirname(userFile), expandTilde(dir, home)),
+    );
+    if (config.model !== undefined) loaded.model = config.model;
+    for (const key of keysOf(user))
+      if (!CAIRN_CONFIG_KEYS.includes(key)) loaded.warnings.push(`${userFile}: unknown key ${key} ignored`);
+  }
+  if (project) {
+    const config = parseWith(projectFile, cairnConfigSchema.loose(), project);
+    loaded.rules.push(
+      ...rulesOf(projectFile, `project config ${projectFile}`, config.permissions, ["deny", "ask"]),
+    );
+    for (const key of keysOf(project)) {
+      if (PROJECT_CONFIG_KEYS.includes(key)) continue;
+      const why = CAIRN_CONFIG_KEYS.includes(key)
+        ? "a project config may only restrict: permissions.deny and permissions.ask"
+        : "unknown key";
+      loaded.warnings.push(`${projectFile}: ${key} ignored (${why})`);
+    }
+  }
+  loaded.rules.push(...foreign.rules);
+  loaded.warnings.push(...foreign.warnings);
+  return loaded;
+}
+
+function expandTilde(dir: string, home: string): string {
+  if (dir === "~") return home;
+  return dir.startsWith("~/") ? path.join(home, dir.slice(2)) : dir;
+}

@@ -1,0 +1,42 @@
+import * as z from "zod";
+import { PERMISSION_MODES } from "../permissions/types.js";
+
+/**
+ * cairn's own config file (`~/.cairn/config.json`, `<workspace>/.cairn/config.json`), every key of it.
+ * docs/config.md documents each one; test/config/docs.test.ts keeps the two in step.
+ */
+const ruleList = z.array(z.string(), { error: "must be an array of strings" });
+
+export const permissionsSchema = z.object(
+  {
+    allow: ruleList.optional(),
+    deny: ruleList.optional(),
+    ask: ruleList.optional(),
+    defaultMode: z
+      .enum(PERMISSION_MODES as [string, ...string[]], {
+        error: `must be one of ${PERMISSION_MODES.join(", ")}`,
+      })
+      .optional(),
+    additionalDirectories: z.array(z.string(), { error: "must be an array of strings" }).optional(),
+  },
+  { error: "must be an object" },
+);
+
+export const cairnConfigSchema = z.object({
+  /** Editors' JSON-schema pointer: allowed, means nothing to cairn. */
+  $schema: z.string().optional(),
+  model: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).optional(),
+  permissions: permissionsSchema.optional(),
+});
+
+export type CairnConfigFile = z.infer<typeof cairnConfigSchema>;
+
+/** Every key a cairn config file may hold, dotted (`permissions.allow`). */
+export const CAIRN_CONFIG_KEYS: readonly string[] = [
+  "$schema",
+  "model",
+  ...Object.keys(permissionsSchema.shape).map((key) => `permissions.${key}`),
+];
+
+/** What a project file may set: only what restricts. */
+export const PROJECT_CONFIG_KEYS: readonly string[] = ["$schema", "permissions.deny", "permissions.ask"];

@@ -1,0 +1,79 @@
+/**
+ * The port the engine calls a model through. Providers (src/providers/) implement it; the engine
+ * imports no provider (test/layering.test.ts holds that).
+ */
+import type { ConversationMessage, ModelStreamEvent } from "./messages.js";
+
+/** Wire APIs a provider can speak. Providers are keyed by wire, not by vendor. */
+export type WireApi = "anthropic-messages" | "openai-chat" | "openai-responses" | "llama" | "replay";
+
+/** A tool as offered to the model: name, description and JSON Schema of its input. */
+export type ToolSpec = { name: string; description: string; input_schema: Record<string, unknown> };
+
+export type ModelRequest = {
+  /** The provider-side model id, without the `provider/` prefix. */
+  model: string;
+  system: string;
+  messages: ConversationMessage[];
+  tools: ToolSpec[];
+  maxTokens: number;
+};
+
+/** One model call in flight: the request id (when the server sent one) and the raw event stream. */
+export type ModelResponse = {
+  requestId?: string;
+  events: AsyncIterable<ModelStreamEvent>;
+  /**
+   * The same events grouped as they arrived (one array per network chunk), for providers that can
+   * hand them over that way. The engine reads this one when present: a whole chunk then goes through
+   * its layers in one step instead of one async step per event (docs/performance.md). A response is
+   * read once, through one of the two.
+   */
+  batches?: AsyncIterable<ModelStreamEvent[]>;
+};
+
+export interface ModelProvider {
+  readonly wire: WireApi;
+  /** Human-readable model name for `system/init.model` (e.g. "Claude Sonnet 4.5"). */
+  readonly displayName: string;
+  /** How the credential was supplied, as reported in `system/init.apiKeySource`. */
+  readonly apiKeySource: ApiKeySource;
+  /** Starts one streamed model call. Rejects (or the iterable throws) on provider failure. */
+  stream(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
+}
+
+/** `env` / `flag` for real keys; `none` for providers that need no key (replay, local models). */
+export type ApiKeySource = "env" | "flag" | "none";
+
+export type ProviderErrorOptions = {
+  cause?: unknown;
+  /** Server-requested wait before a retry (from Retry-After / retry-after-ms), in milliseconds. */
+  retryAfterMs?: number;
+  /**
+   * Whether another attempt may succeed. Default: derived from `status` (408/409/429/5xx/529
+   * retryable; other 4xx not); a failure without status (connection reset, cut stream, idle stream)
+   * is retryable.
+   */
+  retryable?: boolean;
+};
+
+/** A provider failure (HTTP error, broken or idle stream). The engine retries it when retryable. */
+export class ProviderError extends Error {
+  override name = "ProviderError";
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  constructor(
+    message: string,
+    readonly status?: number,
+    options: ProviderErrorOptions = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.retryAfterMs = options.retryAfterMs;
+    this.retryable = options.retryable ?? isRetryableStatus(status);
+  }
+}
+
+export function isRetryableStatus(status: number | undefined): boolean {
+  if (status === undefined) return true;
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}

@@ -1,0 +1,33 @@
+import type { LoadedConfig } from "../config/load.js";
+import type { Usage } from "../engine/messages.js";
+import type { ModelProvider } from "../engine/provider.js";
+import { costUSD } from "../providers/cost.js";
+import { type ModelSettings, resolveModel } from "../providers/registry.js";
+
+/** A model ready for a run: the provider, the names, and how to price a call's usage. */
+export type RunModel = {
+  provider: ModelProvider;
+  /** The model as resolved from the user's name (reported in events, priced). */
+  model: string;
+  /** The id sent to the provider. */
+  providerModel: string;
+  priceUsage(usage: Partial<Usage>): number | undefined;
+};
+
+/**
+ * Resolves the model of a run. Precedence (docs/config.md): the flag or option, then `CAIRN_MODEL`,
+ * then the user config's `model`, then the default of the first provider with a key.
+ */
+export async function resolveRunModel(config: LoadedConfig, settings: ModelSettings): Promise<RunModel> {
+  const env = settings.env ?? process.env;
+  const fromEnv = env.CAIRN_MODEL?.trim() ? env.CAIRN_MODEL : undefined;
+  const model = settings.model ?? fromEnv ?? config.model;
+  // Prompt caching is on unless the caller turns it off: the system prompt and conversation prefix
+  // are re-sent every turn, and cache reads cost a tenth of fresh input on Anthropic.
+  const resolved = await resolveModel({
+    ...settings,
+    ...(model !== undefined ? { model } : {}),
+    promptCaching: settings.promptCaching ?? true,
+  });
+  return { ...resolved, priceUsage: (usage) => costUSD(resolved.model, usage) };
+}

@@ -1,0 +1,65 @@
+import type { LoadedConfig } from "../config/load.js";
+import { type AskCallback, createPermissionGate, type PermissionGate } from "../permissions/gate.js";
+import { splitRuleList } from "../permissions/rules.js";
+import { rulesFromToolLists } from "../permissions/tool-lists.js";
+import type { PermissionMode } from "../permissions/types.js";
+
+/** What a front door knows about permissions before a run: flags or SDK options. */
+export type PermissionSetup = {
+  /** The mode from a flag or option; default: the user config's `defaultMode`, else `fallbackMode`. */
+  mode?: PermissionMode;
+  fallbackMode: PermissionMode;
+  /**
+   * The name reported (system/init, transcript) when `fallbackMode` is what runs. Print mode runs
+   * `acceptEdits` semantics when nothing was chosen and calls it `default`, as the reference CLI does.
+   */
+  fallbackReportedAs?: string;
+  /** Rule lists in either spelling; an entry may hold several rules separated by commas/spaces. */
+  allowedTools?: readonly string[];
+  disallowedTools?: readonly string[];
+  /** Extra directories the agent may use (`--add-dir`, `additionalDirectories`). */
+  addDirs?: readonly string[];
+  onAsk?: AskCallback;
+  forceHint?: string;
+  /** Names the rules' origin in denial messages ("--allowedTools", "options"). */
+  source: string;
+};
+
+export type BuiltGate = {
+  gate: PermissionGate;
+  /** The mode to report: read from what the gate enforces, never recomputed elsewhere. */
+  reportedMode: string;
+};
+
+/**
+ * The gate the engine asks before every tool call, from the loaded config and a front door's setup.
+ * `env` is the tool children's environment (its PATH matters to the shell check).
+ */
+export function buildPermissionGate(
+  config: LoadedConfig,
+  setup: PermissionSetup,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): BuiltGate {
+  const split = (list: readonly string[] | undefined) => list?.flatMap((entry) => splitRuleList(entry));
+  const allowedTools = split(setup.allowedTools);
+  const disallowedTools = split(setup.disallowedTools);
+  const chosen = setup.mode ?? config.defaultMode;
+  const gate = createPermissionGate({
+    mode: chosen ?? setup.fallbackMode,
+    rules: [
+      ...config.rules,
+      ...rulesFromToolLists(
+        { ...(allowedTools ? { allowedTools } : {}), ...(disallowedTools ? { disallowedTools } : {}) },
+        setup.source,
+      ),
+    ],
+    workspace: cwd,
+    additionalDirs: [...(setup.addDirs ?? []), ...config.additionalDirectories],
+    ...(setup.onAsk ? { onAsk: setup.onAsk } : {}),
+    env,
+    ...(setup.forceHint ? { forceHint: setup.forceHint } : {}),
+  });
+  const reportedMode = chosen ?? setup.fallbackReportedAs ?? setup.fallbackMode;
+  return { gate, reportedMode };
+}
