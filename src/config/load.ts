@@ -31,6 +31,12 @@ export type LoadedConfig = {
   additionalDirectories: string[];
   /** `model` of the user file: what `default`/`auto` and an unnamed model mean. */
   model?: string;
+  /** `mcpServers` of the user file, as written (src/mcp/ parses it). */
+  mcpServers?: unknown;
+  /** `mcpApprovals` of the user file, with absolute directories. */
+  mcpApprovals: Record<string, string[]>;
+  /** The user file's path (named in messages about its contents). */
+  userFile: string;
   /** What was not applied and why, one line each. */
   warnings: string[];
   /** The files read, in order, and which of them exist. */
@@ -62,6 +68,8 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const loaded: LoadedConfig = {
     rules: [],
     additionalDirectories: [],
+    mcpApprovals: {},
+    userFile,
     warnings: [],
     files: [
       { file: userFile, found: user !== undefined },
@@ -80,6 +88,9 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       path.resolve(path.dirname(userFile), expandTilde(dir, home)),
     );
     if (config.model !== undefined) loaded.model = config.model;
+    if (config.mcpServers !== undefined) loaded.mcpServers = config.mcpServers;
+    for (const [dir, names] of Object.entries(config.mcpApprovals ?? {}))
+      loaded.mcpApprovals[path.resolve(expandTilde(dir, home))] = names;
     for (const key of keysOf(user))
       if (!CAIRN_CONFIG_KEYS.includes(key)) loaded.warnings.push(`${userFile}: unknown key ${key} ignored`);
   }

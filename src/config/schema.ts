@@ -27,6 +27,12 @@ export const cairnConfigSchema = z.object({
   $schema: z.string().optional(),
   model: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).optional(),
   permissions: permissionsSchema.optional(),
+  /** MCP servers for every run of this user (`{name: {command, args, env} | {type, url, headers}}`, docs/mcp.md). */
+  mcpServers: z.record(z.string(), z.unknown(), { error: "must be an object of server configurations" }).optional(),
+  /** Project MCP servers this user approved: workspace directory → server names. */
+  mcpApprovals: z
+    .record(z.string(), z.array(z.string()), { error: "must map project directories to arrays of server names" })
+    .optional(),
 });
 
 export type CairnConfigFile = z.infer<typeof cairnConfigSchema>;
@@ -35,6 +41,8 @@ export type CairnConfigFile = z.infer<typeof cairnConfigSchema>;
 export const CAIRN_CONFIG_KEYS: readonly string[] = [
   "$schema",
   "model",
+  "mcpServers",
+  "mcpApprovals",
   ...Object.keys(permissionsSchema.shape).map((key) => `permissions.${key}`),
 ];
 
