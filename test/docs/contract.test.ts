@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { join, relative } from "node:path";
 import ts from "typescript";
 import { describe, expect, test } from "vitest";
 import { REPO } from "../conformance/pm/helpers.js";
+import { linksIn } from "./markdown.js";
 
 /**
  * docs/contract/ defines the clauses (PM-n, SDK-n) that conformance tests name: every clause a test
@@ -15,14 +16,6 @@ const CLAUSE = /\b(?:PM|SDK)-\d+\b/g;
 const MENTIONING = ["src", "test", "docs", "examples", "bench", "scripts", "README.md"];
 
 type Clause = { id: string; contract: string; links: string[] };
-
-/** Relative link targets of a markdown text, as paths from the repository root. */
-function linksIn(text: string, from: string): string[] {
-  return [...text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
-    .map((link) => link[1]!)
-    .filter((target) => !/^[a-z]+:/.test(target))
-    .map((target) => relative(REPO, resolve(REPO, dirname(from), target)));
-}
 
 const contractTexts = new Map(
   CONTRACTS.map((contract) => [contract, readFileSync(join(REPO, contract), "utf8")]),
