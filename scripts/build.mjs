@@ -41,8 +41,7 @@ try {
     // run builds again.
     const inputs = fingerprint();
     if (ifStale && isFresh(inputs)) return;
-    if (ifStale)
-      process.stderr.write("cairn: src/ or the build changed since the last build; building dist/ …\n");
+    if (ifStale) process.stderr.write("cairn: dist/ is missing or older than its sources; building it …\n");
     rmSync(STAMP, { force: true });
     run(createRequire(join(root, "package.json")).resolve("typescript/bin/tsc"), [
       "-p",
