@@ -1,5 +1,5 @@
 /**
- * Conformance with the SDK streaming contract (../shared/spec/sdk-streaming.md): one test per clause,
+ * Conformance with the SDK streaming contract (docs/contract/sdk-streaming.md): one test per clause,
  * named after it, run in-process against the scripted model server with real tools on a temp dir.
  * SDK-13 and SDK-14 run the original document's examples (examples/sdk/*.ts) unchanged but for the
  * import, as separate Node processes with only the environment set.
