@@ -5,6 +5,7 @@ import { splitRuleList } from "../permissions/rules.js";
 import { preparePermissionGate } from "../permissions/setup.js";
 import { openSession } from "../sessions/open-session.js";
 import { childEnvironment } from "../tools/child-env.js";
+import { builtinTools } from "../tools/index.js";
 import type { CliOptions } from "./args.js";
 import { writeError } from "./errors.js";
 import { UsageError } from "./exit-codes.js";
@@ -35,7 +36,9 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
 
   const writer = new StdoutWriter();
   writer.onClosed = (error) => controller.abort(error);
-  const projection = projectionFor(options.outputFormat, options.streamPartialOutput);
+  // The run's tools: the gate applies the rules to what they declare, stream-json shows their payloads.
+  const tools = builtinTools();
+  const projection = projectionFor(options.outputFormat, options.streamPartialOutput, tools);
   const progress =
     options.outputFormat === "text" && process.stderr.isTTY ? new ProgressLine().start() : undefined;
 
@@ -57,6 +60,7 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     addDirs: options.addDirs,
     env: toolEnv,
     source: "--allowedTools/--disallowedTools",
+    tools,
   });
   for (const warning of [...session.warnings, ...warnings]) writeError(warning);
 
@@ -69,6 +73,7 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
       sessionId: session.sessionId,
       history: session.history,
       canUseTool: gate,
+      tools,
       toolEnv,
       // Bare tool names are also taken off the list offered to the model.
       disallowedTools: options.disallowedTools.flatMap(splitRuleList).filter((rule) => !rule.includes("(")),

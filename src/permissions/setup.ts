@@ -1,3 +1,4 @@
+import type { ToolDeclaration } from "../tools/types.js";
 import { loadConfig, rulesFromToolLists } from "./config.js";
 import { type AskCallback, createPermissionGate, type PermissionGate } from "./gate.js";
 import { splitRuleList } from "./rules.js";
@@ -20,6 +21,8 @@ export type PermissionSetup = {
   forceHint?: string;
   /** Names the rules' origin in denial messages ("--allowedTools", "options"). */
   source: string;
+  /** The run's tools, whose declared effects the rules apply to (see `PermissionGateOptions.tools`). */
+  tools: readonly ToolDeclaration[];
 };
 
 /**
@@ -47,6 +50,7 @@ export async function preparePermissionGate(
     ...(setup.onAsk ? { onAsk: setup.onAsk } : {}),
     ...(setup.env ? { env: setup.env } : {}),
     ...(setup.forceHint ? { forceHint: setup.forceHint } : {}),
+    tools: setup.tools,
   });
   return { gate, warnings: config.warnings };
 }

@@ -5,9 +5,9 @@ import { parseRule } from "../permissions/rules.js";
 import { preparePermissionGate } from "../permissions/setup.js";
 import { type PermissionMode as GateMode, isPermissionMode } from "../permissions/types.js";
 import { childEnvironment } from "../tools/child-env.js";
+import type { ToolDeclaration } from "../tools/types.js";
 import type { PermissionMode } from "./messages.js";
 import type { PermissionUpdate, ResolvedOptions } from "./options.js";
-import { STRUCTURED_OUTPUT_TOOL } from "./structured-output.js";
 
 /** How denial messages tell an SDK user to lift a restriction (the CLI says "use --force"). */
 export const SDK_FORCE_HINT = 'set permissionMode: "bypassPermissions"';
@@ -36,7 +36,11 @@ export class SdkPermissions {
   /** Rules and directories added by `updatedPermissions` answers, for the rest of the query. */
   private readonly added = { allow: [] as string[], deny: [] as string[], dirs: [] as string[] };
 
-  constructor(private readonly options: ResolvedOptions) {
+  /** `tools`: every tool the query's runs may offer (what they declare is what the rules apply to). */
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly tools: readonly ToolDeclaration[],
+  ) {
     this.mode = options.permissionMode;
   }
 
@@ -61,8 +65,6 @@ export class SdkPermissions {
 
   /** The engine's `canUseTool`. */
   readonly canUseTool: EngineCanUseTool = async (toolName, input, options) => {
-    // The SDK's own answer channel, not an action: never asked about, in any mode.
-    if (toolName === STRUCTURED_OUTPUT_TOOL) return { behavior: "allow" };
     if (!this.gate) throw new Error("cairn: the permission gate was used before it was prepared.");
     return this.gate(toolName, input, options);
   };
@@ -102,6 +104,7 @@ export class SdkPermissions {
       env,
       forceHint: SDK_FORCE_HINT,
       source: "SDK",
+      tools: this.tools,
     });
     return { ...prepared, generation };
   }

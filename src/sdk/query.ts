@@ -21,6 +21,7 @@ import { createSdkProjection, type SdkProjection, type SdkRunEnd } from "./proje
 import {
   compileOutputFormat,
   MAX_STRUCTURED_OUTPUT_RETRIES,
+  STRUCTURED_OUTPUT_DECLARATION,
   STRUCTURED_OUTPUT_INSTRUCTIONS,
   STRUCTURED_OUTPUT_NUDGE,
   STRUCTURED_OUTPUT_TOOL,
@@ -149,7 +150,10 @@ class QueryRun implements Query {
   ) {
     this.model = options.model;
     this.newSessionId = options.sessionId ?? randomUUID();
-    this.permissions = new SdkPermissions(options);
+    this.permissions = new SdkPermissions(
+      options,
+      structuredOutput ? [...tools, STRUCTURED_OUTPUT_DECLARATION] : tools,
+    );
     this.generator = this.drive();
   }
 
