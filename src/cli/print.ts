@@ -33,7 +33,6 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
 
   const writer = new StdoutWriter();
   writer.onClosed = (error) => controller.abort(error);
-  const projection = projectionFor(options.outputFormat, options.streamPartialOutput);
   const progress =
     options.outputFormat === "text" && process.stderr.isTTY ? new ProgressLine().start() : undefined;
 
@@ -62,6 +61,8 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     fork: options.forkSession,
   });
   for (const warning of [...session.warnings, ...run.warnings]) writeError(warning);
+  // The run's tools: the gate applied the rules to what they declare; stream-json shows their payloads.
+  const projection = projectionFor(options.outputFormat, options.streamPartialOutput, run.tools);
 
   let end: RunEndEvent | undefined;
   try {

@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import type { CanUseTool, PermissionDecision } from "../engine/tool-runner.js";
+import type { ToolDeclaration } from "../tools/types.js";
 import { resolveCairnHome } from "./home.js";
 import { resolveRoot } from "./paths.js";
 import { compileRules, evaluateToolCall, type PolicyContext } from "./policy.js";
@@ -47,6 +48,11 @@ export type PermissionGateOptions = {
   env?: NodeJS.ProcessEnv;
   /** How messages say to lift a restriction. Default: "use --force". */
   forceHint?: string;
+  /**
+   * The run's tools: what each declares it touches (`ToolEffects`) is what the rules and the mode
+   * are applied to. A tool missing here, or declaring nothing, is asked about.
+   */
+  tools: readonly ToolDeclaration[];
 };
 
 /** The engine's `canUseTool`, plus synchronous evaluation and a mode switch. */
@@ -77,8 +83,9 @@ export function createPermissionGate(options: PermissionGateOptions): Permission
     ...(env.PATH !== undefined ? { searchPath: env.PATH } : {}),
   };
 
+  const declared = new Map(options.tools.map((tool) => [tool.name, tool]));
   const evaluate = (toolName: string, input: Record<string, unknown>): PermissionVerdict =>
-    evaluateToolCall(toolName, input ?? {}, ctx);
+    evaluateToolCall(declared.get(toolName) ?? { name: toolName }, input ?? {}, ctx);
 
   const gate = async (
     toolName: string,

@@ -24,7 +24,7 @@ export {
   resolveRoot,
   SHELL_RC_FILES,
 } from "./paths.js";
-export { evaluateShellCommand, evaluateToolCall, globSearchRoot, type PolicyContext } from "./policy.js";
+export { evaluateShellCommand, evaluateToolCall, type PolicyContext } from "./policy.js";
 export {
   formatShellPrefixRule,
   matchShell,

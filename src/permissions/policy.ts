@@ -1,6 +1,7 @@
 import { accessSync, constants, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
+import type { ToolDeclaration, ToolKind } from "../tools/types.js";
 import {
   checkContainment,
   containingRoot,
@@ -56,14 +57,11 @@ export function compileRules(
   return compiled;
 }
 
-/** Tools whose calls read paths, and their path fields. */
-export const READ_TOOLS = new Set(["Read", "Glob", "Grep", "LS"]);
-export const EDIT_TOOLS = new Set(["Write", "Edit"]);
-/** Tools that touch nothing outside the conversation. */
-const HARMLESS_TOOLS = new Set(["TodoWrite"]);
-
-const READ_RULE_NAMES = new Set(["Read"]);
-const EDIT_RULE_NAMES = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
+/** Bare rule names that cover a whole family of tools, by the kind the tools declare. */
+const RULE_NAMES_BY_KIND: Partial<Record<ToolKind, ReadonlySet<string>>> = {
+  read: new Set(["Read"]),
+  edit: new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]),
+};
 
 // ---------------------------------------------------------------------------------------------------
 // Verdict helpers
@@ -94,14 +92,17 @@ export function strictest(verdicts: readonly PermissionVerdict[]): PermissionVer
   return worst;
 }
 
-/** Whether a tool-level (bare) rule names this tool. `Read` covers every read tool, `Edit`/`Write` both edit tools. */
-function toolRuleMatches(rule: PermissionRule, toolName: string): boolean {
+/**
+ * Whether a tool-level (bare) rule names this tool. `Read` covers every tool declaring kind `read`,
+ * `Edit`/`Write` every tool declaring kind `edit`.
+ */
+function toolRuleMatches(rule: PermissionRule, tool: ToolDeclaration): boolean {
   const target = rule.target;
+  const toolName = tool.name;
   if (target.kind === "tool") {
     if (target.tool === toolName) return true;
-    if (READ_RULE_NAMES.has(target.tool) && READ_TOOLS.has(toolName)) return true;
-    if (EDIT_RULE_NAMES.has(target.tool) && EDIT_TOOLS.has(toolName)) return true;
-    return false;
+    const kind = tool.effects?.kind;
+    return kind !== undefined && RULE_NAMES_BY_KIND[kind]?.has(target.tool) === true;
   }
   if (target.kind === "opaque") return target.tool === toolName;
   if (target.kind === "mcp") {
@@ -116,90 +117,59 @@ function toolRuleMatches(rule: PermissionRule, toolName: string): boolean {
 // Tool calls
 // ---------------------------------------------------------------------------------------------------
 
-/** Decides one tool call (without asking anyone). */
+/**
+ * Decides one tool call (without asking anyone) from what the tool declares (`ToolEffects`): the
+ * command of an `execute` tool goes to the shell check, declared paths to the path checks, and a
+ * tool that declares nothing checkable (or nothing at all) needs a rule or approval.
+ */
 export function evaluateToolCall(
-  toolName: string,
+  tool: ToolDeclaration,
   input: Record<string, unknown>,
   ctx: PolicyContext,
 ): PermissionVerdict {
-  for (const { rule } of ctx.rules.deny) if (toolRuleMatches(rule, toolName)) return byRule("deny", rule);
-  if (ctx.mode === "plan" && EDIT_TOOLS.has(toolName))
-    return { behavior: "deny", message: `plan mode is read-only: ${toolName} is not allowed` };
-  for (const { rule } of ctx.rules.ask) if (toolRuleMatches(rule, toolName)) return byRule("ask", rule);
+  const { name, effects } = tool;
+  /** The shell check decides what an `execute` tool's command does. */
+  const shell = effects?.kind === "execute" && effects.command ? effects : undefined;
+  for (const { rule } of ctx.rules.deny) if (toolRuleMatches(rule, tool)) return byRule("deny", rule);
+  // Plan mode runs read-only tools and the shell's read-only commands; it cannot know what any other
+  // tool does, so nothing else runs there, rules or not.
+  if (ctx.mode === "plan" && !effects?.readOnly && !shell)
+    return { behavior: "deny", message: `plan mode is read-only: ${name} is not allowed` };
+  for (const { rule } of ctx.rules.ask) if (toolRuleMatches(rule, tool)) return byRule("ask", rule);
   // Content the gate cannot interpret (`WebFetch(domain:x)`) can deny or ask, never allow.
   const bareAllow = ctx.rules.allow.find(
-    ({ rule }) => rule.target.kind !== "opaque" && toolRuleMatches(rule, toolName),
+    ({ rule }) => rule.target.kind !== "opaque" && toolRuleMatches(rule, tool),
   )?.rule;
 
-  if (toolName === "Bash") return evaluateShellCommand(input.command, ctx);
-  if (READ_TOOLS.has(toolName) || EDIT_TOOLS.has(toolName)) {
-    const access = EDIT_TOOLS.has(toolName) ? "write" : "read";
-    const paths = toolPaths(toolName, input);
-    if (paths === undefined)
-      return { behavior: "allow", message: "no path to check; the tool validates its input" };
-    if (typeof paths === "string")
-      return { behavior: ctx.mode === "bypassPermissions" ? "allow" : "ask", message: paths };
-    return strictest(paths.map((p) => evaluatePath(access, toolName, p, ctx, bareAllow)));
+  if (shell) return evaluateShellCommand(shell.command?.(input), ctx);
+  const verdicts: PermissionVerdict[] = [];
+  if (effects?.paths) {
+    const paths = effects.paths(input);
+    if ("uncheckable" in paths)
+      return { behavior: ctx.mode === "bypassPermissions" ? "allow" : "ask", message: paths.uncheckable };
+    for (const p of paths) verdicts.push(evaluatePath(p.access, name, p.path, ctx, bareAllow));
+  } else if (!effects?.readOnly) {
+    // It changes something it does not describe.
+    verdicts.push(needsApproval(name, ctx, bareAllow));
   }
-  if (HARMLESS_TOOLS.has(toolName)) return ALLOW;
-  // Plan mode cannot know what an MCP or custom tool does: read-only means not at all, rules or not.
-  if (ctx.mode === "plan")
-    return { behavior: "deny", message: `plan mode is read-only: ${toolName} is not allowed` };
+  if (effects?.network) verdicts.push(needsApproval(name, ctx, bareAllow, "reaches the network"));
+  return strictest(verdicts);
+}
+
+/** The verdict for what only a rule naming the tool, approval or `bypassPermissions` allows. */
+function needsApproval(
+  name: string,
+  ctx: PolicyContext,
+  bareAllow: PermissionRule | undefined,
+  why = "needs approval",
+): PermissionVerdict {
   if (bareAllow) return byRule("allow", bareAllow);
   if (ctx.mode === "bypassPermissions") return { behavior: "allow", message: "allowed (bypassPermissions)" };
   return {
     behavior: "ask",
-    message: `${toolName} needs approval; allow it with a rule like ${toolName} or ${ctx.forceHint}`,
-    suggestions: [toolName],
+    message: `${name} ${why}; allow it with a rule like ${name} or ${ctx.forceHint}`,
+    suggestions: [name],
   };
-}
-
-/**
- * The paths a file tool will touch, as given. Undefined when the input has none (the tool rejects
- * it); a string when the input cannot be checked.
- */
-function toolPaths(toolName: string, input: Record<string, unknown>): string[] | string | undefined {
-  const field = (name: string): unknown => input[name];
-  switch (toolName) {
-    case "Read":
-    case "Write":
-    case "Edit": {
-      const p = field("file_path");
-      return typeof p === "string" && p !== "" ? [p] : undefined;
-    }
-    case "LS": {
-      const p = field("path");
-      return typeof p === "string" && p !== "" ? [p] : undefined;
-    }
-    case "Grep": {
-      const p = field("path") ?? ".";
-      return typeof p === "string" ? [p] : undefined;
-    }
-    case "Glob": {
-      const base = field("path") ?? ".";
-      const pattern = field("pattern");
-      if (typeof base !== "string" || typeof pattern !== "string") return undefined;
-      const root = globSearchRoot(base, pattern);
-      if (root === undefined)
-        return `the Glob pattern ${JSON.stringify(pattern)} climbs out of its directory with ".."`;
-      return root === base ? [base] : [base, root];
-    }
-    default:
-      return undefined;
-  }
-}
-
-const GLOB_CHARS = /[*?[\]{}()!]/;
-
-/** The directory a glob pattern searches: its path plus the pattern's literal leading segments. */
-export function globSearchRoot(base: string, pattern: string): string | undefined {
-  const segments = pattern.split("/");
-  let fixed = 0;
-  while (fixed < segments.length - 1 && !GLOB_CHARS.test(segments[fixed]!)) fixed += 1;
-  if (segments.slice(fixed).some((segment) => segment === "..")) return undefined;
-  if (fixed === 0 && !path.isAbsolute(pattern)) return base;
-  const prefix = segments.slice(0, fixed).join("/") || "/";
-  return path.isAbsolute(pattern) ? prefix : path.join(base, prefix);
 }
 
 /** Decides reading or writing one path given to a file tool. */

@@ -10,7 +10,7 @@ import { splitRuleList } from "../permissions/rules.js";
 import type { ModelSettings } from "../providers/registry.js";
 import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
-import type { Tool } from "../tools/types.js";
+import type { Tool, ToolDeclaration } from "../tools/types.js";
 import { type RunModel, resolveRunModel } from "./model.js";
 import { buildPermissionGate, type PermissionSetup } from "./permissions.js";
 
@@ -27,8 +27,11 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   permissions?: PermissionSetup;
   /** The base tool set (default: the built-in tools); bare names in `disallowedTools` are removed. */
   tools?: Tool[];
-  /** Tool names the system prompt mentions besides `tools` (a per-turn tool such as StructuredOutput). */
-  extraToolNames?: string[];
+  /**
+   * Tools given per turn besides `tools` (the SDK's StructuredOutput): the system prompt names them
+   * and the gate knows what they declare.
+   */
+  extraTools?: ToolDeclaration[];
   systemPrompt?: string;
   appendSystemPrompt?: string;
   maxTokens?: number;
@@ -51,6 +54,8 @@ export type AssembledRun = {
   /** The permission mode as reported; undefined without permissions. */
   permissionMode?: string;
   tools: Tool[];
+  /** Every tool the gate knows (the tools and the per-turn extras): what a rebuilt gate needs. */
+  declarations: ToolDeclaration[];
   model: RunModel;
   system: string;
   /** Resolves another model with this run's settings and config (SDK `setModel`). */
@@ -79,16 +84,19 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   const env = spec.env ?? process.env;
   const config = spec.config ?? (await loadConfig({ cwd, env }));
   const toolEnv = childEnvironment(env);
-  const built = spec.permissions ? buildPermissionGate(config, spec.permissions, cwd, toolEnv) : undefined;
   const removed = new Set(
     (spec.permissions?.disallowedTools ?? []).flatMap(splitRuleList).filter((rule) => !rule.includes("(")),
   );
   const tools = (spec.tools ?? builtinTools()).filter((tool) => !removed.has(tool.name));
+  const declarations: ToolDeclaration[] = [...tools, ...(spec.extraTools ?? [])];
+  const built = spec.permissions
+    ? buildPermissionGate(config, spec.permissions, cwd, toolEnv, declarations)
+    : undefined;
   const [model, system] = await Promise.all([
     spec.resolvedModel ?? resolveModelFor(spec, config, spec.model),
     buildSystemPrompt({
       cwd,
-      tools: [...tools.map((tool) => tool.name), ...(spec.extraToolNames ?? [])],
+      tools: declarations.map((tool) => tool.name),
       ...(spec.systemPrompt !== undefined ? { override: spec.systemPrompt } : {}),
       ...(spec.appendSystemPrompt !== undefined ? { append: spec.appendSystemPrompt } : {}),
     }),
@@ -101,6 +109,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     toolEnv,
     ...(built ? { gate: built.gate, permissionMode: built.reportedMode } : {}),
     tools,
+    declarations,
     model,
     system,
     resolveModel: (name) => resolveModelFor(spec, config, name),

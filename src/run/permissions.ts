@@ -3,6 +3,7 @@ import { type AskCallback, createPermissionGate, type PermissionGate } from "../
 import { splitRuleList } from "../permissions/rules.js";
 import { rulesFromToolLists } from "../permissions/tool-lists.js";
 import type { PermissionMode } from "../permissions/types.js";
+import type { ToolDeclaration } from "../tools/types.js";
 
 /** What a front door knows about permissions before a run: flags or SDK options. */
 export type PermissionSetup = {
@@ -33,13 +34,15 @@ export type BuiltGate = {
 
 /**
  * The gate the engine asks before every tool call, from the loaded config and a front door's setup.
- * `env` is the tool children's environment (its PATH matters to the shell check).
+ * `env` is the tool children's environment (its PATH matters to the shell check); `tools` the run's
+ * tools, whose declared effects the rules apply to (see `PermissionGateOptions.tools`).
  */
 export function buildPermissionGate(
   config: LoadedConfig,
   setup: PermissionSetup,
   cwd: string,
   env: NodeJS.ProcessEnv,
+  tools: readonly ToolDeclaration[],
 ): BuiltGate {
   const split = (list: readonly string[] | undefined) => list?.flatMap((entry) => splitRuleList(entry));
   const allowedTools = split(setup.allowedTools);
@@ -59,6 +62,7 @@ export function buildPermissionGate(
     ...(setup.onAsk ? { onAsk: setup.onAsk } : {}),
     env,
     ...(setup.forceHint ? { forceHint: setup.forceHint } : {}),
+    tools,
   });
   const reportedMode = chosen ?? setup.fallbackReportedAs ?? setup.fallbackMode;
   return { gate, reportedMode };

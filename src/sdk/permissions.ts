@@ -7,7 +7,6 @@ import type { AssembledRun } from "../run/assemble.js";
 import { buildPermissionGate, type PermissionSetup } from "../run/permissions.js";
 import type { PermissionMode } from "./messages.js";
 import type { PermissionUpdate, ResolvedOptions } from "./options.js";
-import { STRUCTURED_OUTPUT_TOOL } from "./structured-output.js";
 
 /** How denial messages tell an SDK user to lift a restriction (the CLI says "use --force"). */
 export const SDK_FORCE_HINT = 'set permissionMode: "bypassPermissions"';
@@ -62,8 +61,6 @@ export class SdkPermissions {
 
   /** The engine's `canUseTool`. */
   readonly canUseTool: EngineCanUseTool = async (toolName, input, options) => {
-    // The SDK's own answer channel, not an action: never asked about, in any mode.
-    if (toolName === STRUCTURED_OUTPUT_TOOL) return { behavior: "allow" };
     if (!this.gate) throw new Error("cairn: the permission gate was used before it was prepared.");
     return this.gate(toolName, input, options);
   };
@@ -161,6 +158,7 @@ export class SdkPermissions {
       this.permissionSetup(),
       this.run.cwd,
       this.run.toolEnv,
+      this.run.declarations,
     );
     if (this.mode !== undefined) gate.setMode(gateMode(this.mode));
     this.gate = gate;

@@ -21,6 +21,7 @@ import { createSdkProjection, type SdkProjection, type SdkRunEnd } from "./proje
 import {
   compileOutputFormat,
   MAX_STRUCTURED_OUTPUT_RETRIES,
+  STRUCTURED_OUTPUT_DECLARATION,
   STRUCTURED_OUTPUT_INSTRUCTIONS,
   STRUCTURED_OUTPUT_NUDGE,
   STRUCTURED_OUTPUT_TOOL,
@@ -433,7 +434,7 @@ class QueryRun implements Query {
       ...(model !== undefined ? { model } : {}),
       permissions: this.permissions.setup(),
       tools: this.tools,
-      ...(this.structuredOutput ? { extraToolNames: [STRUCTURED_OUTPUT_TOOL] } : {}),
+      ...(this.structuredOutput ? { extraTools: [STRUCTURED_OUTPUT_DECLARATION] } : {}),
       ...systemPromptSettings(
         this.options.systemPrompt,
         this.structuredOutput ? STRUCTURED_OUTPUT_INSTRUCTIONS : undefined,

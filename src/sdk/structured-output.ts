@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import type { ErrorObject, ValidateFunction } from "ajv";
-import type { Tool, ToolOutcome } from "../tools/types.js";
+import type { Tool, ToolDeclaration, ToolOutcome, ToolValidation } from "../tools/types.js";
 import { InvalidOptionsError, type OutputFormat } from "./options.js";
 
 /**
@@ -11,6 +11,15 @@ import { InvalidOptionsError, type OutputFormat } from "./options.js";
  * the engine ends the run once its batch is done, without another model call.
  */
 export const STRUCTURED_OUTPUT_TOOL = "StructuredOutput";
+
+/**
+ * The SDK's own answer channel: it touches nothing outside the conversation, so the permission
+ * rules never ask about it, in any mode.
+ */
+export const STRUCTURED_OUTPUT_DECLARATION = {
+  name: STRUCTURED_OUTPUT_TOOL,
+  effects: { kind: "other", readOnly: true, network: false },
+} as const satisfies ToolDeclaration;
 
 /**
  * Retries after a failed attempt (an invalid call, or a turn ended without the call): three attempts
@@ -77,13 +86,21 @@ export class StructuredOutputRun {
     private readonly wrapped: boolean,
   ) {
     this.tool = {
-      name: STRUCTURED_OUTPUT_TOOL,
+      ...STRUCTURED_OUTPUT_DECLARATION,
       description:
         "Delivers your final answer as structured data. Call it exactly once, when you have the answer, with input matching the schema. " +
         "If the input does not match, the errors are returned and you must call it again with corrected input.",
-      kind: "other",
       jsonSchema: inputSchema,
-      execute: async (rawInput: unknown): Promise<ToolOutcome> => this.accept(rawInput),
+      // Checking the answer against the schema is this tool's work (it counts the attempts), so it
+      // happens when the call runs; here only the shape every tool input has.
+      validate: (rawInput: unknown): ToolValidation =>
+        rawInput !== null && typeof rawInput === "object" && !Array.isArray(rawInput)
+          ? { ok: true, input: rawInput as Record<string, unknown> }
+          : {
+              ok: false,
+              message: `InputValidationError: ${STRUCTURED_OUTPUT_TOOL} needs a JSON object as input.`,
+            },
+      execute: async (input: Record<string, unknown>): Promise<ToolOutcome> => this.accept(input),
     };
   }
 

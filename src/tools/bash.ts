@@ -25,7 +25,9 @@ const input = z.object({
 
 export const bashTool = defineTool({
   name: "Bash",
-  kind: "execute",
+  // Its command can do anything, the network included; the shell check of the command decides.
+  effects: { kind: "execute", readOnly: false, network: true, command: (args) => args.command },
+  payload: "shell",
   description:
     "Runs a shell command with `bash -c` in the working directory and returns its stdout, stderr and exit code. " +
     "There is no input (stdin is empty) and no terminal, so avoid interactive commands. " +

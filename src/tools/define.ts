@@ -1,13 +1,30 @@
 import * as z from "zod";
-import type { Tool, ToolContext, ToolKind, ToolOutcome, ToolOutput } from "./types.js";
+import type {
+  Tool,
+  ToolContext,
+  ToolEffects,
+  ToolOutcome,
+  ToolOutput,
+  ToolPathAccess,
+  ToolPayload,
+  ToolValidation,
+} from "./types.js";
 
 /** Default cap on what the model sees from one tool call (characters). */
 export const DEFAULT_OUTPUT_LIMIT = 30_000;
 
+/** `ToolEffects` with `paths` and `command` written for the tool's validated input. */
+export type ToolEffectsSpec<I> = Omit<ToolEffects, "paths" | "command"> & {
+  paths?(input: I): ToolPathAccess[] | { uncheckable: string };
+  command?(input: I): string | undefined;
+};
+
 export type ToolDefinitionSpec<S extends z.ZodObject> = {
   name: string;
   description: string;
-  kind: ToolKind;
+  /** What the tool touches (see `ToolEffects`); a tool without it is always asked about. */
+  effects?: ToolEffectsSpec<z.infer<S>>;
+  payload?: ToolPayload;
   input: S;
   /** Cap on `content` length; the wrapper cuts head+tail and says what it cut. */
   outputLimit?: number;
@@ -16,28 +33,31 @@ export type ToolDefinitionSpec<S extends z.ZodObject> = {
 
 /**
  * Wraps a tool body with what every tool needs: input validation with an error the model can act on,
- * output truncation with a visible note, abort plumbing and timing. `execute` never throws.
+ * effects derived from validated input only, output truncation with a visible note, abort plumbing
+ * and timing. `execute` never throws.
  */
 export function defineTool<S extends z.ZodObject>(spec: ToolDefinitionSpec<S>): Tool {
   const jsonSchema = toModelJsonSchema(spec.input);
   const limit = spec.outputLimit ?? DEFAULT_OUTPUT_LIMIT;
+  const validate = (rawInput: unknown): ToolValidation => {
+    const parsed = spec.input.safeParse(rawInput);
+    if (parsed.success) return { ok: true, input: parsed.data as Record<string, unknown> };
+    return { ok: false, message: invalidOutcome(spec.name, parsed.error).content };
+  };
   return {
     name: spec.name,
     description: spec.description,
-    kind: spec.kind,
     jsonSchema,
-    async execute(rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+    ...(spec.effects ? { effects: checkedEffects(spec.input, spec.effects) } : {}),
+    ...(spec.payload ? { payload: spec.payload } : {}),
+    validate,
+    async execute(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome> {
       const started = performance.now();
       const elapsed = () => Math.round(performance.now() - started);
-      const parsed = spec.input.safeParse(rawInput);
-      if (!parsed.success) {
-        return {
-          content: `InputValidationError: ${spec.name} was called with invalid input. ${describeZodError(parsed.error)}`,
-          isError: true,
-          errorKind: "invalid_input",
-          durationMs: elapsed(),
-        };
-      }
+      // Checked again (cheap, and the schemas have no transforms), so no caller can run input that
+      // skipped `validate`.
+      const parsed = spec.input.safeParse(input);
+      if (!parsed.success) return { ...invalidOutcome(spec.name, parsed.error), durationMs: elapsed() };
       if (ctx.signal.aborted) return abortedOutcome(elapsed());
       try {
         const output = await raceAbort(spec.run(parsed.data, ctx), ctx.signal);
@@ -58,6 +78,47 @@ export function defineTool<S extends z.ZodObject>(spec: ToolDefinitionSpec<S>): 
         };
       }
     },
+  };
+}
+
+/**
+ * The declared effects, callable with any input: `paths` and `command` see only input the schema
+ * accepts (the same value `run` gets), so a permission check never judges something else than what
+ * runs. Invalid input has uncheckable paths and no command.
+ */
+function checkedEffects<S extends z.ZodObject>(
+  schema: S,
+  declared: ToolEffectsSpec<z.infer<S>>,
+): ToolEffects {
+  const { paths, command, ...flags } = declared;
+  const parse = (input: Record<string, unknown>) => schema.safeParse(input);
+  return {
+    ...flags,
+    ...(paths
+      ? {
+          paths: (input: Record<string, unknown>) => {
+            const parsed = parse(input);
+            return parsed.success ? paths(parsed.data) : { uncheckable: "the input is invalid" };
+          },
+        }
+      : {}),
+    ...(command
+      ? {
+          command: (input: Record<string, unknown>) => {
+            const parsed = parse(input);
+            return parsed.success ? command(parsed.data) : undefined;
+          },
+        }
+      : {}),
+  };
+}
+
+function invalidOutcome(toolName: string, error: z.ZodError): ToolOutcome {
+  return {
+    content: `InputValidationError: ${toolName} was called with invalid input. ${describeZodError(error)}`,
+    isError: true,
+    errorKind: "invalid_input",
+    durationMs: 0,
   };
 }
 

@@ -21,7 +21,13 @@ const input = z.object({
 
 export const editTool = defineTool({
   name: "Edit",
-  kind: "edit",
+  effects: {
+    kind: "edit",
+    readOnly: false,
+    network: false,
+    paths: (args) => [{ path: args.file_path, access: "write" }],
+  },
+  payload: "edit",
   description:
     "Replaces exact text in a file. old_string must match the file exactly (whitespace and indentation included) " +
     "and occur exactly once, unless replace_all is true; add surrounding lines to make it unique. " +

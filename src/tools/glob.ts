@@ -6,6 +6,7 @@ import { defineTool } from "./define.js";
 import { IgnoreFilter } from "./ignore-walk.js";
 import { sortNewestFirst } from "./mtime-sort.js";
 import { resolveToolPath } from "./paths.js";
+import type { ToolPathAccess } from "./types.js";
 
 export const GLOB_MAX_RESULTS = 100;
 
@@ -24,7 +25,13 @@ const input = z.object({
 
 export const globTool = defineTool({
   name: "Glob",
-  kind: "read",
+  effects: {
+    kind: "read",
+    readOnly: true,
+    network: false,
+    paths: (args) => globPaths(args.path ?? ".", args.pattern),
+  },
+  payload: "glob",
   description:
     'Finds files by name with a glob pattern ("**/*.ts", "src/**/index.{js,ts}") and returns their absolute paths, most recently modified first. ' +
     "The path to search may be absolute or relative to the working directory. " +
@@ -77,4 +84,30 @@ function splitAbsolutePattern(root: string, pattern: string): { root: string; pa
   let fixed = 0;
   while (fixed < segments.length - 1 && !GLOB_CHARS.test(segments[fixed]!)) fixed += 1;
   return { root: segments.slice(0, fixed).join("/") || "/", pattern: segments.slice(fixed).join("/") };
+}
+
+/**
+ * What a Glob call reads: its directory and, when the pattern starts with literal directories
+ * (`../x/**`, `/etc/*`), the directory the pattern really searches. A pattern that climbs out with
+ * `..` after a wildcard cannot be checked.
+ */
+function globPaths(base: string, pattern: string): ToolPathAccess[] | { uncheckable: string } {
+  const root = globSearchRoot(base, pattern);
+  if (root === undefined)
+    return {
+      uncheckable: `the Glob pattern ${JSON.stringify(pattern)} climbs out of its directory with ".."`,
+    };
+  const roots = root === base ? [base] : [base, root];
+  return roots.map((p) => ({ path: p, access: "read" }));
+}
+
+/** The directory a glob pattern searches: its path plus the pattern's literal leading segments. */
+function globSearchRoot(base: string, pattern: string): string | undefined {
+  const segments = pattern.split("/");
+  let fixed = 0;
+  while (fixed < segments.length - 1 && !GLOB_CHARS.test(segments[fixed]!)) fixed += 1;
+  if (segments.slice(fixed).some((segment) => segment === "..")) return undefined;
+  if (fixed === 0 && !path.isAbsolute(pattern)) return base;
+  const prefix = segments.slice(0, fixed).join("/") || "/";
+  return path.isAbsolute(pattern) ? prefix : path.join(base, prefix);
 }

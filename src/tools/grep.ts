@@ -59,7 +59,13 @@ type Engine = "ripgrep" | "js";
 
 export const grepTool = defineTool({
   name: "Grep",
-  kind: "read",
+  effects: {
+    kind: "read",
+    readOnly: true,
+    network: false,
+    paths: (args) => [{ path: args.path ?? ".", access: "read" }],
+  },
+  payload: "grep",
   description:
     "Searches file contents with a regular expression (ripgrep syntax) and lists matching files (default), matching lines " +
     '(output_mode "content", with -A/-B/-C context and line numbers) or match counts per file. ' +

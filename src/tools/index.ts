@@ -10,7 +10,13 @@ import { writeTool } from "./write.js";
 
 export { bashTool } from "./bash.js";
 export { childEnvironment } from "./child-env.js";
-export { DEFAULT_OUTPUT_LIMIT, defineTool, describeZodError, truncateMiddle } from "./define.js";
+export {
+  DEFAULT_OUTPUT_LIMIT,
+  defineTool,
+  describeZodError,
+  type ToolEffectsSpec,
+  truncateMiddle,
+} from "./define.js";
 export { editTool } from "./edit.js";
 export { globTool } from "./glob.js";
 export { grepTool } from "./grep.js";
@@ -18,7 +24,18 @@ export { lsTool } from "./ls.js";
 export { resolveToolPath } from "./paths.js";
 export { readTool } from "./read.js";
 export { type Todo, todoWriteTool } from "./todo-write.js";
-export type { Tool, ToolContext, ToolKind, ToolOutcome, ToolOutput } from "./types.js";
+export type {
+  Tool,
+  ToolContext,
+  ToolDeclaration,
+  ToolEffects,
+  ToolKind,
+  ToolOutcome,
+  ToolOutput,
+  ToolPathAccess,
+  ToolPayload,
+  ToolValidation,
+} from "./types.js";
 export { writeTool } from "./write.js";
 
 /** The built-in tools, in the order they are offered to the model. */

@@ -27,7 +27,13 @@ type Entry = { name: string; type: EntryType };
 
 export const lsTool = defineTool({
   name: "LS",
-  kind: "read",
+  effects: {
+    kind: "read",
+    readOnly: true,
+    network: false,
+    paths: (args) => [{ path: args.path, access: "read" }],
+  },
+  payload: "ls",
   description:
     "Lists a directory as a tree, directories marked with a trailing `/`. " +
     "The path should be absolute; a relative path resolves against the working directory. " +

@@ -31,7 +31,13 @@ const input = z.object({
 
 export const readTool = defineTool({
   name: "Read",
-  kind: "read",
+  effects: {
+    kind: "read",
+    readOnly: true,
+    network: false,
+    paths: (args) => [{ path: args.file_path, access: "read" }],
+  },
+  payload: "read",
   description:
     "Reads a text file and returns its lines numbered like `cat -n` (line number, tab, text). " +
     "The path may be absolute or relative to the working directory. " +

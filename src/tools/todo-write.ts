@@ -19,7 +19,9 @@ export type Todo = z.infer<typeof todo>;
 
 export const todoWriteTool = defineTool({
   name: "TodoWrite",
-  kind: "other",
+  // The list lives in the conversation: nothing outside it changes.
+  effects: { kind: "other", readOnly: true, network: false },
+  payload: "updateTodos",
   description:
     "Creates or updates the task list for the current work; each call sends the whole list. " +
     "Use it for work with several steps: mark a task in_progress before starting it (one at a time) and completed as soon as it is done.",

@@ -1,10 +1,54 @@
 import type * as z from "zod";
 
 /**
- * How a tool touches the world; used to schedule calls (reads in parallel, the rest one at a time)
- * and, later, by permission modes (`plan` allows only `read`).
+ * Which family of tools a tool belongs to, for permission rules and scheduling: `Read(...)` rules
+ * cover `read` tools, `Edit(...)`/`Write(...)` rules `edit` tools, `Bash(...)`/`Shell(...)` rules the
+ * command of an `execute` tool. `other` is everything else (MCP tools, custom tools).
  */
 export type ToolKind = "read" | "edit" | "execute" | "other";
+
+/** One file a call reads or writes, as given in the input (relative to the working directory or absolute). */
+export type ToolPathAccess = { path: string; access: "read" | "write" };
+
+/**
+ * What a tool does outside the conversation, declared next to its definition. The permission
+ * policy, the engine's scheduling and the front ends read it; nothing else knows tool names.
+ *
+ * A declaration describes everything a call can do: the files `paths` names, the command line
+ * `command` returns, the network when `network` is set. A tool that changes something it cannot
+ * describe this way (a database, a remote service) declares `readOnly: false` and no `paths`: it is
+ * asked about, like a tool without a declaration.
+ */
+export type ToolEffects = {
+  kind: ToolKind;
+  /**
+   * Changes nothing outside the conversation (MCP's `readOnlyHint`). Read-only calls are allowed in
+   * plan mode, run in parallel with each other, and need no approval when the paths they declare are
+   * inside the workspace (or they declare none). Every `read` tool is read-only.
+   */
+  readOnly: boolean;
+  /**
+   * Reaches the network. Such a call is never allowed by the mode alone: it needs an allow rule
+   * naming the tool, approval, or `bypassPermissions`. For an `execute` tool the check of its
+   * command decides instead (no command on the read-only list reaches the network).
+   */
+  network: boolean;
+  /**
+   * The files a call touches, derived from its input; `uncheckable` says why they cannot be known
+   * (the call is then asked about). Called with any input: invalid input is `uncheckable`.
+   */
+  paths?(input: Record<string, unknown>): ToolPathAccess[] | { uncheckable: string };
+  /** The command line an `execute` tool runs (checked against the shell rules and the read-only list). */
+  command?(input: Record<string, unknown>): string | undefined;
+};
+
+/**
+ * Payload shapes the front ends know how to show (stream-json's `<payload>ToolCall` objects: their
+ * `args` come from the input, their `result` from the outcome's `data`). A tool declaring one takes
+ * the same input and returns the same `data` as the built-in tool that defines the shape; a tool
+ * without one is shown generically (`function` with the input as JSON).
+ */
+export type ToolPayload = "read" | "write" | "edit" | "shell" | "grep" | "glob" | "ls" | "updateTodos";
 
 export type ToolContext = {
   /** Absolute working directory of the session; relative paths resolve against it. */
@@ -38,14 +82,28 @@ export type ToolOutcome = ToolOutput & {
   errorKind?: "invalid_input" | "unknown_tool" | "aborted" | "denied" | "failed";
 };
 
-/** A tool ready for the engine: input is validated inside `execute`, which never throws. */
+/** A validated input, or the error the model reads (naming each offending field). */
+export type ToolValidation = { ok: true; input: Record<string, unknown> } | { ok: false; message: string };
+
+/**
+ * A tool ready for the engine. The engine validates every input before anything else sees it
+ * (hooks, permission rules, the permission callback) and runs only what `validate` accepted.
+ */
 export type Tool = {
   name: string;
   description: string;
-  kind: ToolKind;
   /** JSON Schema of the input, sent to the model. */
   jsonSchema: Record<string, unknown>;
-  execute(rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome>;
+  /** What the tool touches; without it the tool is asked about and runs alone. */
+  effects?: ToolEffects;
+  /** How front ends show its calls; without it, generically. */
+  payload?: ToolPayload;
+  validate(rawInput: unknown): ToolValidation;
+  /** Runs an input `validate` accepted (its `input`); never throws. */
+  execute(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome>;
 };
+
+/** What the permission policy and the front ends need to know about a tool. */
+export type ToolDeclaration = Pick<Tool, "name" | "effects" | "payload">;
 
 export type ToolSpecInput<S extends z.ZodType> = z.infer<S>;

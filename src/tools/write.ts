@@ -15,7 +15,13 @@ const input = z.object({
 
 export const writeTool = defineTool({
   name: "Write",
-  kind: "edit",
+  effects: {
+    kind: "edit",
+    readOnly: false,
+    network: false,
+    paths: (args) => [{ path: args.file_path, access: "write" }],
+  },
+  payload: "write",
   description:
     "Writes a file with the given content, replacing it if it exists and creating missing parent directories. " +
     "The path may be absolute or relative to the working directory. " +

@@ -9,7 +9,7 @@ import { defineTool } from "../../src/tools/define.js";
 const echo = defineTool({
   name: "Echo",
   description: "echoes its text",
-  kind: "read",
+  effects: { kind: "read", readOnly: true, network: false },
   input: z.object({ text: z.string() }),
   async run(input) {
     return { content: input.text };

@@ -4,6 +4,7 @@ import { describe, expect, test } from "vitest";
 import { projectionFor } from "../../src/cli/formats/select.js";
 import type { OutputFormat } from "../../src/cli/formats/types.js";
 import type { EngineEvent } from "../../src/engine/events.js";
+import { builtinTools, type Tool } from "../../src/tools/index.js";
 import { GOLDEN_CASES } from "./golden/cases.js";
 import { validLine } from "./schemas.js";
 
@@ -29,16 +30,22 @@ function loadEvents(name: string): EngineEvent[] {
     .map((line) => JSON.parse(line) as EngineEvent);
 }
 
-function project(events: EngineEvent[], format: OutputFormat, partial: boolean): string {
-  const projection = projectionFor(format, partial);
+/** The tools of a case's run: the built-in ones plus its extra tools. */
+function toolsOf(name: string): Tool[] {
+  return [...builtinTools(), ...(GOLDEN_CASES.find((c) => c.name === name)?.extraTools ?? [])];
+}
+
+function project(events: EngineEvent[], format: OutputFormat, partial: boolean, tools: Tool[]): string {
+  const projection = projectionFor(format, partial, tools);
   return events.map((event) => projection.project(event)).join("");
 }
 
 describe.each(GOLDEN_CASES.map((c) => c.name))("golden %s", (name) => {
   const events = loadEvents(name);
+  const tools = toolsOf(name);
 
   test.each(FORMATS)("$suffix", ({ suffix, format, partial }) => {
-    const output = project(events, format, partial);
+    const output = project(events, format, partial, tools);
     const file = `${GOLDEN_DIR}${name}.${suffix}`;
     if (UPDATE || !existsSync(file)) writeFileSync(file, output);
     expect(output).toBe(readFileSync(file, "utf8"));
@@ -47,7 +54,7 @@ describe.each(GOLDEN_CASES.map((c) => c.name))("golden %s", (name) => {
 
   test("projecting twice gives the same bytes (no clock, no hidden state)", () => {
     for (const { format, partial } of FORMATS) {
-      expect(project(events, format, partial)).toBe(project(events, format, partial));
+      expect(project(events, format, partial, tools)).toBe(project(events, format, partial, tools));
     }
   });
 });

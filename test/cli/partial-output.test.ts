@@ -12,7 +12,8 @@ import { validLine } from "./schemas.js";
  * byte, each flush repeats exactly the segment it closes, and nothing else carries new text.
  */
 function lines(events: EngineEvent[], format: OutputFormat, partial: boolean): Record<string, unknown>[] {
-  const projection = projectionFor(format, partial);
+  // The Echo tool of these runs declares no payload shape.
+  const projection = projectionFor(format, partial, []);
   const out = events.map((event) => projection.project(event)).join("");
   return out.split("\n").filter(Boolean).map(validLine);
 }

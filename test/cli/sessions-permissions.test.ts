@@ -82,6 +82,20 @@ describe("print-mode permissions", () => {
     expect(existsSync(join(run.dir, "..", "escape.txt"))).toBe(false);
     expect(toolResult(completed(run.events)[0]!)).toHaveProperty("error");
   });
+
+  test("an invalid call is rejected as invalid before any permission check: no denial, the model reads the field", async () => {
+    const run = await runCli({
+      steps: [reply().tool("Write", { file_path: "../escape.txt" }), reply().text("Done.")],
+      args: ["--output-format", "json", "--permission-mode", "default", "--fail-on-denial"],
+    });
+    // --fail-on-denial would exit 3 had the call been refused by the permission check.
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toMatch(/denied/);
+    expect(existsSync(join(run.dir, "..", "escape.txt"))).toBe(false);
+    expect(JSON.stringify(run.server.requests[1]!.body)).toContain(
+      "InputValidationError: Write was called with invalid input. The field `content`",
+    );
+  });
 });
 
 describe("sessions from the CLI", () => {

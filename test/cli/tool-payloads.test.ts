@@ -31,18 +31,24 @@ function valid(started: Record<string, unknown>, completed: Record<string, unkno
 }
 
 describe("tool payloads", () => {
-  test("every built-in tool has a <kind>ToolCall (none falls back to function)", () => {
-    expect(
-      builtinTools()
-        .map((tool) => tool.name)
-        .filter((name) => !TOOL_KINDS[name]),
-    ).toEqual([]);
+  test("every built-in tool declares a payload shape with a <kind>ToolCall (none falls back to function)", () => {
+    const shapes = builtinTools().map((tool) => [tool.name, tool.payload && TOOL_KINDS[tool.payload].key]);
+    expect(shapes).toEqual([
+      ["Read", "readToolCall"],
+      ["Write", "writeToolCall"],
+      ["Edit", "editToolCall"],
+      ["Bash", "shellToolCall"],
+      ["Glob", "globToolCall"],
+      ["Grep", "grepToolCall"],
+      ["LS", "lsToolCall"],
+      ["TodoWrite", "updateTodosToolCall"],
+    ]);
   });
 
   test("completed repeats the started args even when the input that ran differs (PM-23)", () => {
-    const started = startedToolCall("Read", { file_path: "a.txt" }, "toolu_1", "/w");
+    const started = startedToolCall("read", "Read", { file_path: "a.txt" }, "toolu_1", "/w");
     const completed = completedToolCall(
-      "Read",
+      "read",
       started,
       ok({
         content: "",
@@ -66,10 +72,10 @@ describe("tool payloads", () => {
   });
 
   test("an invalid call keeps what the model sent and reports the error (PM-27)", () => {
-    const started = startedToolCall("Write", { content: 3 }, "toolu_1", "/w");
+    const started = startedToolCall("write", "Write", { content: 3 }, "toolu_1", "/w");
     expect(started).toEqual({ writeToolCall: { args: { fileText: 3, toolCallId: "toolu_1" } } });
     const completed = completedToolCall(
-      "Write",
+      "write",
       started,
       failed("InputValidationError: file_path is required"),
     );
@@ -79,14 +85,14 @@ describe("tool payloads", () => {
   });
 
   test('shell: exitCode is always a number (128 + signal), signal "" when none; internal flags are not exposed', () => {
-    const started = startedToolCall("Bash", { command: "sleep 9" }, "toolu_1", "/w");
+    const started = startedToolCall("shell", "Bash", { command: "sleep 9" }, "toolu_1", "/w");
     expect(started).toEqual({
       shellToolCall: {
         args: { command: "sleep 9", workingDirectory: "/w", timeout: 120_000, toolCallId: "toolu_1" },
       },
     });
     const killed = completedToolCall(
-      "Bash",
+      "shell",
       started,
       ok({
         command: "sleep 9",
@@ -113,10 +119,10 @@ describe("tool payloads", () => {
     valid(started, killed);
   });
 
-  test("any other tool: function {name, arguments (JSON string)}, success {content}", () => {
-    const started = startedToolCall("mcp__x__y", { a: [1, "two"] }, "toolu_1", "/w");
+  test("a tool declaring no payload shape: function {name, arguments (JSON string)}, success {content}", () => {
+    const started = startedToolCall(undefined, "mcp__x__y", { a: [1, "two"] }, "toolu_1", "/w");
     expect(started).toEqual({ function: { name: "mcp__x__y", arguments: '{"a":[1,"two"]}' } });
-    const completed = completedToolCall("mcp__x__y", started, ok({}, "the answer"));
+    const completed = completedToolCall(undefined, started, ok({}, "the answer"));
     expect(completed).toEqual({
       function: {
         name: "mcp__x__y",

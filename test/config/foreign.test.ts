@@ -4,6 +4,7 @@ import { describe, expect, test } from "vitest";
 import { ConfigFileError, loadConfig } from "../../src/config/index.js";
 import { createPermissionGate } from "../../src/permissions/index.js";
 import { reply } from "../../src/testing/index.js";
+import { builtinTools } from "../../src/tools/index.js";
 import { runCli } from "../conformance/pm/helpers.js";
 import { tempDir } from "../helpers/temp.js";
 
@@ -26,7 +27,7 @@ function setup(files: { home?: Record<string, unknown>; ws?: Record<string, unkn
 }
 
 const gateFor = (ws: string, rules: Awaited<ReturnType<typeof loadConfig>>["rules"]) =>
-  createPermissionGate({ mode: "acceptEdits", workspace: ws, rules, env: {} });
+  createPermissionGate({ mode: "acceptEdits", workspace: ws, rules, env: {}, tools: builtinTools() });
 
 describe("the other agents' config files", () => {
   test.each([

@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { ConfigFileError, loadConfig } from "../../src/config/index.js";
 import { createPermissionGate, resolveCairnHome } from "../../src/permissions/index.js";
+import { builtinTools } from "../../src/tools/index.js";
 import { tempDir } from "../helpers/temp.js";
 
 function setup(user?: unknown, project?: unknown) {
@@ -103,6 +104,7 @@ describe("config files", () => {
       workspace: ws,
       rules: config.rules,
       env: {},
+      tools: builtinTools(),
     });
     expect(gate.evaluate("Bash", { command: "rm x" }).behavior).toBe("deny");
     expect(gate.evaluate("Bash", { command: "curl x" }).behavior).toBe("ask");
@@ -114,7 +116,13 @@ describe("config files", () => {
       { permissions: { deny: ["Bash(rm:*)"] } },
     );
     const config = await loadConfig({ cwd: ws, cairnHome });
-    const gate = createPermissionGate({ mode: "acceptEdits", workspace: ws, rules: config.rules, env: {} });
+    const gate = createPermissionGate({
+      mode: "acceptEdits",
+      workspace: ws,
+      rules: config.rules,
+      env: {},
+      tools: builtinTools(),
+    });
     expect(gate.evaluate("Bash", { command: "rm x" }).message).toMatch(
       /^denied by rule Bash\(rm:\*\) \(project config /,
     );

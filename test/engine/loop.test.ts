@@ -115,7 +115,7 @@ describe("agent loop through the real Anthropic client", () => {
     const tool = defineTool({
       name: "Touch",
       description: "touch",
-      kind: "edit",
+      effects: { kind: "edit", readOnly: false, network: false },
       input: z.object({ path: z.string() }),
       async run() {
         ran = true;
@@ -197,7 +197,7 @@ describe("agent loop through the real Anthropic client", () => {
     const failing = defineTool({
       name: "Fail",
       description: "always fails",
-      kind: "read",
+      effects: { kind: "read", readOnly: true, network: false },
       input: z.object({}),
       async run() {
         return { content: "nope", isError: true };
@@ -237,7 +237,7 @@ describe("agent loop through the real Anthropic client", () => {
     const finish = defineTool({
       name: "Finish",
       description: "finishes",
-      kind: "other",
+      effects: { kind: "other", readOnly: false, network: false },
       input: z.object({ answer: z.string() }),
       async run(input) {
         return { content: `accepted ${input.answer}`, terminal: true };

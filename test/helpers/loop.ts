@@ -3,7 +3,7 @@ import type { AssistantBlockEvent, EngineEvent, RunEndEvent } from "../../src/en
 import { type LoopOptions, runAgentLoop } from "../../src/engine/loop.js";
 import { AnthropicProvider } from "../../src/providers/anthropic.js";
 import { defineTool } from "../../src/tools/define.js";
-import type { Tool } from "../../src/tools/types.js";
+import type { Tool, ToolKind } from "../../src/tools/types.js";
 
 /** A provider talking to the scripted server through the real Anthropic client. */
 export function scriptedProvider(url: string): AnthropicProvider {
@@ -43,13 +43,14 @@ export async function collect(
 }
 
 /** A tool whose calls wait until the test releases them, to observe scheduling without timing. */
-export function gatedTool(name: string, kind: Tool["kind"]) {
+export function gatedTool(name: string, kind: ToolKind) {
   const waiting: (() => void)[] = [];
   const calls: string[] = [];
   const tool = defineTool({
     name,
     description: `${name} test tool`,
-    kind,
+    // Read tools are read-only (they run in parallel); the others change something.
+    effects: { kind, readOnly: kind === "read", network: false },
     input: z.object({ id: z.string() }),
     async run(input) {
       calls.push(input.id);
@@ -73,7 +74,7 @@ export function echoTool(name = "Echo"): Tool {
   return defineTool({
     name,
     description: "echoes its text",
-    kind: "read",
+    effects: { kind: "read", readOnly: true, network: false },
     input: z.object({ text: z.string() }),
     async run(input) {
       return { content: `echo: ${input.text}`, data: { text: input.text } };

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { createPermissionGate, type PermissionGateOptions, parseRules } from "../../src/permissions/index.js";
 import type { PermissionMode, PermissionRule } from "../../src/permissions/types.js";
+import { builtinTools } from "../../src/tools/index.js";
 
 /**
  * A throw-away layout with every kind of escape route:
@@ -88,6 +89,7 @@ export function gateFor(fixture: Fixture, setup: GateSetup = {}) {
     home: fixture.home,
     cairnHome: fixture.cairnHome,
     env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
+    tools: builtinTools(),
     rules: [
       ...parseRules(deny, "deny", "test"),
       ...parseRules(ask, "ask", "test"),

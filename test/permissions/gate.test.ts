@@ -119,6 +119,7 @@ describe("the gate is the engine's canUseTool", () => {
       home: fx.home,
       cairnHome: fx.cairnHome,
       env: {},
+      tools: builtinTools(),
     });
     expect(gate.evaluate("Read", { file_path: "src/a.ts" }).behavior).toBe("allow");
     expect(gate.evaluate("Read", { file_path: "link-file" }).behavior).toBe("ask");
@@ -140,6 +141,7 @@ describe("wired into the engine loop (what the CLI and SDK will do)", () => {
       workspace: cwd,
       rules: parseRules(["Bash(rm:*)"], "deny", "test"),
       env,
+      tools: builtinTools(),
     });
     let end: RunEndEvent | undefined;
     const results: string[] = [];

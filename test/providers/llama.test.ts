@@ -253,7 +253,7 @@ describe.skipIf(missing !== undefined)("local GGUF provider (node-llama-cpp, a g
     const tool = defineTool({
       name: "Note",
       description: "takes a note",
-      kind: "read",
+      effects: { kind: "read", readOnly: true, network: false },
       input: z.object({ text: z.string(), tag: z.string().optional() }),
       async run(input) {
         calls.push(input);

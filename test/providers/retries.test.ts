@@ -63,7 +63,7 @@ describe.each(WIRE_CASES)("engine retries through $name", (wire) => {
     const counting = defineTool({
       name: "Echo",
       description: "echoes its text",
-      kind: "read",
+      effects: { kind: "read", readOnly: true, network: false },
       input: z.object({ text: z.string() }),
       async run(input) {
         ran.push(input.text);

@@ -170,6 +170,42 @@ describe("canUseTool", () => {
     expect(result(messages).permission_denials.map((d) => d.tool_name)).toEqual(["Write", "Bash", "Bash"]);
   });
 
+  test("an invalid call is never asked about: a Write without content reaches the model as a validation error", async () => {
+    const asked: string[] = [];
+    const canUseTool: CanUseTool = async (name) => {
+      asked.push(name);
+      return { behavior: "allow" };
+    };
+    const cwd = workspace();
+    const { messages, server } = await runQuery(
+      [reply().tool("Write", { file_path: "b.txt" }), reply().text("ok")],
+      { cwd, canUseTool },
+    );
+    expect(asked).toEqual([]);
+    const write = toolResult(messages, 0);
+    expect(write.is_error).toBe(true);
+    expect(text(write)).toBe(
+      "InputValidationError: Write was called with invalid input. The field `content`: Invalid input: expected string, received undefined.",
+    );
+    expect(existsSync(join(cwd, "b.txt"))).toBe(false);
+    expect(result(messages).permission_denials).toEqual([]);
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("The field `content`");
+  });
+
+  test("an updatedInput the schema rejects does not run; the model reads why", async () => {
+    const cwd = workspace();
+    const { messages } = await runQuery(
+      [reply().tool("Write", { file_path: "b.txt", content: "B" }), reply().text("ok")],
+      { cwd, canUseTool: async () => ({ behavior: "allow", updatedInput: { file_path: "b.txt" } }) },
+    );
+    const write = toolResult(messages, 0);
+    expect(write.is_error).toBe(true);
+    expect(text(write)).toMatch(
+      /^InputValidationError: Write was called with invalid input\. The field `content`/,
+    );
+    expect(existsSync(join(cwd, "b.txt"))).toBe(false);
+  });
+
   test("deny with interrupt: the tool never runs and the turn ends with an error result", async () => {
     const cwd = workspace();
     const { messages, server } = await runQuery(

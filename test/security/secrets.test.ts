@@ -32,7 +32,12 @@ describe("secrets stay out of tool output and transcripts", () => {
       { version: 1, steps: [toStep(reply().tool("Bash", { command })), toStep(reply().text("done"))] },
       "test",
     );
-    const gate = createPermissionGate({ mode: "bypassPermissions", workspace: base, env });
+    const gate = createPermissionGate({
+      mode: "bypassPermissions",
+      workspace: base,
+      env,
+      tools: builtinTools(),
+    });
     const outputs: string[] = [];
     for await (const event of runAgentLoop({
       sessionId: "secret-run",

@@ -2,17 +2,23 @@ import { describe, expect, it } from "vitest";
 import { builtinTools, childEnvironment } from "../../src/tools/index.js";
 
 describe("builtinTools", () => {
-  it("offers the eight tools in order, with their kinds and object schemas", () => {
+  it("offers the eight tools in order, with their declared effects and object schemas", () => {
     const tools = builtinTools();
-    expect(tools.map((tool) => [tool.name, tool.kind])).toEqual([
-      ["Read", "read"],
-      ["Write", "edit"],
-      ["Edit", "edit"],
-      ["Bash", "execute"],
-      ["Glob", "read"],
-      ["Grep", "read"],
-      ["LS", "read"],
-      ["TodoWrite", "other"],
+    const declared = tools.map(({ name, effects }) => [
+      name,
+      effects?.kind,
+      effects?.readOnly,
+      effects?.network,
+    ]);
+    expect(declared).toEqual([
+      ["Read", "read", true, false],
+      ["Write", "edit", false, false],
+      ["Edit", "edit", false, false],
+      ["Bash", "execute", false, true],
+      ["Glob", "read", true, false],
+      ["Grep", "read", true, false],
+      ["LS", "read", true, false],
+      ["TodoWrite", "other", true, false],
     ]);
     for (const tool of tools) {
       expect(tool.description.length).toBeGreaterThan(40);

@@ -2,7 +2,7 @@ import type { EngineEvent, RunStartEvent } from "../../engine/events.js";
 import { type AssistantLines, assistantLines } from "./assistant-lines.js";
 import { resultObject } from "./result-line.js";
 import type { Fields } from "./tool-kinds.js";
-import { completedToolCall, startedToolCall } from "./tool-payloads.js";
+import { completedToolCall, startedToolCall, type ToolPayloads } from "./tool-payloads.js";
 import type { Projection } from "./types.js";
 
 /**
@@ -16,9 +16,10 @@ import type { Projection } from "./types.js";
  * the deltas rebuilds `result` byte for byte, and one that skips every `assistant` line still gets
  * the whole answer from `result`.
  *
- * Deterministic: every timestamp comes from the events themselves, never from a clock.
+ * Deterministic: every timestamp comes from the events themselves, never from a clock. Tool calls
+ * are shown by the payload shape their tool declares (`payloads`, from the run's tool list).
  */
-export function streamJsonProjection(options: { partial: boolean }): Projection {
+export function streamJsonProjection(options: { partial: boolean; payloads: ToolPayloads }): Projection {
   let start: RunStartEvent | undefined;
   let lines: AssistantLines = assistantLines("");
   let segment = "";
@@ -77,7 +78,13 @@ export function streamJsonProjection(options: { partial: boolean }): Projection 
           return options.partial ? lines.delta(text, event.receivedAt) : "";
         }
         case "tool_start": {
-          const toolCall = startedToolCall(event.name, event.input, event.toolUseId, start?.cwd ?? "");
+          const toolCall = startedToolCall(
+            options.payloads(event.name),
+            event.name,
+            event.input,
+            event.toolUseId,
+            start?.cwd ?? "",
+          );
           started.set(event.toolUseId, toolCall);
           return (
             closeSegment(event.startedAt) +
@@ -91,15 +98,16 @@ export function streamJsonProjection(options: { partial: boolean }): Projection 
           );
         }
         case "tool_end": {
+          const payload = options.payloads(event.name);
           const toolCall =
             started.get(event.toolUseId) ??
-            startedToolCall(event.name, event.input, event.toolUseId, start?.cwd ?? "");
+            startedToolCall(payload, event.name, event.input, event.toolUseId, start?.cwd ?? "");
           started.delete(event.toolUseId);
           return line({
             type: "tool_call",
             subtype: "completed",
             call_id: event.toolUseId,
-            tool_call: completedToolCall(event.name, toolCall, event.outcome),
+            tool_call: completedToolCall(payload, toolCall, event.outcome),
             session_id: sessionId(),
           });
         }

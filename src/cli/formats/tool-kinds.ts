@@ -1,9 +1,12 @@
 import { constants } from "node:os";
 import { BASH_DEFAULT_TIMEOUT_MS } from "../../tools/bash.js";
+import type { ToolPayload } from "../../tools/types.js";
 
 /**
- * How each built-in tool appears in stream-json: its `<kind>ToolCall` key, its `args` (from the
- * model's input) and its `result.success` (from the tool's structured `data`). Read and Write follow
+ * How each payload shape a tool may declare (`Tool.payload`) appears in stream-json: its
+ * `<kind>ToolCall` key, its `args` (from the model's input) and its `result.success` (from the tool's
+ * structured `data`). The built-in tools declare these shapes; any tool taking the same input and
+ * returning the same `data` may declare one too. Read and Write follow
  * the published contract field for field (PM-24, PM-25); the others follow the reference CLI's
  * observed payloads where they are known and are documented in docs/events.md and
  * docs/schema/tool-calls.schema.json. A change here is a change of the public contract: add fields,
@@ -59,13 +62,13 @@ function shellExit(data: Fields): { exitCode: number; signal: string } {
   return { exitCode: number === undefined ? -1 : 128 + number, signal };
 }
 
-export const TOOL_KINDS: Readonly<Record<string, ToolKindSpec>> = {
-  Read: {
+export const TOOL_KINDS: Readonly<Record<ToolPayload, ToolKindSpec>> = {
+  read: {
     key: "readToolCall",
     args: (input) => rename(input, { file_path: "path", offset: "offset", limit: "limit" }),
     success: (data) => pick(data, ["content", "isEmpty", "exceededLimit", "totalLines", "totalChars"]),
   },
-  Write: {
+  write: {
     key: "writeToolCall",
     args: (input, toolCallId) => ({
       ...rename(input, { file_path: "path", content: "fileText" }),
@@ -73,7 +76,7 @@ export const TOOL_KINDS: Readonly<Record<string, ToolKindSpec>> = {
     }),
     success: (data) => pick(data, ["path", "linesCreated", "fileSize"]),
   },
-  Edit: {
+  edit: {
     key: "editToolCall",
     args: (input, toolCallId) => ({
       ...rename(input, { file_path: "path", old_string: "old_string", new_string: "new_string" }),
@@ -82,7 +85,7 @@ export const TOOL_KINDS: Readonly<Record<string, ToolKindSpec>> = {
     }),
     success: (data) => pick(data, ["path", "linesAdded", "linesRemoved", "diffString", "replacements"]),
   },
-  Bash: {
+  shell: {
     key: "shellToolCall",
     args: (input, toolCallId, cwd) => ({
       ...rename(input, { command: "command" }),
@@ -97,7 +100,7 @@ export const TOOL_KINDS: Readonly<Record<string, ToolKindSpec>> = {
       ...pick(data, ["stdout", "stderr", "executionTime"]),
     }),
   },
-  Grep: {
+  grep: {
     key: "grepToolCall",
     args: (input, toolCallId) => ({
       ...rename(input, {
@@ -119,7 +122,7 @@ export const TOOL_KINDS: Readonly<Record<string, ToolKindSpec>> = {
     success: (data) =>
       pick(data, ["pattern", "path", "outputMode", "matches", "numFiles", "numMatches", "truncated"]),
   },
-  Glob: {
+  glob: {
     key: "globToolCall",
     args: (input, toolCallId) => ({
       ...rename(input, { pattern: "globPattern", path: "targetDirectory" }),
@@ -127,7 +130,7 @@ export const TOOL_KINDS: Readonly<Record<string, ToolKindSpec>> = {
     }),
     success: (data) => pick(data, ["files", "totalFiles", "truncated"]),
   },
-  LS: {
+  ls: {
     key: "lsToolCall",
     args: (input, toolCallId) => ({
       ...rename(input, { path: "path" }),
@@ -136,7 +139,7 @@ export const TOOL_KINDS: Readonly<Record<string, ToolKindSpec>> = {
     }),
     success: (data) => pick(data, ["path", "entries", "truncated"]),
   },
-  TodoWrite: {
+  updateTodos: {
     key: "updateTodosToolCall",
     args: (input) => ({ todos: cliTodos(input.todos), merge: false }),
     success: (data) => ({ todos: cliTodos(data.todos) }),

@@ -22,7 +22,7 @@ export type GoldenCase = {
 const wordCount = defineTool({
   name: "mcp__notes__word_count",
   description: "Counts the words of a text",
-  kind: "read",
+  effects: { kind: "read", readOnly: true, network: false },
   input: z.object({ text: z.string() }),
   async run(input) {
     return { content: String(input.text.split(/\s+/).filter(Boolean).length) };
