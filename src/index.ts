@@ -24,6 +24,14 @@ export type {
   ToolStartEvent,
   TurnEndEvent,
 } from "./engine/events.js";
+export type {
+  AnyZodRawShape,
+  CreateSdkMcpServerOptions,
+  InferShape,
+  McpSdkServerConfigWithInstance,
+  SdkMcpToolDefinition,
+} from "./mcp/sdk-server.js";
+export { createSdkMcpServer, tool } from "./mcp/sdk-server.js";
 export { ConfigError, ProviderError } from "./providers/types.js";
 export type {
   AgentRunOptions,
@@ -86,6 +94,10 @@ export type {
   HookCallbackMatcher,
   HookInput,
   HookJSONOutput,
+  McpHttpServerConfig,
+  McpServerConfig,
+  McpSSEServerConfig,
+  McpStdioServerConfig,
   Options,
   OutputFormat,
   PermissionBehavior,

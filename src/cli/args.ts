@@ -26,6 +26,11 @@ export type CliOptions = {
   addDirs: string[];
   /** Exit 3 when the run had permission denials (else they are reported but the run may succeed). */
   failOnDenial: boolean;
+  /** `--mcp-config` values (a file or inline JSON each), in order. */
+  mcpConfigs: string[];
+  strictMcpConfig: boolean;
+  /** `--approve-mcps`: the project's MCP servers (`.mcp.json`, `.cursor/mcp.json`) may start. */
+  approveMcps: boolean;
   /** The prompt from the command line (undefined: none given). */
   prompt?: string;
 };
@@ -56,6 +61,9 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .option("--disallowed-tools, --disallowedTools <rules...>")
     .option("--add-dir <dir...>")
     .option("--fail-on-denial", "", false)
+    .option("--mcp-config <config>", "", (value: string, list: string[]) => [...list, value], [] as string[])
+    .option("--strict-mcp-config", "", false)
+    .option("--approve-mcps", "", false)
     .version(version, "-v, --version")
     .helpOption("-h, --help")
     .configureHelp({ formatHelp: () => HELP })
@@ -91,6 +99,9 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     disallowedTools?: string[];
     addDir?: string[];
     failOnDenial: boolean;
+    mcpConfig: string[];
+    strictMcpConfig: boolean;
+    approveMcps: boolean;
   }>();
   if (opts.forkSession && opts.resume === undefined && !opts.continue) {
     throw new UsageError("--fork-session needs --resume <id> or --continue (see cairn --help)");
@@ -114,6 +125,9 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     disallowedTools: opts.disallowedTools ?? [],
     addDirs: opts.addDir ?? [],
     failOnDenial: opts.failOnDenial,
+    mcpConfigs: opts.mcpConfig,
+    strictMcpConfig: opts.strictMcpConfig,
+    approveMcps: opts.approveMcps,
     ...(words.length > 0 ? { prompt: words.join(" ") } : {}),
   };
 }

@@ -1,4 +1,5 @@
 import { ConfigFileError } from "../config/files.js";
+import { McpConfigError } from "../mcp/config.js";
 import { RuleSyntaxError } from "../permissions/rules.js";
 import { ConfigError } from "../providers/types.js";
 import { EXIT, UsageError } from "./exit-codes.js";
@@ -24,7 +25,8 @@ export function exitCodeFor(error: unknown): number {
     error instanceof UsageError ||
     error instanceof ConfigError ||
     error instanceof ConfigFileError ||
-    error instanceof RuleSyntaxError;
+    error instanceof RuleSyntaxError ||
+    error instanceof McpConfigError;
   return usage ? EXIT.usage : EXIT.failure;
 }
 

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import type { ModelCallRetryEvent, RunEndEvent } from "../engine/events.js";
 import { runAgentLoopBatches } from "../engine/loop.js";
+import { parseMcpConfigFlags } from "../mcp/sources.js";
 import { assembleRun } from "../run/assemble.js";
 import { openSession } from "../sessions/open-session.js";
 import type { CliOptions } from "./args.js";
@@ -53,51 +54,68 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     ...(options.model !== undefined ? { model: options.model } : {}),
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
     ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
+    mcp: {
+      explicit: parseMcpConfigFlags(options.mcpConfigs, options.cwd),
+      strict: options.strictMcpConfig,
+      approveProject: options.approveMcps,
+      // A server's own stderr is its log: shown with CAIRN_DEBUG=1; what happens to it, always.
+      onLog: (server, line, kind) => {
+        if (kind === "event" || process.env.CAIRN_DEBUG) writeError(`MCP server ${server}: ${line}`);
+      },
+    },
   });
-  const session = await openSession({
-    cwd: options.cwd,
-    ...(typeof options.resume === "string" ? { resume: options.resume } : {}),
-    continueLatest: options.continueLatest,
-    fork: options.forkSession,
-  });
-  for (const warning of [...session.warnings, ...run.warnings]) writeError(warning);
-  // The run's tools: the gate applied the rules to what they declare; stream-json shows their payloads.
-  const projection = projectionFor(options.outputFormat, options.streamPartialOutput, run.tools);
-
-  let end: RunEndEvent | undefined;
   try {
-    const events = runAgentLoopBatches(
-      run.loopOptions({
-        prompt: options.prompt,
-        signal: controller.signal,
-        sessionId: session.sessionId,
-        history: session.history,
-        ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
-      }),
-    );
-    // A batch is every event of one network chunk (or one other event): its output is one write.
-    for await (const batch of events) {
-      let output = "";
-      for (const event of batch) {
-        session.writer?.recordEvent(event);
-        if (event.type === "run_end") {
-          end = event;
-          progress?.stop(); // erased before the answer appears
-        } else progress?.update(event);
-        if (event.type === "model_call_retry") process.stderr.write(`${describeRetry(event)}\n`);
-        output += projection.project(event);
+    const session = await openSession({
+      cwd: options.cwd,
+      ...(typeof options.resume === "string" ? { resume: options.resume } : {}),
+      continueLatest: options.continueLatest,
+      fork: options.forkSession,
+    });
+    for (const warning of [...session.warnings, ...run.warnings]) writeError(warning);
+    for (const server of run.mcp.states())
+      if (server.status !== "connected")
+        writeError(`MCP server ${server.name} ${server.status}: ${server.error}`);
+    // The run's tools: the gate applied the rules to what they declare; stream-json shows their payloads.
+    const projection = projectionFor(options.outputFormat, options.streamPartialOutput, run.tools);
+
+    let end: RunEndEvent | undefined;
+    try {
+      const events = runAgentLoopBatches(
+        run.loopOptions({
+          prompt: options.prompt,
+          signal: controller.signal,
+          sessionId: session.sessionId,
+          history: session.history,
+          ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+        }),
+      );
+      // A batch is every event of one network chunk (or one other event): its output is one write.
+      for await (const batch of events) {
+        let output = "";
+        for (const event of batch) {
+          session.writer?.recordEvent(event);
+          if (event.type === "run_end") {
+            end = event;
+            progress?.stop(); // erased before the answer appears
+          } else progress?.update(event);
+          if (event.type === "model_call_retry") process.stderr.write(`${describeRetry(event)}\n`);
+          output += projection.project(event);
+        }
+        writer.write(output);
+        const blocked = writer.ready();
+        if (blocked) await blocked;
       }
-      writer.write(output);
-      const blocked = writer.ready();
-      if (blocked) await blocked;
+    } finally {
+      session.writer?.close();
+      progress?.stop();
+      await writer.flush();
+      signal.removeEventListener("abort", forward);
     }
+    return { end, stdoutClosed: writer.closed };
   } finally {
-    session.writer?.close();
-    progress?.stop();
-    await writer.flush();
-    signal.removeEventListener("abort", forward);
+    // MCP servers end with the run, also when it failed or was interrupted (whole process groups).
+    await run.mcp.close();
   }
-  return { end, stdoutClosed: writer.closed };
 }
 
 /** One stderr line per retry, so a slow run says why it is waiting (stdout stays the protocol's). */

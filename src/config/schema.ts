@@ -28,10 +28,14 @@ export const cairnConfigSchema = z.object({
   model: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).optional(),
   permissions: permissionsSchema.optional(),
   /** MCP servers for every run of this user (`{name: {command, args, env} | {type, url, headers}}`, docs/mcp.md). */
-  mcpServers: z.record(z.string(), z.unknown(), { error: "must be an object of server configurations" }).optional(),
+  mcpServers: z
+    .record(z.string(), z.unknown(), { error: "must be an object of server configurations" })
+    .optional(),
   /** Project MCP servers this user approved: workspace directory → server names. */
   mcpApprovals: z
-    .record(z.string(), z.array(z.string()), { error: "must map project directories to arrays of server names" })
+    .record(z.string(), z.array(z.string()), {
+      error: "must map project directories to arrays of server names",
+    })
     .optional(),
 });
 

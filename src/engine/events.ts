@@ -40,6 +40,8 @@ export type RunStartEvent = {
   apiKeySource: "env" | "flag" | "none";
   permissionMode: string;
   tools: string[];
+  /** The run's MCP servers (only when any is configured): `connected`, `failed`, `disabled`. */
+  mcpServers?: { name: string; status: string }[];
   /** The user's prompt for this run. */
   prompt: string;
   startedAt: number;

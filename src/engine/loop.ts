@@ -38,6 +38,8 @@ export type LoopOptions = {
   /** Environment for tool child processes. */
   env?: NodeJS.ProcessEnv;
   retryPolicy?: RetryPolicy;
+  /** The MCP servers of the run and how they stand (reported in `run_start`). */
+  mcpServers?: { name: string; status: string }[];
   /** What one call's usage cost in USD; undefined when the price is unknown (injected: the engine knows no price table). */
   priceUsage?: (usage: Partial<Usage>) => number | undefined;
 };
@@ -95,6 +97,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
       apiKeySource: options.provider.apiKeySource,
       permissionMode: options.permissionMode ?? "default",
       tools: options.tools.map((tool) => tool.name),
+      ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       prompt: options.prompt,
       startedAt,
     },

@@ -73,7 +73,9 @@ export function parseMcpServers(value: unknown, source: McpServerSource): McpSer
     throw new McpConfigError(`${where}: mcpServers must be an object of server configurations`);
   return Object.entries(servers).map(([name, config]) => {
     if (!SERVER_NAME.test(name) || name.includes("__"))
-      throw new McpConfigError(`${where}: MCP server name ${JSON.stringify(name)} may use only letters, digits, - and _`);
+      throw new McpConfigError(
+        `${where}: MCP server name ${JSON.stringify(name)} may use only letters, digits, - and _`,
+      );
     const parsed = processServerSchema.safeParse(config);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;

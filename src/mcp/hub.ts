@@ -1,7 +1,9 @@
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { ValidateFunction } from "ajv";
 import { childEnvironment } from "../tools/child-env.js";
+import { createAjv } from "../tools/json-schema.js";
 import type { Tool } from "../tools/types.js";
 import type { McpServerEntry, McpServerSource } from "./config.js";
 import { type McpToolInfo, mcpTool } from "./tool-adapter.js";
@@ -26,8 +28,8 @@ export type McpHubOptions = {
   startupTimeoutMs?: number;
   /** Project servers start only when approved (`--approve-mcps`, approvals in the user config). */
   approved?: (entry: McpServerEntry) => boolean;
-  /** A server's log line (stdio servers' stderr) or a connection problem. */
-  onLog?: (server: string, line: string) => void;
+  /** A server's log line (`stderr`: a stdio server's own stderr) or a connection problem (`event`). */
+  onLog?: (server: string, line: string, kind: "stderr" | "event") => void;
 };
 
 type Connection = { state: McpServerState; client?: Client; timeoutMs?: number };
@@ -38,16 +40,10 @@ type Connection = { state: McpServerState; client?: Client; timeoutMs?: number }
  * with their whole process group).
  */
 export class McpHub {
-  private constructor(
-    private readonly connections: Connection[],
-    private readonly compile: (schema: Record<string, unknown>) => import("ajv").ValidateFunction | undefined,
-  ) {}
+  private constructor(private readonly connections: Connection[]) {}
 
   static async start(entries: readonly McpServerEntry[], options: McpHubOptions): Promise<McpHub> {
-    const compile = await schemaCompiler();
-    if (entries.length === 0) return new McpHub([], compile);
-    const connections = await Promise.all(entries.map((entry) => connect(entry, options)));
-    return new McpHub(connections, compile);
+    return new McpHub(await Promise.all(entries.map((entry) => connect(entry, options))));
   }
 
   states(): McpServerState[] {
@@ -59,14 +55,25 @@ export class McpHub {
     return this.connections.flatMap(({ state, client, timeoutMs }) =>
       client && state.status === "connected"
         ? state.tools.map((info) =>
-            mcpTool({ server: state.name, client, info, compile: this.compile, ...(timeoutMs ? { timeoutMs } : {}) }),
+            mcpTool({
+              server: state.name,
+              client,
+              info,
+              compile: compileSchema,
+              ...(timeoutMs ? { timeoutMs } : {}),
+            }),
           )
         : [],
     );
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.connections.map(({ client }) => client?.close().catch(() => {})));
+    await Promise.all(
+      this.connections.map(({ state, client }) => {
+        if (state.status === "connected") state.status = "disabled"; // closing, not a failure
+        return client?.close().catch(() => {});
+      }),
+    );
   }
 }
 
@@ -103,7 +110,7 @@ async function connect(entry: McpServerEntry, options: McpHubOptions): Promise<C
       if (state.status !== "connected") return;
       state.status = "failed";
       state.error = "the server closed the connection";
-      options.onLog?.(entry.name, state.error);
+      options.onLog?.(entry.name, state.error, "event");
     };
     const callTimeout = "timeout" in entry.config ? entry.config.timeout : undefined;
     return { state, client, ...(callTimeout ? { timeoutMs: callTimeout } : {}) };
@@ -122,15 +129,16 @@ async function transportFor(entry: McpServerEntry, options: McpHubOptions): Prom
     await config.instance.connect(serverSide);
     return clientSide;
   }
-  if (config.type === "http") {
-    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-    return new StreamableHTTPClientTransport(new URL(config.url), {
-      requestInit: { headers: config.headers ?? {} },
-    });
-  }
-  if (config.type === "sse") {
-    const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
-    return new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } });
+  if (!("command" in config)) {
+    const requestInit = { headers: config.headers ?? {} };
+    if (config.type === "sse") {
+      const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
+      return new SSEClientTransport(new URL(config.url), { requestInit });
+    }
+    const { StreamableHTTPClientTransport } = await import(
+      "@modelcontextprotocol/sdk/client/streamableHttp.js"
+    );
+    return new StreamableHTTPClientTransport(new URL(config.url), { requestInit });
   }
   const { GroupStdioTransport } = await import("./stdio-transport.js");
   return new GroupStdioTransport({
@@ -139,7 +147,7 @@ async function transportFor(entry: McpServerEntry, options: McpHubOptions): Prom
     // The server is another program: it gets no provider keys, only what its config gives it.
     env: { ...childEnvironment(options.env), ...(config.env ?? {}) },
     cwd: config.cwd ? path.resolve(options.cwd, config.cwd) : options.cwd,
-    onStderr: (line) => options.onLog?.(entry.name, line),
+    onStderr: (line) => options.onLog?.(entry.name, line, "stderr"),
   });
 }
 
@@ -160,17 +168,11 @@ function withDeadline<T>(work: Promise<T>, ms: number, server: string): Promise<
   });
 }
 
-/** One ajv for every server's schemas; a schema ajv cannot compile is left to the server to check. */
-async function schemaCompiler(): Promise<(schema: Record<string, unknown>) => import("ajv").ValidateFunction | undefined> {
-  const { default: Ajv } = await import("ajv");
-  const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
-  return (schema) => {
-    try {
-      // Servers name draft-07 or 2020-12; the keywords tools use are the same in both.
-      const { $schema: _draft, ...rest } = schema;
-      return ajv.compile(rest);
-    } catch {
-      return undefined;
-    }
-  };
+/** A validator per schema; a schema Ajv cannot compile is left to the server to check. */
+function compileSchema(schema: Record<string, unknown>): ValidateFunction | undefined {
+  try {
+    return createAjv(schema).compile(schema);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { readJsonObject } from "../config/files.js";
-import { McpConfigError, type McpServerEntry, parseMcpServers } from "./config.js";
+import { McpConfigError, type McpServerEntry, parseMcpServers, type SdkServerConfig } from "./config.js";
 
 /**
  * Where MCP servers come from (docs/mcp.md), lowest precedence first; a later server of the same
@@ -70,4 +70,14 @@ function dedupe(entries: McpServerEntry[]): McpServerEntry[] {
   const byName = new Map<string, McpServerEntry>();
   for (const entry of entries) byName.set(entry.name, entry);
   return [...byName.values()];
+}
+
+/** `options.mcpServers` of the SDK: in-process servers as they are, the rest parsed like a file's. */
+export function entriesFromOptions(servers: Record<string, unknown> | undefined): McpServerEntry[] {
+  const source = { level: "sdk" as const, origin: "options.mcpServers" };
+  return Object.entries(servers ?? {}).flatMap(([name, config]) => {
+    const sdk = config as Partial<SdkServerConfig>;
+    if (sdk?.type === "sdk" && sdk.instance) return [{ name, config: sdk as SdkServerConfig, source }];
+    return parseMcpServers({ mcpServers: { [name]: config } }, source);
+  });
 }

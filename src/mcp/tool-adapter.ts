@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ValidateFunction } from "ajv";
-import { truncateMiddle, DEFAULT_OUTPUT_LIMIT } from "../tools/define.js";
+import { DEFAULT_OUTPUT_LIMIT, truncateMiddle } from "../tools/define.js";
 import type { Tool, ToolEffects, ToolOutcome } from "../tools/types.js";
 
 /** An MCP tool as `tools/list` describes it. */
@@ -8,7 +8,12 @@ export type McpToolInfo = {
   name: string;
   description?: string;
   inputSchema: Record<string, unknown>;
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; title?: string };
+  annotations?: {
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    openWorldHint?: boolean;
+    title?: string;
+  };
 };
 
 /** How long one MCP tool call may take unless the server's config says otherwise. */
@@ -54,9 +59,15 @@ export function mcpTool(options: McpToolOptions): Tool {
         return { ok: false, message: `InputValidationError: ${name} takes an object.` };
       if (validator && !validator(input)) {
         const problems = (validator.errors ?? [])
-          .map((error) => `The field \`${error.instancePath.slice(1).replaceAll("/", ".") || "(input)"}\`: ${error.message}.`)
+          .map(
+            (error) =>
+              `The field \`${error.instancePath.slice(1).replaceAll("/", ".") || "(input)"}\`: ${error.message}.`,
+          )
           .join(" ");
-        return { ok: false, message: `InputValidationError: ${name} was called with invalid input. ${problems}` };
+        return {
+          ok: false,
+          message: `InputValidationError: ${name} was called with invalid input. ${problems}`,
+        };
       }
       return { ok: true, input: input as Record<string, unknown> };
     },
@@ -74,12 +85,22 @@ export function mcpTool(options: McpToolOptions): Tool {
           content,
           isError,
           ...(isError ? { errorKind: "failed" as const } : {}),
-          data: { server, tool: info.name, content: result.content, structuredContent: result.structuredContent },
+          data: {
+            server,
+            tool: info.name,
+            content: result.content,
+            structuredContent: result.structuredContent,
+          },
           durationMs: elapsed(),
         };
       } catch (error) {
         if (ctx.signal.aborted)
-          return { content: "The tool call was interrupted by the user.", isError: true, errorKind: "aborted", durationMs: elapsed() };
+          return {
+            content: "The tool call was interrupted by the user.",
+            isError: true,
+            errorKind: "aborted",
+            durationMs: elapsed(),
+          };
         return {
           content: `Error: the MCP server ${server} failed on ${info.name}: ${(error as Error).message}`,
           isError: true,

@@ -1,3 +1,4 @@
+import os from "node:os";
 import { resolve } from "node:path";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import { buildSystemPrompt } from "../engine/context.js";
@@ -5,6 +6,9 @@ import type { LoopOptions } from "../engine/loop.js";
 import type { ConversationMessage } from "../engine/messages.js";
 import { type RetryPolicy, retryPolicyFromEnv } from "../engine/retry.js";
 import type { CanUseTool } from "../engine/tool-runner.js";
+import type { McpServerEntry } from "../mcp/config.js";
+import { McpHub } from "../mcp/hub.js";
+import { collectMcpServers } from "../mcp/sources.js";
 import type { PermissionGate } from "../permissions/gate.js";
 import { splitRuleList } from "../permissions/rules.js";
 import type { ModelSettings } from "../providers/registry.js";
@@ -41,6 +45,19 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   config?: LoadedConfig;
   /** Already resolved model (SDK `setModel()` before the first turn); else resolved from `model`. */
   resolvedModel?: RunModel;
+  /** MCP servers from flags or options, and how the config files' servers are treated. */
+  mcp?: McpSpec;
+};
+
+export type McpSpec = {
+  /** `--mcp-config` / `options.mcpServers`, already parsed. */
+  explicit: McpServerEntry[];
+  /** Only `explicit` (`--strict-mcp-config`, `strictMcpConfig`). */
+  strict: boolean;
+  /** Project servers may start (`--approve-mcps`); else only those approved in the user config. */
+  approveProject: boolean;
+  /** A server's log line or failure, for the door to show. */
+  onLog?: (server: string, line: string, kind: "stderr" | "event") => void;
 };
 
 export type AssembledRun = {
@@ -58,6 +75,8 @@ export type AssembledRun = {
   declarations: ToolDeclaration[];
   model: RunModel;
   system: string;
+  /** The run's MCP servers (tools included in `tools`); the door closes it when the run ends. */
+  mcp: McpHub;
   /** Resolves another model with this run's settings and config (SDK `setModel`). */
   resolveModel(name: string | undefined): Promise<RunModel>;
   /** The engine's options for one prompt. */
@@ -87,20 +106,24 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   const removed = new Set(
     (spec.permissions?.disallowedTools ?? []).flatMap(splitRuleList).filter((rule) => !rule.includes("(")),
   );
-  const tools = (spec.tools ?? builtinTools()).filter((tool) => !removed.has(tool.name));
+  // The MCP servers start while the model is resolved; if the model cannot be used, they are ended.
+  const [mcp, model] = await settleBoth(
+    startMcp(spec, config, cwd, env),
+    spec.resolvedModel ? Promise.resolve(spec.resolvedModel) : resolveModelFor(spec, config, spec.model),
+    (hub) => hub.close(),
+  );
+  const tools = [...(spec.tools ?? builtinTools()), ...mcp.tools()].filter((tool) => !removed.has(tool.name));
   const declarations: ToolDeclaration[] = [...tools, ...(spec.extraTools ?? [])];
   const built = spec.permissions
     ? buildPermissionGate(config, spec.permissions, cwd, toolEnv, declarations)
     : undefined;
-  const [model, system] = await Promise.all([
-    spec.resolvedModel ?? resolveModelFor(spec, config, spec.model),
-    buildSystemPrompt({
-      cwd,
-      tools: declarations.map((tool) => tool.name),
-      ...(spec.systemPrompt !== undefined ? { override: spec.systemPrompt } : {}),
-      ...(spec.appendSystemPrompt !== undefined ? { append: spec.appendSystemPrompt } : {}),
-    }),
-  ]);
+  const system = await buildSystemPrompt({
+    cwd,
+    tools: declarations.map((tool) => tool.name),
+    ...(spec.systemPrompt !== undefined ? { override: spec.systemPrompt } : {}),
+    ...(spec.appendSystemPrompt !== undefined ? { append: spec.appendSystemPrompt } : {}),
+  });
+  const mcpServers = mcp.states().map(({ name, status }) => ({ name, status }));
   const retryPolicy = spec.retryPolicy ?? retryPolicyFromEnv(env);
   return {
     cwd,
@@ -110,6 +133,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     ...(built ? { gate: built.gate, permissionMode: built.reportedMode } : {}),
     tools,
     declarations,
+    mcp,
     model,
     system,
     resolveModel: (name) => resolveModelFor(spec, config, name),
@@ -135,6 +159,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         ...(spec.maxTokens !== undefined ? { maxTokens: spec.maxTokens } : {}),
         ...(permissionMode !== undefined ? { permissionMode } : {}),
         ...(canUseTool ? { canUseTool } : {}),
+        ...(mcpServers.length > 0 ? { mcpServers } : {}),
       };
     },
   };
@@ -154,4 +179,41 @@ export function resolveModelFor(
     baseDir: resolve(spec.cwd),
     env: spec.env ?? process.env,
   });
+}
+
+/** The MCP servers of the config files and the spec, connected (an empty hub when there are none). */
+async function startMcp(
+  spec: RunSpec,
+  config: LoadedConfig,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<McpHub> {
+  const entries = await collectMcpServers({
+    cwd,
+    home: os.homedir(),
+    env,
+    userConfigServers: config.mcpServers,
+    userConfigFile: config.userFile,
+    explicit: spec.mcp?.explicit ?? [],
+    strict: spec.mcp?.strict ?? false,
+  });
+  const approvedHere = new Set(config.mcpApprovals[cwd] ?? []);
+  return McpHub.start(entries, {
+    cwd,
+    env,
+    approved: (entry) => spec.mcp?.approveProject === true || approvedHere.has(entry.name),
+    ...(spec.mcp?.onLog ? { onLog: spec.mcp.onLog } : {}),
+  });
+}
+
+/** Both results; when `second` fails, `first`'s value is disposed of before the error is thrown. */
+async function settleBoth<A, B>(
+  first: Promise<A>,
+  second: Promise<B>,
+  dispose: (value: A) => Promise<void>,
+): Promise<[A, B]> {
+  const [a, b] = await Promise.allSettled([first, second]);
+  if (a.status === "fulfilled" && b.status === "fulfilled") return [a.value, b.value];
+  if (a.status === "fulfilled") await dispose(a.value).catch(() => {});
+  throw a.status === "rejected" ? a.reason : (b as PromiseRejectedResult).reason;
 }

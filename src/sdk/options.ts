@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import * as z from "zod";
+import type { McpSdkServerConfigWithInstance } from "../mcp/sdk-server.js";
 import { parseRule, RuleSyntaxError, splitRuleList } from "../permissions/rules.js";
 import { isValidSessionId } from "../sessions/store.js";
 import type { PermissionMode } from "./messages.js";
@@ -177,6 +178,33 @@ export type EnvOption = { [name: string]: string | undefined };
  * validated for type and otherwise ignored (with a one-time process warning); "not applicable" ones
  * are ignored silently because cairn runs the engine in-process.
  */
+/** An MCP server of `options.mcpServers` (the convention's `McpServerConfig`). */
+export type McpServerConfig =
+  | McpStdioServerConfig
+  | McpSSEServerConfig
+  | McpHttpServerConfig
+  | McpSdkServerConfigWithInstance;
+export type McpStdioServerConfig = {
+  type?: "stdio";
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  timeout?: number;
+};
+export type McpSSEServerConfig = {
+  type: "sse";
+  url: string;
+  headers?: Record<string, string>;
+  timeout?: number;
+};
+export type McpHttpServerConfig = {
+  type: "http";
+  url: string;
+  headers?: Record<string, string>;
+  timeout?: number;
+};
+
 export type Options = {
   // --- supported -------------------------------------------------------------------------------
 
@@ -192,6 +220,15 @@ export type Options = {
    * (choosing the mode is the opt-in).
    */
   allowDangerouslySkipPermissions?: boolean;
+  /**
+   * MCP servers: `{ name: { command, args?, env?, cwd? } }` (stdio), `{ name: { type: "http" | "sse",
+   * url, headers? } }`, or an in-process server from `createSdkMcpServer()`. The model sees their tools
+   * as `mcp__<name>__<tool>`; allow them with rules like `mcp__name` or `mcp__name__tool`. They are
+   * added to the servers of the config files (docs/mcp.md) unless `strictMcpConfig` is set.
+   */
+  mcpServers?: Record<string, McpServerConfig>;
+  /** Only the servers of `mcpServers`: none from `~/.cairn/config.json`, `.mcp.json` and the like. */
+  strictMcpConfig?: boolean;
   /**
    * Allow rules: calls they match run without asking. Either spelling: bare tool names (`"Bash"`,
    * `"Read"`), `"Bash(git status:*)"`, `"Read(./src/**)"`, `"Edit(docs/**)"`, `"Shell(git)"`; an entry
@@ -316,7 +353,6 @@ export type Options = {
   maxBudgetUsd?: number;
   /** Deprecated in the convention; use `thinking`. */
   maxThinkingTokens?: number;
-  mcpServers?: Record<string, Record<string, unknown>>;
   mcpServersDelivery?: "argv" | "initialize";
   onElicitation?(request: unknown, options: { signal: AbortSignal }): Promise<unknown>;
   onUserDialog?(request: unknown, options: { signal: AbortSignal }): Promise<unknown>;
@@ -332,7 +368,6 @@ export type Options = {
   settingSources?: SettingSource[];
   settings?: string | Record<string, unknown>;
   skills?: string[] | "all";
-  strictMcpConfig?: boolean;
   supportedDialogKinds?: string[];
   taskBudget?: { total: number };
   thinking?: ThinkingConfig;
@@ -437,6 +472,8 @@ const SUPPORTED = {
   outputFormat: z.strictObject({ type: z.literal("json_schema"), schema: record }),
   apiKey: z.string().min(1),
   baseURL: z.url(),
+  mcpServers: z.record(z.string(), record),
+  strictMcpConfig: z.boolean(),
 } satisfies Record<string, z.ZodType>;
 
 /** Options of the convention cairn accepts but does not implement yet (a warning names them). */
@@ -462,7 +499,6 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   managedSettings: record,
   maxBudgetUsd: nonNegative,
   maxThinkingTokens: nonNegative,
-  mcpServers: z.record(z.string(), record),
   mcpServersDelivery: z.enum(["argv", "initialize"]),
   onElicitation: fn,
   onUserDialog: fn,
@@ -478,7 +514,6 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   settingSources: z.array(z.enum(["user", "project", "local"])),
   settings: z.union([z.string(), record]),
   skills: z.union([stringList, z.literal("all")]),
-  strictMcpConfig: z.boolean(),
   supportedDialogKinds: stringList,
   taskBudget: z.object({ total: nonNegative }),
   thinking: z.discriminatedUnion("type", [

@@ -133,7 +133,7 @@ function systemInit(event: RunStartEvent, version: string, id: UUID): SDKSystemM
     cwd: event.cwd,
     session_id: event.sessionId,
     tools: [...event.tools],
-    mcp_servers: [],
+    mcp_servers: event.mcpServers ? event.mcpServers.map((server) => ({ ...server })) : [],
     model: event.model,
     permissionMode: event.permissionMode as PermissionMode,
     slash_commands: [],

@@ -5,6 +5,7 @@ import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { RunEndEvent } from "../engine/events.js";
 import { runAgentLoop } from "../engine/loop.js";
 import { addUsage, type ConversationMessage, emptyUsage, type Usage } from "../engine/messages.js";
+import { entriesFromOptions } from "../mcp/sources.js";
 import { splitRuleList } from "../permissions/rules.js";
 import { MODEL_CATALOG } from "../providers/catalog.js";
 import { type AssembledRun, assembleRun, type RunSpec, resolveModelFor } from "../run/assemble.js";
@@ -38,6 +39,14 @@ export type AgentInfo = { name: string; description: string; model?: string };
 export type McpServerStatus = {
   name: string;
   status: "connected" | "failed" | "needs-auth" | "pending" | "disabled";
+  serverInfo?: { name: string; version: string };
+  error?: string;
+  scope?: string;
+  tools?: {
+    name: string;
+    description?: string;
+    annotations?: { readOnly?: boolean; destructive?: boolean; openWorld?: boolean };
+  }[];
 };
 
 /**
@@ -77,7 +86,7 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   supportedModels(): Promise<ModelInfo[]>;
   /** No subagents yet: `[]`. */
   supportedAgents(): Promise<AgentInfo[]>;
-  /** No MCP servers yet: `[]`. */
+  /** The query's MCP servers: status, tools, errors (`[]` before the first turn starts). */
   mcpServerStatus(): Promise<McpServerStatus[]>;
 }
 
@@ -122,7 +131,7 @@ const STOPPED: unique symbol = Symbol("stopped");
 /** Abort reason when a run is ended because the structured output can no longer come. */
 const STRUCTURED_OUTPUT_EXHAUSTED = new Error("The structured output retries are used up.");
 
-type Notice = { tag: "config" | "session"; content: string };
+type Notice = { tag: "config" | "session" | "mcp"; content: string };
 
 class QueryRun implements Query {
   private readonly generator: AsyncGenerator<SDKMessage, void>;
@@ -144,6 +153,9 @@ class QueryRun implements Query {
   private model: RunModel | undefined;
   private assembling: Promise<AssembledRun> | undefined;
   private configLoading: Promise<LoadedConfig> | undefined;
+  private assembled: AssembledRun | undefined;
+  /** The query is over: what it started (MCP servers) ends. */
+  private ended = false;
 
   constructor(
     private readonly prompt: string | AsyncIterable<SDKUserMessage>,
@@ -224,7 +236,28 @@ class QueryRun implements Query {
   }
 
   async mcpServerStatus(): Promise<McpServerStatus[]> {
-    return [];
+    return (this.assembled?.mcp.states() ?? []).map((server) => ({
+      name: server.name,
+      status: server.status,
+      ...(server.serverInfo ? { serverInfo: server.serverInfo } : {}),
+      ...(server.error ? { error: server.error } : {}),
+      scope: server.source.level,
+      tools: server.tools.map((tool) => ({
+        name: tool.name,
+        ...(tool.description ? { description: tool.description } : {}),
+        annotations: {
+          ...(tool.annotations?.readOnlyHint !== undefined
+            ? { readOnly: tool.annotations.readOnlyHint }
+            : {}),
+          ...(tool.annotations?.destructiveHint !== undefined
+            ? { destructive: tool.annotations.destructiveHint }
+            : {}),
+          ...(tool.annotations?.openWorldHint !== undefined
+            ? { openWorld: tool.annotations.openWorldHint }
+            : {}),
+        },
+      })),
+    }));
   }
 
   private shutDown(): void {
@@ -261,8 +294,10 @@ class QueryRun implements Query {
     } finally {
       userSignal?.removeEventListener("abort", onUserAbort);
       this.stop.abort(new Error("The query ended."));
-      // Also on break, close() and abort: everything recorded so far is fsynced.
+      // Also on break, close() and abort: everything recorded so far is fsynced, MCP servers end.
       this.session?.writer?.close();
+      this.ended = true;
+      await this.assembled?.mcp.close();
     }
   }
 
@@ -410,8 +445,17 @@ class QueryRun implements Query {
         config: await this.config(),
         ...(this.model ? { resolvedModel: this.model } : {}),
       });
+      this.assembled = assembled;
+      // Closed while the servers were starting: they end now, nobody will use them.
+      if (this.ended) await assembled.mcp.close();
       this.permissions.adopt(assembled);
       this.notices.push(...assembled.warnings.map((content): Notice => ({ tag: "config", content })));
+      for (const server of assembled.mcp.states())
+        if (server.status !== "connected")
+          this.notices.push({
+            tag: "mcp",
+            content: `MCP server ${server.name} ${server.status}: ${server.error}`,
+          });
       return assembled;
     })();
     return this.assembling;
@@ -434,6 +478,14 @@ class QueryRun implements Query {
       ...(model !== undefined ? { model } : {}),
       permissions: this.permissions.setup(),
       tools: this.tools,
+      mcp: {
+        explicit: entriesFromOptions(this.options.mcpServers),
+        strict: this.options.strictMcpConfig === true,
+        approveProject: false,
+        onLog: (server, line, kind) => {
+          if (kind === "event") this.notices.push({ tag: "mcp", content: `MCP server ${server}: ${line}` });
+        },
+      },
       ...(this.structuredOutput ? { extraTools: [STRUCTURED_OUTPUT_DECLARATION] } : {}),
       ...systemPromptSettings(
         this.options.systemPrompt,

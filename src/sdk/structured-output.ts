@@ -1,5 +1,5 @@
-import { createRequire } from "node:module";
-import type { ErrorObject, ValidateFunction } from "ajv";
+import type { ValidateFunction } from "ajv";
+import { type AjvLike, createAjv } from "../tools/json-schema.js";
 import type { Tool, ToolDeclaration, ToolOutcome, ToolValidation } from "../tools/types.js";
 import { InvalidOptionsError, type OutputFormat } from "./options.js";
 
@@ -37,12 +37,6 @@ export const STRUCTURED_OUTPUT_NUDGE =
   `Call ${STRUCTURED_OUTPUT_TOOL} now with your final answer, matching its input schema.`;
 
 const WRAPPED_KEY = "output";
-const require = createRequire(import.meta.url);
-
-type AjvLike = {
-  compile(schema: Record<string, unknown>): ValidateFunction;
-  errorsText(errors?: ErrorObject[] | null, options?: { separator?: string; dataVar?: string }): string;
-};
 
 /** Compiles the schema (throwing `InvalidOptionsError` for an invalid one) into a per-query state factory. */
 export function compileOutputFormat(format: OutputFormat): () => StructuredOutputRun {
@@ -144,20 +138,4 @@ export class StructuredOutputRun {
       durationMs: 0,
     };
   }
-}
-
-/** Ajv for the schema's declared draft (2020-12 and 2019-09 have their own classes; default draft-07). */
-function createAjv(schema: Record<string, unknown>): AjvLike {
-  const declared = typeof schema.$schema === "string" ? schema.$schema : "";
-  const options = { allErrors: true, strict: false };
-  if (declared.includes("2020-12")) {
-    const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
-    return new Ajv2020(options);
-  }
-  if (declared.includes("2019-09")) {
-    const { Ajv2019 } = require("ajv/dist/2019.js") as typeof import("ajv/dist/2019.js");
-    return new Ajv2019(options);
-  }
-  const { Ajv } = require("ajv") as typeof import("ajv");
-  return new Ajv(options);
 }

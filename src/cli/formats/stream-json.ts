@@ -55,6 +55,7 @@ export function streamJsonProjection(options: { partial: boolean; payloads: Tool
               model: event.modelDisplayName,
               permissionMode: event.permissionMode,
               tools: event.tools,
+              ...(event.mcpServers ? { mcp_servers: event.mcpServers } : {}),
             }) +
             line({
               type: "user",
