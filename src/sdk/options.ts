@@ -243,9 +243,12 @@ export type Options = {
    */
   outputFormat?: OutputFormat;
   /**
-   * The model: `provider/model` (`"anthropic/claude-sonnet-4-5"`), a bare `claude-…` id, or
+   * The model: `provider/model` (`"anthropic/claude-sonnet-5-5"`), a bare catalog id
+   * (`"claude-…"`, `"gpt-…"`), an alias (`"sonnet"`, `"opus"`, `"haiku"`: the current model of that
+   * family, reported by its full id in `system`/`init`), `"default"` / `"auto"`, or
    * `replay:<scenario.json>`. Default: `CAIRN_MODEL`, else the default Anthropic model when
-   * `ANTHROPIC_API_KEY` (or `apiKey`) is set — the same resolution as the CLI.
+   * `ANTHROPIC_API_KEY` (or `apiKey`) is set — the same resolution as the CLI. An unknown name
+   * rejects the first `next()` with a `ConfigError` naming close matches.
    */
   model?: string;
   /**
