@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import * as z from "zod";
 import { parseRule, RuleSyntaxError, splitRuleList } from "../permissions/rules.js";
+import { editDistance } from "../providers/close-matches.js";
 import { isValidSessionId } from "../sessions/store.js";
 import type { PermissionMode } from "./messages.js";
 
@@ -628,18 +629,4 @@ function suggest(key: string): string | undefined {
     if (distance <= 2 && (!best || distance < best.distance)) best = { name, distance };
   }
   return best?.name;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length]!;
 }
