@@ -435,19 +435,13 @@ const CLAUDE_FAMILY_ID = /^claude-([a-z]+)-(\d+)(?:-(\d+))?$/;
  * moves the alias with no other edit. Sorted by alias.
  */
 export function claudeFamilyAliases(): Record<string, string> {
-  const newest = new Map<string, { id: string; version: [number, number] }>();
+  const newest = new Map<string, { id: string; version: number }>();
   for (const entry of MODEL_CATALOG) {
     const match = CLAUDE_FAMILY_ID.exec(entry.id);
     if (!match) continue;
-    const [, family, major, minor] = match as unknown as [string, string, string, string | undefined];
-    const version: [number, number] = [Number(major), Number(minor ?? 0)];
-    const best = newest.get(family);
-    if (
-      !best ||
-      version[0] > best.version[0] ||
-      (version[0] === best.version[0] && version[1] > best.version[1])
-    )
-      newest.set(family, { id: entry.id, version });
+    const family = match[1]!;
+    const version = Number(match[2]) * 1000 + Number(match[3] ?? 0);
+    if (version > (newest.get(family)?.version ?? -1)) newest.set(family, { id: entry.id, version });
   }
   return Object.fromEntries(
     [...newest].sort(([a], [b]) => a.localeCompare(b)).map(([family, { id }]) => [family, id]),

@@ -118,6 +118,7 @@ export function checkModelName(name: string): void {
 
 /** Parses an explicit name (not `default`/`auto`): see resolveModelName. */
 export function parseModelName(name: string): ModelName {
+  if (name.trim() === "") throw new ConfigError("The model name is empty (see `cairn models`).");
   if (name.startsWith("local:") || name.startsWith("replay:")) return parseFileName(name);
   const slash = name.indexOf("/");
   if (slash === -1) return parseBareName(name);
@@ -127,7 +128,7 @@ export function parseModelName(name: string): ModelName {
   if (!id) throw new ConfigError(`Model "${name}" names no model after the provider prefix "${prefix}/".`);
   if (prefix === "anthropic") {
     // An alias keeps its prefix; any other id is sent as it is (new models precede the catalog).
-    const aliased = MODEL_ALIASES[id];
+    const aliased = aliasFor(id);
     return aliased
       ? { name: `anthropic/${aliased}`, provider: "anthropic", id: aliased }
       : { name, provider: "anthropic", id };
@@ -150,7 +151,7 @@ export function parseModelName(name: string): ModelName {
 function parseBareName(name: string): ModelName {
   const entry = findModel(name);
   if (entry) return { name, provider: entry.provider, id: name };
-  const aliased = MODEL_ALIASES[name];
+  const aliased = aliasFor(name);
   if (aliased) return { name: aliased, provider: "anthropic", id: aliased };
   if (name.startsWith("claude-")) return { name, provider: "anthropic", id: name };
   if (name.startsWith("gpt-") || /^o\d/.test(name)) return { name, provider: "openai", id: name };
@@ -176,6 +177,11 @@ function parseFileName(name: string): ModelName {
     );
   }
   return { name, provider: local ? "local" : "replay", id };
+}
+
+/** Own keys only: `constructor` is not an alias. */
+function aliasFor(name: string): string | undefined {
+  return Object.hasOwn(MODEL_ALIASES, name) ? MODEL_ALIASES[name] : undefined;
 }
 
 function didYouMean(guesses: string[]): string {

@@ -106,6 +106,12 @@ describe("names as given", () => {
     expect(none).toContain("cairn models");
   });
 
+  test("an empty name is refused as empty; object keys are not aliases", () => {
+    expect(refusal(" ")).toBe("The model name is empty (see `cairn models`).");
+    expect(refusal("constructor")).toMatch(/^Unknown model "constructor"/);
+    expect(resolved("anthropic/toString")).toEqual(["anthropic/toString", "anthropic", "toString"]);
+  });
+
   test("a mistyped provider prefix suggests the known provider", () => {
     expect(refusal("olama/qwen3")).toMatch(/^Unknown provider "olama" .*Did you mean ollama\/qwen3\?/);
   });
