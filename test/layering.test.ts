@@ -15,7 +15,7 @@ const FORBIDDEN: Record<string, string[]> = {
   tools: ["providers", "testing", "cli", "sdk", "run", "config", "sessions"],
   permissions: ["providers", "testing", "cli", "sdk", "run", "config", "sessions"],
   config: ["providers", "testing", "cli", "sdk", "run", "engine"],
-  providers: ["cli", "sdk", "run", "config", "sessions", "permissions"],
+  providers: ["testing", "cli", "sdk", "run", "config", "sessions", "permissions"],
   run: ["cli", "sdk", "testing"],
 };
 

@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from "commander";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
+import { checkModelName } from "../providers/model-names.js";
 import { UsageError } from "./exit-codes.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "./formats/types.js";
 import { HELP } from "./help.js";
@@ -106,6 +107,8 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
   if (opts.forkSession && opts.resume === undefined && !opts.continue) {
     throw new UsageError("--fork-session needs --resume <id> or --continue (see cairn --help)");
   }
+  // An unknown name fails here, before the prompt is read or anything runs (exit 2).
+  if (opts.model !== undefined) checkModelName(opts.model);
   const words = program.args;
   return {
     print: opts.print,

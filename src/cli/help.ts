@@ -25,7 +25,9 @@ Options:
                                 written, in small pieces.
   -m, --model <model>           The model: anthropic/<model> (or just claude-...), openai/<model>,
                                 ollama/<model> and other local servers, or replay:<scenario.json>
-                                for an offline, scripted replay. See cairn models.
+                                for an offline, scripted replay. sonnet, opus and haiku name the
+                                current model of that family; default and auto the default model.
+                                See cairn models.
   --api-key <key>               API key for the model's provider (else from the environment,
                                 e.g. ANTHROPIC_API_KEY).
   --base-url <url>              Where the model's provider is reached (else from the environment,

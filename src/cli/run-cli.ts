@@ -3,6 +3,7 @@ import { parseArgs } from "./args.js";
 import { exitCodeFor, messageOf, writeError } from "./errors.js";
 import { EXIT, UsageError } from "./exit-codes.js";
 import { NO_INTERACTIVE } from "./help.js";
+import { captureLibraryOutput } from "./library-output.js";
 import { runList } from "./list-sessions.js";
 import { isPrintMode, promptSource, type Terminal } from "./mode.js";
 import { runModels } from "./models.js";
@@ -16,7 +17,8 @@ import { readPromptFromStdin } from "./stdin.js";
  */
 export async function runCli(argv: string[], version: string): Promise<number> {
   const interrupts = new Interrupts().install();
-  installLastResort();
+  const libraryOutput = captureLibraryOutput();
+  installLastResort(libraryOutput);
   try {
     return await run(argv, version, interrupts);
   } catch (error) {
@@ -25,6 +27,7 @@ export async function runCli(argv: string[], version: string): Promise<number> {
     return exitCodeFor(error);
   } finally {
     interrupts.dispose();
+    libraryOutput.flush(); // after cairn's own lines: the first stderr line is cairn's
   }
 }
 
@@ -95,10 +98,11 @@ function interrupted(code: number): number {
  * Whatever escapes (a bug, an error event nobody listened to) still ends as one line on stderr and
  * exit 1, never a stack trace on the user's terminal; CAIRN_DEBUG=1 shows the stack.
  */
-function installLastResort(): void {
+function installLastResort(libraryOutput: { flush(): void }): void {
   const fatal = (error: unknown) => {
     if (process.env.CAIRN_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
     writeError(messageOf(error));
+    libraryOutput.flush();
     process.exit(EXIT.failure);
   };
   process.on("uncaughtException", fatal);

@@ -1,6 +1,7 @@
 import { eachOf } from "../engine/event-batches.js";
 import { anthropicEventBatches } from "./anthropic-events.js";
 import { toProviderError } from "./errors.js";
+import { withLibraryWarnings } from "./library-warnings.js";
 import type { ApiKeySource, ModelProvider, ModelRequest, ModelResponse } from "./types.js";
 
 export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
@@ -55,8 +56,9 @@ export class AnthropicProvider implements ModelProvider {
       const { client, streamError } = await this.getClient();
       // The client sends the request (auth, headers, HTTP errors as its APIError); the event stream
       // is read from the raw body, a network chunk at a time (src/providers/anthropic-events.ts).
-      const response = await client.messages
-        .create(
+      // `create` console.warns about deprecated models before it sends: that goes to cairn's notices.
+      const response = await withLibraryWarnings("@anthropic-ai/sdk", () =>
+        client.messages.create(
           {
             model: request.model,
             max_tokens: request.maxTokens,
@@ -68,8 +70,8 @@ export class AnthropicProvider implements ModelProvider {
             stream: true,
           },
           { signal: link.signal },
-        )
-        .asResponse();
+        ),
+      ).asResponse();
       const requestId = response.headers.get("request-id");
       const batches = anthropicEventBatches(response, {
         signal,

@@ -421,6 +421,33 @@ export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5";
 /** The default OpenAI model when only OPENAI_API_KEY is set. */
 export const DEFAULT_OPENAI_MODEL = "gpt-5.6-terra";
 
+/**
+ * A Claude family row: `claude-<family>-<major>[-<minor>]` (`claude-opus-5-5`, `claude-sonnet-4-0`,
+ * `claude-opus-5`). Older (`claude-3-7-sonnet-latest`) and unversioned (`claude-mythos-preview`)
+ * ids are not part of a family's line-up.
+ */
+const CLAUDE_FAMILY_ID = /^claude-([a-z]+)-(\d+)(?:-(\d+))?$/;
+
+/**
+ * The aliases `sonnet`, `opus`, `haiku`, … : one per Claude family in the catalog, naming the
+ * family's current model — the row with the highest version (`claude-sonnet-5-5` over
+ * `claude-sonnet-5` over `claude-sonnet-4-6`). Derived from the rows above, so adding a newer row
+ * moves the alias with no other edit. Sorted by alias.
+ */
+export function claudeFamilyAliases(): Record<string, string> {
+  const newest = new Map<string, { id: string; version: number }>();
+  for (const entry of MODEL_CATALOG) {
+    const match = CLAUDE_FAMILY_ID.exec(entry.id);
+    if (!match) continue;
+    const family = match[1]!;
+    const version = Number(match[2]) * 1000 + Number(match[3] ?? 0);
+    if (version > (newest.get(family)?.version ?? -1)) newest.set(family, { id: entry.id, version });
+  }
+  return Object.fromEntries(
+    [...newest].sort(([a], [b]) => a.localeCompare(b)).map(([family, { id }]) => [family, id]),
+  );
+}
+
 /** A dated snapshot id: Anthropic `-20250929`, OpenAI `-2025-08-07`. */
 const DATE_SUFFIX = /^-(\d{8}|\d{4}-\d{2}-\d{2})$/;
 

@@ -3,6 +3,7 @@ import { open } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, resolve } from "node:path";
 import type { ModelStreamEvent, StopReason, StreamedMessage, Usage } from "../engine/messages.js";
+import { reportLibraryWarning } from "./library-warnings.js";
 import { type LlamaChatHistoryItem, toLlamaHistory } from "./llama-history.js";
 import { dropNullMembers, ToolInputStream, toGrammarSchema } from "./llama-json.js";
 import {
@@ -220,8 +221,7 @@ function getLlama(lib: NodeLlamaCpp): Promise<Llama> {
       maxThreads: availableParallelism(),
       logLevel: "error",
       logger: (level: string, message: string) => {
-        if (level === "error" || level === "fatal")
-          process.stderr.write(`[llama.cpp] ${message.trimEnd()}\n`);
+        if (level === "error" || level === "fatal") reportLibraryWarning("llama.cpp", message);
       },
     })
     .catch((error: Error) => {

@@ -1,12 +1,6 @@
 import { DEFAULT_ANTHROPIC_BASE_URL } from "./anthropic.js";
-import {
-  type CatalogEntry,
-  DEFAULT_ANTHROPIC_MODEL,
-  DEFAULT_OPENAI_MODEL,
-  MODEL_CATALOG,
-  PRICES_CHECKED,
-  type Prices,
-} from "./catalog.js";
+import { type CatalogEntry, MODEL_CATALOG, PRICES_CHECKED, type Prices } from "./catalog.js";
+import { configuredDefaultModel, DEFAULT_MODEL_NAMES, MODEL_ALIASES, parseModelName } from "./model-names.js";
 import { COMPAT_SERVER_NAMES, COMPAT_SERVERS } from "./openai-compat.js";
 import { DEFAULT_OPENAI_BASE_URL } from "./openai-responses.js";
 
@@ -27,19 +21,47 @@ export type ProviderStatus = {
   note: string;
 };
 
-/** The data behind `cairn models` (for a `--json` variant). */
+/** A name that stands for another: a family alias, or `default` / `auto`. */
+export type ModelAlias = {
+  alias: string;
+  /** What it resolves to now (`anthropic/claude-sonnet-5-5`); undefined: no default is configured. */
+  model: string | undefined;
+};
+
+/** The data behind `cairn models --json`. */
 export function listModels(env: NodeJS.ProcessEnv = process.env): {
   models: readonly CatalogEntry[];
+  aliases: ModelAlias[];
   providers: ProviderStatus[];
   defaultModel: string | undefined;
   pricesChecked: string;
 } {
   return {
     models: MODEL_CATALOG,
+    aliases: modelAliases(env),
     providers: providerStatus(env),
-    defaultModel: defaultModel(env),
+    defaultModel: defaultModel(env)?.name,
     pricesChecked: PRICES_CHECKED,
   };
+}
+
+export function modelAliases(env: NodeJS.ProcessEnv = process.env): ModelAlias[] {
+  const chosen = defaultModel(env)?.name;
+  return [
+    ...Object.entries(MODEL_ALIASES).map(([alias, id]) => ({ alias, model: `anthropic/${id}` })),
+    ...DEFAULT_MODEL_NAMES.map((alias) => ({ alias, model: chosen })),
+  ];
+}
+
+/** The configured default with its alias resolved (`CAIRN_MODEL=opus` → `claude-opus-5-5`). */
+function defaultModel(env: NodeJS.ProcessEnv): { name: string; source?: string } | undefined {
+  const chosen = configuredDefaultModel({ env });
+  if (!chosen) return undefined;
+  try {
+    return { ...chosen, name: parseModelName(chosen.name).name };
+  } catch {
+    return chosen; // a run would refuse it; listing it as given shows what is wrong
+  }
 }
 
 export function providerStatus(env: NodeJS.ProcessEnv = process.env): ProviderStatus[] {
@@ -99,15 +121,6 @@ export function providerStatus(env: NodeJS.ProcessEnv = process.env): ProviderSt
   return rows;
 }
 
-function defaultModel(env: NodeJS.ProcessEnv): string | undefined {
-  const nonEmpty = (value: string | undefined) => (value && value.trim() !== "" ? value : undefined);
-  return (
-    nonEmpty(env.CAIRN_MODEL) ??
-    (nonEmpty(env.ANTHROPIC_API_KEY) ? `anthropic/${DEFAULT_ANTHROPIC_MODEL}` : undefined) ??
-    (nonEmpty(env.OPENAI_API_KEY) ? `openai/${DEFAULT_OPENAI_MODEL}` : undefined)
-  );
-}
-
 /**
  * The text of `cairn models`: the catalog (id, name, context, max output, prices) and which
  * providers are configured. Reads only the environment; contacts no server; prints no key.
@@ -134,6 +147,14 @@ export function listModelsText(env: NodeJS.ProcessEnv = process.env): string {
   ]);
   lines.push(...table([["MODEL", "NAME", "CONTEXT", "MAX OUT", "PRICES", "NOTES"], ...rows]));
   lines.push("");
+  lines.push("Aliases (the current model of each family; default and auto: the default model below)");
+  lines.push(
+    ...table([
+      ["ALIAS", "MODEL"],
+      ...modelAliases(env).map((row) => [row.alias, row.model ?? "none configured"]),
+    ]),
+  );
+  lines.push("");
   lines.push("Providers");
   const status = providerStatus(env);
   lines.push(
@@ -155,7 +176,7 @@ export function listModelsText(env: NodeJS.ProcessEnv = process.env): string {
   const chosen = defaultModel(env);
   lines.push(
     chosen
-      ? `Default model: ${chosen}${env.CAIRN_MODEL?.trim() ? " (CAIRN_MODEL)" : ""}`
+      ? `Default model: ${chosen.name}${chosen.source ? ` (${chosen.source})` : ""}`
       : "Default model: none — set ANTHROPIC_API_KEY or OPENAI_API_KEY, set CAIRN_MODEL, or pass --model.",
   );
   lines.push(

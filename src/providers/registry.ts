@@ -1,13 +1,17 @@
 import { basename, resolve } from "node:path";
-import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, displayNameFor, findModel } from "./catalog.js";
-import { COMPAT_SERVER_NAMES, COMPAT_SERVERS, isCompatServer } from "./openai-compat.js";
+import { displayNameFor, findModel } from "./catalog.js";
+import { type ModelNameSettings, nonEmpty, resolveModelName } from "./model-names.js";
+import { COMPAT_SERVERS } from "./openai-compat.js";
 import { ConfigError, type ModelProvider } from "./types.js";
 
-export type ModelSettings = {
+export { KNOWN_PROVIDERS, NO_MODEL_MESSAGE } from "./model-names.js";
+
+export type ModelSettings = ModelNameSettings & {
   /**
    * `provider/model` (`anthropic/claude-sonnet-5-5`, `openai/gpt-5.6-terra`, `ollama/qwen3`, …),
-   * a bare catalog id (`claude-…`, `gpt-…`), `local:<model.gguf>` or `replay:<scenario.json>`.
-   * Default: CAIRN_MODEL, else the default model of the first provider with a key.
+   * a bare catalog id (`claude-…`, `gpt-…`), an alias (`sonnet`, `opus`, `haiku`, …),
+   * `default` / `auto`, `local:<model.gguf>` or `replay:<scenario.json>` (src/providers/model-names.ts).
+   * Default: `defaultModel`, else CAIRN_MODEL, else the default model of the first provider with a key.
    */
   model?: string;
   /** Overrides the provider's key from the environment (`--api-key`). */
@@ -21,34 +25,18 @@ export type ModelSettings = {
   promptCaching?: boolean;
   /** Where relative `replay:` / `local:` paths resolve (default: process.cwd()). */
   baseDir?: string;
-  env?: NodeJS.ProcessEnv;
 };
 
 export type ResolvedModel = {
   provider: ModelProvider;
-  /** The model as named by the user (or the default that was picked). Price it with `costUSD(model, …)`. */
+  /**
+   * The model as named by the user, an alias or `default` replaced by what it stands for
+   * (`haiku` → `claude-haiku-5-5`), or the default that was picked. Price it with `costUSD(model, …)`.
+   */
   model: string;
   /** The id sent to the provider. */
   providerModel: string;
 };
-
-/** Every provider prefix, in the order listed to users. */
-export const KNOWN_PROVIDERS = [
-  "anthropic",
-  "openai",
-  ...COMPAT_SERVER_NAMES.toSorted(),
-  "local",
-  "replay",
-] as const;
-
-const EXAMPLES = [
-  `anthropic/${DEFAULT_ANTHROPIC_MODEL}`,
-  `openai/${DEFAULT_OPENAI_MODEL}`,
-  "ollama/qwen3",
-  "openai-compatible/<model> (with --base-url)",
-  "local:path/to/model.gguf",
-  "replay:path/to/scenario.json",
-];
 
 /**
  * Turns a model name into a provider. Provider modules (and their client libraries) are imported
@@ -56,24 +44,19 @@ const EXAMPLES = [
  */
 export async function resolveModel(settings: ModelSettings): Promise<ResolvedModel> {
   const env = settings.env ?? process.env;
-  const name = settings.model ?? nonEmpty(env.CAIRN_MODEL) ?? defaultModelFromKeys(settings, env);
-  if (name.startsWith("replay:")) return resolveReplay(name, settings);
-  if (name.startsWith("local:")) return resolveLocal(name, settings);
-
-  const slash = name.indexOf("/");
-  const [prefix, id] =
-    slash === -1 ? [inferPrefix(name), name] : [name.slice(0, slash), name.slice(slash + 1)];
-  if (!id) throw new ConfigError(`Model "${name}" names no model after the provider prefix "${prefix}/".`);
-
-  if (prefix === "anthropic") return resolveAnthropic(name, id, settings, env);
-  if (prefix === "openai") return resolveOpenAI(name, id, settings, env);
-  if (isCompatServer(prefix)) return resolveCompat(name, prefix, id, settings, env);
-  if (prefix === "local" || prefix === "replay") {
-    throw new ConfigError(`Model "${name}": write ${prefix}:<path>, not ${prefix}/<path>.`);
+  const { name, provider, id } = resolveModelName(settings.model, { ...settings, env });
+  switch (provider) {
+    case "replay":
+      return resolveReplay(name, id, settings);
+    case "local":
+      return resolveLocal(name, id, settings);
+    case "anthropic":
+      return resolveAnthropic(name, id, settings, env);
+    case "openai":
+      return resolveOpenAI(name, id, settings, env);
+    default:
+      return resolveCompat(name, provider, id, settings, env);
   }
-  throw new ConfigError(
-    `Unknown provider "${prefix}" in model "${name}". Known providers: ${KNOWN_PROVIDERS.join(", ")}. Examples: ${EXAMPLES.join(", ")}.`,
-  );
 }
 
 /** The provider's key from `--api-key` (source "flag") or its env variable ("env"); else a ConfigError. */
@@ -189,14 +172,8 @@ function checkURL(url: string, name: string): void {
   }
 }
 
-/**
- * `local:<model.gguf>` is reserved for in-process inference through node-llama-cpp (the llama
- * provider, src/providers/llama.ts, replaces this function's body when it lands).
- */
 /** `local:<model.gguf>`: in-process inference through node-llama-cpp (src/providers/llama.ts). */
-async function resolveLocal(name: string, settings: ModelSettings): Promise<ResolvedModel> {
-  const file = name.slice("local:".length);
-  if (!file) throw new ConfigError('Model "local:" needs a model file: local:path/to/model.gguf');
+async function resolveLocal(name: string, file: string, settings: ModelSettings): Promise<ResolvedModel> {
   const path = resolve(settings.baseDir ?? process.cwd(), file);
   const { createLlamaProvider, llamaOptionsFromEnv } = await import("./llama.js");
   const provider = await createLlamaProvider({
@@ -206,44 +183,10 @@ async function resolveLocal(name: string, settings: ModelSettings): Promise<Reso
   return { model: name, providerModel: basename(path), provider };
 }
 
-function inferPrefix(name: string): string {
-  if (name.startsWith("claude-")) return "anthropic";
-  const entry = findModel(name);
-  if (entry) return entry.provider;
-  throw new ConfigError(
-    `Model "${name}" has no provider prefix. Use provider/model — known providers: ${KNOWN_PROVIDERS.join(", ")}. Examples: ${EXAMPLES.join(", ")}.`,
-  );
-}
-
-/** The error a user sees with no model and no key: every way to configure one. */
-export const NO_MODEL_MESSAGE = [
-  "No model configured. Any one of these works:",
-  `  • Anthropic: set ANTHROPIC_API_KEY (default model anthropic/${DEFAULT_ANTHROPIC_MODEL}), or --model anthropic/<model> --api-key <key>`,
-  `  • OpenAI: set OPENAI_API_KEY (default model openai/${DEFAULT_OPENAI_MODEL}), or --model openai/<model> --api-key <key>`,
-  "  • A local server: --model ollama/<model>, lmstudio/<model>, vllm/<model> or llamacpp/<model> (no key needed)",
-  "  • Any OpenAI-compatible server: --model openai-compatible/<model> --base-url <url>",
-  "  • A local GGUF file: --model local:path/to/model.gguf",
-  "  • The offline replay: --model replay:examples/demo/scenario.json",
-  "  • Or set CAIRN_MODEL to any of these model names. `cairn models` lists known models and providers.",
-].join("\n");
-
-function defaultModelFromKeys(settings: ModelSettings, env: NodeJS.ProcessEnv): string {
-  if (nonEmpty(settings.apiKey) || nonEmpty(env.ANTHROPIC_API_KEY))
-    return `anthropic/${DEFAULT_ANTHROPIC_MODEL}`;
-  if (nonEmpty(env.OPENAI_API_KEY)) return `openai/${DEFAULT_OPENAI_MODEL}`;
-  throw new ConfigError(NO_MODEL_MESSAGE);
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value !== undefined && value.trim() !== "" ? value : undefined;
-}
-
-async function resolveReplay(name: string, settings: ModelSettings): Promise<ResolvedModel> {
-  const file = name.slice("replay:".length);
-  if (!file) throw new ConfigError('Model "replay:" needs a scenario file: replay:path/to/scenario.json');
+async function resolveReplay(name: string, file: string, settings: ModelSettings): Promise<ResolvedModel> {
   const path = resolve(settings.baseDir ?? process.cwd(), file);
   const [{ loadScenarioFile }, { ReplayProvider }] = await Promise.all([
-    import("../testing/scenario-file.js"),
+    import("./scenario-file.js"),
     import("./replay.js"),
   ]);
   return { model: name, providerModel: "replay", provider: new ReplayProvider(loadScenarioFile(path), path) };

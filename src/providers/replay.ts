@@ -7,7 +7,7 @@ import {
   type ReplyStep,
   renderReplyEvents,
   type Scenario,
-} from "../testing/scenario.js";
+} from "./scenario.js";
 import { type ModelProvider, type ModelRequest, type ModelResponse, ProviderError } from "./types.js";
 
 /**

@@ -21,12 +21,19 @@ export type RunModel = {
 export async function resolveRunModel(config: LoadedConfig, settings: ModelSettings): Promise<RunModel> {
   const env = settings.env ?? process.env;
   const fromEnv = env.CAIRN_MODEL?.trim() ? env.CAIRN_MODEL : undefined;
-  const model = settings.model ?? fromEnv ?? config.model;
+  // "default"/"auto" and an unnamed model mean the configured default: the environment's, else the file's.
+  const defaults =
+    fromEnv !== undefined || config.model === undefined
+      ? {}
+      : {
+          defaultModel: config.model,
+          defaultModelSource: `${config.files[0]?.file ?? "user config"} "model"`,
+        };
   // Prompt caching is on unless the caller turns it off: the system prompt and conversation prefix
   // are re-sent every turn, and cache reads cost a tenth of fresh input on Anthropic.
   const resolved = await resolveModel({
     ...settings,
-    ...(model !== undefined ? { model } : {}),
+    ...defaults,
     promptCaching: settings.promptCaching ?? true,
   });
   return { ...resolved, priceUsage: (usage) => costUSD(resolved.model, usage) };

@@ -257,8 +257,8 @@ export type SDKSystemMessage = {
   mcp_servers: { name: string; status: string; source?: string }[];
   /**
    * The model as named in `options.model` / `setModel()` (`"anthropic/claude-sonnet-5-5"`, a bare
-   * `"claude-…"` id, `"replay:demo.json"`), or as picked by the default resolution — so it can be
-   * passed back to either.
+   * `"claude-…"` id, `"replay:demo.json"`) with an alias resolved to the full id (`"haiku"` →
+   * `"claude-haiku-5-5"`), or as picked by the default resolution — so it can be passed back to either.
    */
   model: string;
   /**

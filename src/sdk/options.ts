@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import * as z from "zod";
 import type { McpSdkServerConfigWithInstance } from "../mcp/sdk-server.js";
 import { parseRule, RuleSyntaxError, splitRuleList } from "../permissions/rules.js";
+import { editDistance } from "../providers/close-matches.js";
 import { isValidSessionId } from "../sessions/store.js";
 import type { PermissionMode } from "./messages.js";
 
@@ -280,9 +281,12 @@ export type Options = {
    */
   outputFormat?: OutputFormat;
   /**
-   * The model: `provider/model` (`"anthropic/claude-sonnet-4-5"`), a bare `claude-…` id, or
+   * The model: `provider/model` (`"anthropic/claude-sonnet-5-5"`), a bare catalog id
+   * (`"claude-…"`, `"gpt-…"`), an alias (`"sonnet"`, `"opus"`, `"haiku"`: the current model of that
+   * family, reported by its full id in `system`/`init`), `"default"` / `"auto"`, or
    * `replay:<scenario.json>`. Default: `CAIRN_MODEL`, else the default Anthropic model when
-   * `ANTHROPIC_API_KEY` (or `apiKey`) is set — the same resolution as the CLI.
+   * `ANTHROPIC_API_KEY` (or `apiKey`) is set — the same resolution as the CLI. An unknown name
+   * rejects the first `next()` with a `ConfigError` naming close matches.
    */
   model?: string;
   /**
@@ -660,18 +664,4 @@ function suggest(key: string): string | undefined {
     if (distance <= 2 && (!best || distance < best.distance)) best = { name, distance };
   }
   return best?.name;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length]!;
 }

@@ -70,9 +70,10 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
    */
   setPermissionMode(mode: PermissionMode): Promise<SDKControlSetPermissionModeResponse | undefined>;
   /**
-   * Changes the model from the next turn on (the next user message in streaming-input mode).
-   * `undefined` or `"default"` returns to `options.model` / the default resolution. Rejects with the
-   * configuration error if the model cannot be used (unknown provider, missing key).
+   * Changes the model from the next turn on (the next user message in streaming-input mode). Takes
+   * the names `options.model` takes, aliases (`"opus"`) and `"default"` / `"auto"` (the configured
+   * default) included; `undefined` returns to `options.model`. Rejects with the configuration error
+   * if the model cannot be used (unknown name, with close matches; unknown provider; missing key).
    */
   setModel(model?: string): Promise<void>;
   /**
@@ -202,7 +203,7 @@ class QueryRun implements Query {
   }
 
   async setModel(model?: string): Promise<void> {
-    if (model === undefined || model === "default") {
+    if (model === undefined) {
       // Before the first turn the assembly resolves the default itself; after it, resolve it now.
       this.model = this.assembling
         ? await resolveModelFor(this.runSpec(), await this.config(), this.options.model)

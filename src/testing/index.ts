@@ -23,8 +23,8 @@ export {
   type ScenarioStep,
   type StepInput,
   toStep,
-} from "./scenario.js";
-export { loadScenarioFile, parseScenario } from "./scenario-file.js";
+} from "../providers/scenario.js";
+export { loadScenarioFile, parseScenario } from "../providers/scenario-file.js";
 export {
   type RecordedRequest,
   type ScriptedServer,

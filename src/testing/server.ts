@@ -6,7 +6,6 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { ConfigError } from "../providers/types.js";
 import {
   DEFAULT_CHUNK_SIZE,
   DEFAULT_SCENARIO_MODEL,
@@ -15,8 +14,9 @@ import {
   type ScenarioStep,
   type StepInput,
   toStep,
-} from "./scenario.js";
-import { loadScenarioFile, validateSteps } from "./scenario-file.js";
+} from "../providers/scenario.js";
+import { loadScenarioFile, validateSteps } from "../providers/scenario-file.js";
+import { ConfigError } from "../providers/types.js";
 import type { ReplyContext, ScriptedWire } from "./wire.js";
 import { anthropicWire } from "./wire-anthropic.js";
 import { openaiChatWire } from "./wire-openai-chat.js";

@@ -1,6 +1,6 @@
 import { MessageAssembler } from "../engine/message-assembler.js";
 import type { ModelStreamEvent, StreamedMessage } from "../engine/messages.js";
-import { estimateTokens, type ReplyStep, renderReplyEvents } from "./scenario.js";
+import { estimateTokens, type ReplyStep, renderReplyEvents } from "../providers/scenario.js";
 import { isObject, quote, type ReplyContext, type ScriptedWire, type WireFrame } from "./wire.js";
 
 /** Anthropic's error `type` for an HTTP status. */

@@ -1,6 +1,6 @@
 import type { StopReason, Usage } from "../engine/messages.js";
 import { usageToOpenAI } from "../providers/openai-usage.js";
-import { chunkText, estimateTokens, type ReplyStep } from "./scenario.js";
+import { chunkText, estimateTokens, type ReplyStep } from "../providers/scenario.js";
 import { isObject, partsText, quote, type ReplyContext, type ScriptedWire, type WireFrame } from "./wire.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { Usage } from "../engine/messages.js";
 import { usageToOpenAI } from "../providers/openai-usage.js";
-import { chunkText, type ReplyStep } from "./scenario.js";
+import { chunkText, type ReplyStep } from "../providers/scenario.js";
 import { isObject, partsText, quote, type ReplyContext, type ScriptedWire, type WireFrame } from "./wire.js";
 import { defaultStopReason, openaiErrorBody, replyUsage } from "./wire-openai-chat.js";
 

@@ -1,4 +1,4 @@
-import { chunkText, type ReplyStep } from "./scenario.js";
+import { chunkText, type ReplyStep } from "../providers/scenario.js";
 
 /**
  * The wire APIs the scripted model server speaks: Anthropic Messages, OpenAI Chat Completions and

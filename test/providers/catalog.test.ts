@@ -112,6 +112,21 @@ describe("listModelsText", () => {
     expect(text).toContain("Default model: anthropic/claude-sonnet-5-5");
   });
 
+  test("lists the aliases and what they stand for; --json adds them as `aliases`", () => {
+    const text = listModelsText({ CAIRN_MODEL: "haiku" });
+    expect(text).toMatch(/^sonnet\s+anthropic\/claude-sonnet-5-5$/m);
+    expect(text).toMatch(/^auto\s+claude-haiku-5-5$/m);
+    expect(text).toContain("Default model: claude-haiku-5-5 (CAIRN_MODEL)");
+    const json = listModels({});
+    expect(json.aliases).toEqual(
+      expect.arrayContaining([
+        { alias: "opus", model: "anthropic/claude-opus-5-5" },
+        { alias: "default", model: undefined },
+      ]),
+    );
+    expect(Object.keys(json)).toEqual(["models", "aliases", "providers", "defaultModel", "pricesChecked"]);
+  });
+
   test("with nothing configured it says how to pick a model", () => {
     expect(listModelsText({})).toContain("Default model: none");
     expect(listModels({ CAIRN_MODEL: "ollama/qwen3" }).defaultModel).toBe("ollama/qwen3");
@@ -133,7 +148,7 @@ describe("start-up cost", () => {
   }
 
   test("resolving a model, pricing and `cairn models` load no client library", () => {
-    for (const entry of ["registry.ts", "cost.ts", "models-text.ts"]) {
+    for (const entry of ["registry.ts", "model-names.ts", "cost.ts", "models-text.ts"]) {
       const reached = [...staticImports(join(__dirname, "../../src/providers", entry))];
       expect(
         reached.filter((spec) => spec === "openai" || spec.startsWith("@anthropic-ai/")),

@@ -37,6 +37,17 @@ describe("resolveModel", () => {
     }
   });
 
+  test("an alias is resolved, reported and displayed as the model it stands for", async () => {
+    const resolved = await resolveModel({ model: "opus", env: env({ ANTHROPIC_API_KEY: "k" }) });
+    expect([resolved.model, resolved.providerModel, resolved.provider.displayName]).toEqual([
+      "claude-opus-5-5",
+      "claude-opus-5-5",
+      "Claude Opus 5.5",
+    ]);
+    const configured = await resolveModel({ model: "auto", defaultModel: "ollama/qwen3", env: env() });
+    expect([configured.model, configured.provider.wire]).toEqual(["ollama/qwen3", "openai-chat"]);
+  });
+
   test("display names and key sources", async () => {
     const openai = await resolveModel({ model: "openai/gpt-5.6-terra", env: env({ OPENAI_API_KEY: "k" }) });
     expect(openai.provider.displayName).toBe("GPT-5.6 Terra");
@@ -118,7 +129,7 @@ describe("resolveModel", () => {
 
   test("a bare unknown id asks for a prefix; an empty id after the prefix is refused", async () => {
     expect(await configError(resolveModel({ model: "mystery-model", env: env() }))).toContain(
-      "has no provider prefix",
+      "Name other models with their provider, as provider/model",
     );
     expect(await configError(resolveModel({ model: "ollama/", env: env() }))).toContain("names no model");
   });

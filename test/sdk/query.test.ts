@@ -483,6 +483,24 @@ describe("control methods", () => {
     expect(body(server, 1).model).toBe("claude-haiku-5-5");
   });
 
+  test('setModel("opus") from the next turn: sent and reported as the full id', async () => {
+    const server = await startServer([reply().text("one"), reply().text("two")]);
+    const input = inputQueue();
+    const q = query({ prompt: input, options: { cwd: workspace(), env: envFor(server), model: "sonnet" } });
+    input.push("first");
+    const inits: SDKSystemMessage[] = [];
+    for await (const message of q) {
+      if (message.type === "system" && message.subtype === "init") inits.push(message);
+      if (message.type === "result" && inits.length === 1) {
+        await q.setModel("opus");
+        input.push("second");
+        input.end();
+      }
+    }
+    expect(inits.map((m) => m.model)).toEqual(["claude-sonnet-5-5", "claude-opus-5-5"]);
+    expect([body(server, 0).model, body(server, 1).model]).toEqual(["claude-sonnet-5-5", "claude-opus-5-5"]);
+  });
+
   test("setModel rejects a model that cannot be used; setPermissionMode rejects an unknown mode", async () => {
     const q = query({ prompt: "Go", options: { cwd: workspace(), env: baseEnv() } });
     await expect(q.setModel("nope/x")).rejects.toThrow(ConfigError);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import * as z from "zod";
-import { ConfigError } from "../providers/types.js";
 import type { Scenario, ScenarioStep } from "./scenario.js";
+import { ConfigError } from "./types.js";
 
 const usageSchema = z
   .object({
