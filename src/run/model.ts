@@ -27,7 +27,7 @@ export async function resolveRunModel(config: LoadedConfig, settings: ModelSetti
       ? {}
       : {
           defaultModel: config.model,
-          defaultModelSource: `${config.files[0]?.file ?? "user config"} "model"`,
+          defaultModelSource: `${config.userFile} "model"`,
         };
   // Prompt caching is on unless the caller turns it off: the system prompt and conversation prefix
   // are re-sent every turn, and cache reads cost a tenth of fresh input on Anthropic.

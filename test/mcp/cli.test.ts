@@ -203,7 +203,8 @@ describe("MCP servers in print mode", () => {
       ],
       { cwd: dir, env: serverEnv(server) },
     );
-    while (!cli.out.stdout.includes(`"name":"mcp__fixture__slow","arguments"`)) await new Promise((r) => setTimeout(r, 50));
+    while (!cli.out.stdout.includes(`"name":"mcp__fixture__slow","arguments"`))
+      await new Promise((r) => setTimeout(r, 50));
     const childPid = Number(readFileSync(join(dir, "child.pid"), "utf8"));
     expect(isAlive(childPid)).toBe(true);
     cli.child.kill("SIGINT");

@@ -171,6 +171,8 @@ async function exampleRunnerDir(): Promise<string> {
     const dir = tempDir("cairn-examples-");
     await mkdir(join(dir, "node_modules"));
     symlinkSync(REPO, join(dir, "node_modules/cairn"), "dir");
+    // Programs from the docs import zod for their tool schemas, as an app that depends on it would.
+    symlinkSync(join(REPO, "node_modules/zod"), join(dir, "node_modules/zod"), "dir");
     writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", private: true }));
     runner = dir;
   }
