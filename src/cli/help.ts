@@ -13,6 +13,7 @@ Usage:
   echo "<prompt>" | cairn [options]     the same, with the prompt on stdin
   cairn models [--json]                 list known models and how each provider is set up
   cairn ls [--json]                     list the sessions recorded for this directory
+  cairn mcp list | list-tools <server>  the MCP servers a run here gets, and their tools
 
 Options:
   -p, --print                   Run the prompt headless and exit. Implied when stdout is not a
@@ -41,6 +42,9 @@ Options:
   --disallowedTools <rules...>  Deny rules, same syntax; deny always wins.
   --add-dir <dir...>            More directories the agent may read and edit.
   --fail-on-denial              Exit 3 when any tool call was denied.
+  --mcp-config <config>         MCP servers: a file or JSON {"mcpServers": {...}}; repeatable.
+  --strict-mcp-config           Only the servers of --mcp-config (none from config files).
+  --approve-mcps                Let the project's MCP servers (.mcp.json, .cursor/mcp.json) start.
   -r, --resume [id]             Continue session <id> (same id); without an id, the latest one here.
   -c, --continue                Continue the latest session of this directory.
   --fork-session                With --resume/--continue: continue under a new session id.

@@ -35,6 +35,7 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
   // The one subcommand; a prompt that is the single word "models" goes with -p.
   if (argv[0] === "models") return runModels(argv.slice(1));
   if (argv[0] === "ls") return runList(argv.slice(1));
+  if (argv[0] === "mcp") return (await import("./mcp-command.js")).runMcp(argv.slice(1));
   const options = parseArgs(argv, version);
   if (options === "handled") return EXIT.success;
   const terminal: Terminal = {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
 import {
+  cleanEnv,
   MODEL,
   ofType,
   runCli,
@@ -269,5 +270,40 @@ describe("MCP servers in print mode", () => {
       mcp_servers: [{ name: "fixture", status: "connected" }],
     });
     expect(existsSync(join(dir, "servers.json"))).toBe(true);
+  });
+});
+
+describe("cairn mcp", () => {
+  test("list: servers, status, tool count and source, with no model call; list-tools: names and read-only hints", async () => {
+    const dir = workspace({ ".mcp.json": mcpConfig({ fixture: stdioServer(FIXTURE) }) });
+    const env = cleanEnv();
+    const config = mcpConfig({ everything: stdioServer(EVERYTHING) });
+    const listed = spawnCli(["mcp", "list", "--json", "--mcp-config", config], { cwd: dir, env });
+    expect(await listed.exited).toEqual({ code: 0, signal: null });
+    const servers = JSON.parse(listed.out.stdout) as {
+      name: string;
+      status: string;
+      tools: number;
+      source: string;
+    }[];
+    expect(servers.map(({ name, status }) => [name, status])).toEqual([
+      ["fixture", "disabled"],
+      ["everything", "connected"],
+    ]);
+    expect(servers[0]!.source).toBe(join(dir, ".mcp.json"));
+    expect(servers[1]!.tools).toBeGreaterThan(5);
+
+    const approved = spawnCli(["mcp", "list", "--approve-mcps"], { cwd: dir, env });
+    expect(await approved.exited).toEqual({ code: 0, signal: null });
+    expect(approved.out.stdout).toMatch(/^NAME +STATUS +TOOLS +SOURCE\nfixture +connected +5 /);
+
+    const tools = spawnCli(["mcp", "list-tools", "fixture", "--approve-mcps"], { cwd: dir, env });
+    expect(await tools.exited).toEqual({ code: 0, signal: null });
+    expect(tools.out.stdout).toContain("mcp__fixture__read_note  [read-only]  Reads a note");
+    expect(tools.out.stdout).toContain("mcp__fixture__write_note  Writes a note");
+
+    const unknown = spawnCli(["mcp", "list-tools", "nope"], { cwd: dir, env });
+    expect((await unknown.exited).code).toBe(2);
+    expect(unknown.out.stderr).toMatch(/^cairn: no MCP server named nope/);
   });
 });

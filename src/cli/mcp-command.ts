@@ -1,0 +1,95 @@
+import os from "node:os";
+import { resolve } from "node:path";
+import { loadConfig } from "../config/load.js";
+import { McpHub, type McpServerState } from "../mcp/hub.js";
+import { collectMcpServers, parseMcpConfigFlags } from "../mcp/sources.js";
+import { UsageError } from "./exit-codes.js";
+
+const USAGE =
+  "cairn mcp list [--json] | cairn mcp list-tools <server> [--json]; options: --workspace <dir>, --mcp-config <config>, --strict-mcp-config, --approve-mcps";
+
+/**
+ * `cairn mcp list` (servers, where each is configured, status, tool count) and `cairn mcp list-tools
+ * <server>` (names, read-only hints, descriptions): the servers a run in this directory would get,
+ * started and asked, with no model call. Project servers start only with `--approve-mcps` or an
+ * approval in the user config, exactly as in a run.
+ */
+export async function runMcp(args: string[]): Promise<number> {
+  const [command, ...rest] = args;
+  if (command !== "list" && command !== "list-tools") throw new UsageError(USAGE);
+  const options = { json: false, cwd: process.cwd(), configs: [] as string[], strict: false, approve: false };
+  let server: string | undefined;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    if (arg === "--json") options.json = true;
+    else if (arg === "--strict-mcp-config") options.strict = true;
+    else if (arg === "--approve-mcps") options.approve = true;
+    else if ((arg === "--workspace" || arg === "--mcp-config") && rest[i + 1] !== undefined) {
+      if (arg === "--workspace") options.cwd = resolve(rest[++i]!);
+      else options.configs.push(rest[++i]!);
+    } else if (command === "list-tools" && server === undefined && !arg.startsWith("-")) server = arg;
+    else throw new UsageError(USAGE);
+  }
+  if (command === "list-tools" && server === undefined) throw new UsageError(USAGE);
+
+  const config = await loadConfig({ cwd: options.cwd, env: process.env });
+  const entries = await collectMcpServers({
+    cwd: options.cwd,
+    home: os.homedir(),
+    env: process.env,
+    userConfigServers: config.mcpServers,
+    userConfigFile: config.userFile,
+    explicit: parseMcpConfigFlags(options.configs, options.cwd),
+    strict: options.strict,
+  });
+  const chosen = server === undefined ? entries : entries.filter((entry) => entry.name === server);
+  if (server !== undefined && chosen.length === 0)
+    throw new UsageError(`no MCP server named ${server}; cairn mcp list shows the configured ones`);
+  const approved = new Set(config.mcpApprovals[options.cwd] ?? []);
+  const hub = await McpHub.start(chosen, {
+    cwd: options.cwd,
+    env: process.env,
+    approved: (entry) => options.approve || approved.has(entry.name),
+  });
+  try {
+    const states = hub.states();
+    process.stdout.write(
+      server === undefined ? listing(states, options.json) : toolListing(states[0]!, options.json),
+    );
+    return states.some((state) => state.status === "failed") ? 1 : 0;
+  } finally {
+    await hub.close();
+  }
+}
+
+function listing(states: McpServerState[], json: boolean): string {
+  if (json)
+    return `${JSON.stringify(
+      states.map((s) => ({
+        name: s.name,
+        status: s.status,
+        source: s.source.origin,
+        scope: s.source.level,
+        tools: s.tools.length,
+        ...(s.error ? { error: s.error } : {}),
+      })),
+    )}\n`;
+  if (states.length === 0) return "No MCP servers configured (docs/mcp.md says where they come from).\n";
+  const width = Math.max(4, ...states.map((s) => s.name.length));
+  const rows = states.map(
+    (s) =>
+      `${s.name.padEnd(width)}  ${s.status.padEnd(9)}  ${String(s.tools.length).padStart(5)}  ${s.source.origin}${s.error ? `  (${s.error})` : ""}`,
+  );
+  return `${"NAME".padEnd(width)}  ${"STATUS".padEnd(9)}  TOOLS  SOURCE\n${rows.join("\n")}\n`;
+}
+
+function toolListing(state: McpServerState, json: boolean): string {
+  if (json) return `${JSON.stringify({ name: state.name, status: state.status, tools: state.tools })}\n`;
+  if (state.status !== "connected")
+    return `${state.name}: ${state.status}${state.error ? ` (${state.error})` : ""}\n`;
+  const rows = state.tools.map(
+    (tool) =>
+      `mcp__${state.name}__${tool.name}${tool.annotations?.readOnlyHint ? "  [read-only]" : ""}${tool.description ? `  ${tool.description.split("\n")[0]}` : ""}`,
+  );
+  return `${rows.join("\n")}\n`;
+}
