@@ -6,7 +6,8 @@ import { childEnvironment } from "../tools/child-env.js";
 import { createAjv } from "../tools/json-schema.js";
 import type { Tool } from "../tools/types.js";
 import type { McpServerEntry, McpServerSource } from "./config.js";
-import { type McpToolInfo, mcpTool } from "./tool-adapter.js";
+import { resourceTools } from "./resource-tools.js";
+import { DEFAULT_MCP_CALL_TIMEOUT_MS, type McpToolInfo, mcpTool } from "./tool-adapter.js";
 
 /** How long a server may take to start and list its tools before it is reported as failed. */
 export const DEFAULT_MCP_STARTUP_TIMEOUT_MS = 30_000;
@@ -32,7 +33,13 @@ export type McpHubOptions = {
   onLog?: (server: string, line: string, kind: "stderr" | "event") => void;
 };
 
-type Connection = { state: McpServerState; client?: Client; timeoutMs?: number };
+type Connection = {
+  entry: McpServerEntry;
+  state: McpServerState;
+  client?: Client;
+  timeoutMs?: number;
+  resources?: boolean;
+};
 
 /**
  * The MCP servers of one run: connected in parallel at start, each with a deadline; a server that
@@ -40,18 +47,94 @@ type Connection = { state: McpServerState; client?: Client; timeoutMs?: number }
  * with their whole process group).
  */
 export class McpHub {
-  private constructor(private readonly connections: Connection[]) {}
+  private constructor(
+    private connections: Connection[],
+    private readonly options: McpHubOptions,
+  ) {}
 
   static async start(entries: readonly McpServerEntry[], options: McpHubOptions): Promise<McpHub> {
-    return new McpHub(await Promise.all(entries.map((entry) => connect(entry, options))));
+    return new McpHub(await Promise.all(entries.map((entry) => connect(entry, options))), options);
+  }
+
+  /** Closes a server and connects it again (SDK `reconnectMcpServer`). */
+  async reconnect(name: string): Promise<McpServerState> {
+    const index = this.indexOf(name);
+    const old = this.connections[index]!;
+    await old.client?.close().catch(() => {});
+    this.connections[index] = await connect(old.entry, this.options);
+    return this.connections[index].state;
+  }
+
+  /** Disables (closes) or enables (connects) a server (SDK `toggleMcpServer`). */
+  async setEnabled(name: string, enabled: boolean): Promise<McpServerState> {
+    const index = this.indexOf(name);
+    const connection = this.connections[index]!;
+    if (!enabled) {
+      connection.state.status = "disabled";
+      connection.state.error = "disabled by toggleMcpServer()";
+      await connection.client?.close().catch(() => {});
+      delete connection.client;
+      return connection.state;
+    }
+    if (connection.state.status === "connected") return connection.state;
+    return this.reconnect(name);
+  }
+
+  /**
+   * Replaces the servers of one level (SDK `setMcpServers`: the `sdk` level) with `entries`: servers
+   * no longer named are closed, new ones connected, changed ones reconnected.
+   */
+  async replaceLevel(
+    level: McpServerEntry["source"]["level"],
+    entries: readonly McpServerEntry[],
+  ): Promise<{ added: string[]; removed: string[]; errors: Record<string, string> }> {
+    const wanted = new Map(entries.map((entry) => [entry.name, entry]));
+    const removed: string[] = [];
+    const kept: Connection[] = [];
+    for (const connection of this.connections) {
+      const replacement = wanted.get(connection.entry.name);
+      const ours = connection.entry.source.level === level;
+      if (ours && (!replacement || replacement.config !== connection.entry.config)) {
+        await connection.client?.close().catch(() => {});
+        if (!replacement) removed.push(connection.entry.name);
+        continue;
+      }
+      if (replacement && !ours) continue; // the new entry replaces a lower level's server of that name
+      kept.push(connection);
+    }
+    const keptNames = new Set(kept.map((connection) => connection.entry.name));
+    const fresh = entries.filter((entry) => !keptNames.has(entry.name));
+    const connected = await Promise.all(fresh.map((entry) => connect(entry, this.options)));
+    this.connections = [...kept, ...connected];
+    const errors: Record<string, string> = {};
+    for (const { state } of connected) if (state.status === "failed") errors[state.name] = state.error ?? "failed";
+    return { added: connected.map(({ state }) => state.name).filter((name) => !removed.includes(name)), removed, errors };
+  }
+
+  private indexOf(name: string): number {
+    const index = this.connections.findIndex((connection) => connection.entry.name === name);
+    if (index === -1) throw new Error(`No MCP server named ${name}.`);
+    return index;
   }
 
   states(): McpServerState[] {
     return this.connections.map((connection) => connection.state);
   }
 
-  /** The tools of every connected server, as cairn tools (`mcp__<server>__<tool>`). */
+  /**
+   * The tools of every connected server, as cairn tools (`mcp__<server>__<tool>`), plus
+   * `ListMcpResources` / `ReadMcpResource` when a server offers resources.
+   */
   tools(): Tool[] {
+    const withResources = this.connections.flatMap(({ state, client, timeoutMs, resources }) =>
+      client && resources && state.status === "connected"
+        ? [{ name: state.name, client, timeoutMs: timeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS }]
+        : [],
+    );
+    return [...this.serverTools(), ...resourceTools(withResources)];
+  }
+
+  private serverTools(): Tool[] {
     return this.connections.flatMap(({ state, client, timeoutMs }) =>
       client && state.status === "connected"
         ? state.tools.map((info) =>
@@ -81,6 +164,7 @@ async function connect(entry: McpServerEntry, options: McpHubOptions): Promise<C
   const base = { name: entry.name, source: entry.source, tools: [] as McpToolInfo[] };
   if (entry.source.level === "project" && !(options.approved?.(entry) ?? false)) {
     return {
+      entry,
       state: {
         ...base,
         status: "disabled",
@@ -113,11 +197,12 @@ async function connect(entry: McpServerEntry, options: McpHubOptions): Promise<C
       options.onLog?.(entry.name, state.error, "event");
     };
     const callTimeout = "timeout" in entry.config ? entry.config.timeout : undefined;
-    return { state, client, ...(callTimeout ? { timeoutMs: callTimeout } : {}) };
+    const resources = client.getServerCapabilities()?.resources !== undefined;
+    return { entry, state, client, resources, ...(callTimeout ? { timeoutMs: callTimeout } : {}) };
   } catch (error) {
     await client.close().catch(() => {});
     await transport?.close().catch(() => {});
-    return { state: { ...base, status: "failed", error: (error as Error).message } };
+    return { entry, state: { ...base, status: "failed", error: (error as Error).message } };
   }
 }
 

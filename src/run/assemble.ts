@@ -77,6 +77,8 @@ export type AssembledRun = {
   system: string;
   /** The run's MCP servers (tools included in `tools`); the door closes it when the run ends. */
   mcp: McpHub;
+  /** Works out tools, gate and system prompt again after the MCP servers changed (SDK `setMcpServers` …). */
+  refreshTools(): Promise<void>;
   /** Resolves another model with this run's settings and config (SDK `setModel`). */
   resolveModel(name: string | undefined): Promise<RunModel>;
   /** The engine's options for one prompt. */
@@ -112,32 +114,45 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     spec.resolvedModel ? Promise.resolve(spec.resolvedModel) : resolveModelFor(spec, config, spec.model),
     (hub) => hub.close(),
   );
-  const tools = [...(spec.tools ?? builtinTools()), ...mcp.tools()].filter((tool) => !removed.has(tool.name));
-  const declarations: ToolDeclaration[] = [...tools, ...(spec.extraTools ?? [])];
-  const built = spec.permissions
-    ? buildPermissionGate(config, spec.permissions, cwd, toolEnv, declarations)
-    : undefined;
-  const system = await buildSystemPrompt({
-    cwd,
-    tools: declarations.map((tool) => tool.name),
-    ...(spec.systemPrompt !== undefined ? { override: spec.systemPrompt } : {}),
-    ...(spec.appendSystemPrompt !== undefined ? { append: spec.appendSystemPrompt } : {}),
-  });
-  const mcpServers = mcp.states().map(({ name, status }) => ({ name, status }));
+  // What depends on the tool list is worked out again when MCP servers change mid-query (SDK).
+  const toolsNow = async () => {
+    const tools = [...(spec.tools ?? builtinTools()), ...mcp.tools()].filter((tool) => !removed.has(tool.name));
+    const declarations: ToolDeclaration[] = [...tools, ...(spec.extraTools ?? [])];
+    const built = spec.permissions
+      ? buildPermissionGate(config, spec.permissions, cwd, toolEnv, declarations)
+      : undefined;
+    const system = await buildSystemPrompt({
+      cwd,
+      tools: declarations.map((tool) => tool.name),
+      ...(spec.systemPrompt !== undefined ? { override: spec.systemPrompt } : {}),
+      ...(spec.appendSystemPrompt !== undefined ? { append: spec.appendSystemPrompt } : {}),
+    });
+    const mcpServers = mcp.states().map(({ name, status }) => ({ name, status }));
+    return { tools, declarations, built, system, mcpServers };
+  };
+  let current = await toolsNow();
   const retryPolicy = spec.retryPolicy ?? retryPolicyFromEnv(env);
-  return {
+  const run: AssembledRun = {
     cwd,
     config,
     warnings: config.warnings,
     toolEnv,
-    ...(built ? { gate: built.gate, permissionMode: built.reportedMode } : {}),
-    tools,
-    declarations,
+    ...(current.built ? { gate: current.built.gate, permissionMode: current.built.reportedMode } : {}),
+    tools: current.tools,
+    declarations: current.declarations,
     mcp,
     model,
-    system,
+    system: current.system,
     resolveModel: (name) => resolveModelFor(spec, config, name),
+    async refreshTools() {
+      current = await toolsNow();
+      run.tools = current.tools;
+      run.declarations = current.declarations;
+      run.system = current.system;
+      if (current.built) run.gate = current.built.gate;
+    },
     loopOptions(turn) {
+      const { tools, built, system, mcpServers } = current;
       const chosen = turn.model ?? model;
       const canUseTool = turn.canUseTool ?? built?.gate;
       const permissionMode = turn.permissionMode ?? built?.reportedMode;
@@ -163,6 +178,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       };
     },
   };
+  return run;
 }
 
 /** Resolves `name` (undefined: the configured default) with the spec's provider settings. */

@@ -151,8 +151,15 @@ export class SdkPermissions {
         rebuild = true;
       }
     }
-    if (!rebuild || !this.run) return;
-    // Rebuilt from the same loaded config: every rule added so far, and the mode now in effect.
+    if (rebuild) this.rebuild();
+  }
+
+  /**
+   * Builds the gate again from the same loaded config: every rule added so far, the mode now in
+   * effect, and the run's tools as they are now (also after MCP servers changed).
+   */
+  rebuild(): void {
+    if (!this.run) return;
     const { gate } = buildPermissionGate(
       this.run.config,
       this.permissionSetup(),

@@ -16,7 +16,13 @@ import { SessionWriteError } from "../sessions/writer.js";
 import { builtinTools } from "../tools/index.js";
 import type { Tool } from "../tools/types.js";
 import type { PermissionMode, SDKInformationalMessage, SDKMessage, SDKUserMessage } from "./messages.js";
-import { InvalidOptionsError, type Options, type ResolvedOptions, validateOptions } from "./options.js";
+import {
+  InvalidOptionsError,
+  type McpServerConfig,
+  type Options,
+  type ResolvedOptions,
+  validateOptions,
+} from "./options.js";
 import { SdkPermissions } from "./permissions.js";
 import { createSdkProjection, type SdkProjection, type SdkRunEnd } from "./project.js";
 import {
@@ -89,7 +95,18 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   supportedAgents(): Promise<AgentInfo[]>;
   /** The query's MCP servers: status, tools, errors (`[]` before the first turn starts). */
   mcpServerStatus(): Promise<McpServerStatus[]>;
+  /** Closes an MCP server and connects it again; its tools count from the next turn. */
+  reconnectMcpServer(serverName: string): Promise<void>;
+  /** Disables (closes) or enables an MCP server; its tools go or come back from the next turn. */
+  toggleMcpServer(serverName: string, enabled: boolean): Promise<void>;
+  /**
+   * Replaces the servers given by `options.mcpServers` (servers of config files stay); resolves which
+   * were added and removed and which failed to start.
+   */
+  setMcpServers(servers: Record<string, McpServerConfig>): Promise<McpSetServersResult>;
 }
+
+export type McpSetServersResult = { added: string[]; removed: string[]; errors: Record<string, string> };
 
 export type QueryParams = {
   /**
@@ -259,6 +276,33 @@ class QueryRun implements Query {
         },
       })),
     }));
+  }
+
+  async reconnectMcpServer(serverName: string): Promise<void> {
+    const assembled = await this.assembly();
+    const state = await assembled.mcp.reconnect(serverName);
+    await this.toolsChanged(assembled);
+    if (state.status === "failed") throw new Error(`MCP server ${serverName} failed: ${state.error}`);
+  }
+
+  async toggleMcpServer(serverName: string, enabled: boolean): Promise<void> {
+    const assembled = await this.assembly();
+    await assembled.mcp.setEnabled(serverName, enabled);
+    await this.toolsChanged(assembled);
+  }
+
+  async setMcpServers(servers: Record<string, McpServerConfig>): Promise<McpSetServersResult> {
+    const entries = entriesFromOptions(servers);
+    const assembled = await this.assembly();
+    const result = await assembled.mcp.replaceLevel("sdk", entries);
+    await this.toolsChanged(assembled);
+    return result;
+  }
+
+  /** The tool list changed: tools, system prompt and gate are worked out again for the next turn. */
+  private async toolsChanged(assembled: AssembledRun): Promise<void> {
+    await assembled.refreshTools();
+    this.permissions.rebuild();
   }
 
   private shutDown(): void {

@@ -15,6 +15,9 @@ describe("parseArgs", () => {
       disallowedTools: [],
       addDirs: [],
       failOnDenial: false,
+      mcpConfigs: [],
+      strictMcpConfig: false,
+      approveMcps: false,
       prompt: "Hello world",
     });
   });
@@ -51,6 +54,12 @@ describe("parseArgs", () => {
           "--add-dir",
           "/opt/shared",
           "--fail-on-denial",
+          "--mcp-config",
+          "a.json",
+          "--mcp-config",
+          '{"mcpServers":{}}',
+          "--strict-mcp-config",
+          "--approve-mcps",
           "--",
           "go",
         ],
@@ -74,6 +83,9 @@ describe("parseArgs", () => {
       disallowedTools: ["Write"],
       addDirs: ["/opt/shared"],
       failOnDenial: true,
+      mcpConfigs: ["a.json", '{"mcpServers":{}}'],
+      strictMcpConfig: true,
+      approveMcps: true,
       prompt: "go",
     });
     expect(parseArgs(["-f", "x"], "1")).toMatchObject({ force: true });

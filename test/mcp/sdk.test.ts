@@ -233,3 +233,68 @@ describe("the custom-tool programs of the public agent-SDK docs run on cairn", (
     expect(run.stdout).toContain("success: It is ... degrees.");
   });
 });
+
+describe("MCP resources and servers changed mid-query", () => {
+  test("ListMcpResources / ReadMcpResource read what a real server publishes, without a rule", async () => {
+    const uri = "demo://resource/static/document/architecture.md";
+    const { server, messages } = await runQuery(
+      [
+        reply().tool("ListMcpResources", {}, "toolu_list"),
+        reply().tool("ReadMcpResource", { server: "everything", uri }, "toolu_read"),
+        reply().text("Done."),
+      ],
+      { mcpServers: { everything: stdioServer(EVERYTHING) } },
+    );
+    expect(init(messages).tools).toEqual(expect.arrayContaining(["ListMcpResources", "ReadMcpResource"]));
+    const results = toolResults(messages);
+    expect(results.get("toolu_list")).toMatchObject({ content: expect.stringContaining(uri) });
+    expect(results.get("toolu_read")?.is_error).not.toBe(true);
+    expect(String(results.get("toolu_read")?.content).length).toBeGreaterThan(50);
+    expect(JSON.stringify(server.requests[2]!.body)).toContain("architecture");
+  });
+
+  test("toggleMcpServer, setMcpServers and reconnectMcpServer change the next turn's tools", async () => {
+    const server = await startServer([
+      reply().text("one"),
+      reply().text("two"),
+      reply().text("three"),
+      reply().text("four"),
+    ]);
+    // The query asks for the next prompt only after its consumer has taken the result: what is
+    // changed while handling a result applies to the next turn.
+    async function* prompts() {
+      for (const text of ["1", "2", "3", "4"])
+        yield {
+          type: "user" as const,
+          message: { role: "user" as const, content: text },
+          parent_tool_use_id: null,
+        };
+    }
+    const q = query({
+      prompt: prompts(),
+      options: { cwd: workspace(), env: envFor(server), mcpServers: { math: adder() } },
+    });
+    const toolsPerTurn: string[][] = [];
+    let turn = 0;
+    for await (const message of q) {
+      if (message.type === "system" && message.subtype === "init")
+        toolsPerTurn.push(message.tools.filter((t) => t.startsWith("mcp__")));
+      if (message.type !== "result") continue;
+      turn += 1;
+      if (turn === 1) await q.toggleMcpServer("math", false);
+      if (turn === 2) {
+        const changed = await q.setMcpServers({ fixture: stdioServer(FIXTURE) });
+        expect(changed).toEqual({ added: ["fixture"], removed: ["math"], errors: {} });
+      }
+      if (turn === 3) await q.reconnectMcpServer("fixture");
+    }
+    expect(toolsPerTurn[0]).toEqual(expect.arrayContaining(["mcp__math__add"]));
+    expect(toolsPerTurn[1]).toEqual([]);
+    expect(toolsPerTurn[2]).toEqual(expect.arrayContaining(["mcp__fixture__read_note"]));
+    expect(toolsPerTurn[2]).not.toContain("mcp__math__add");
+    expect(toolsPerTurn[3]).toEqual(expect.arrayContaining(["mcp__fixture__read_note"]));
+    const offered = (n: number) => JSON.stringify((server.requests[n]!.body as { tools: unknown }).tools);
+    expect(offered(1)).not.toContain("mcp__math__add");
+    expect(offered(2)).toContain("mcp__fixture__read_note");
+  });
+});

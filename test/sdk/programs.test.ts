@@ -121,7 +121,6 @@ describe("ending a query early leaves nothing behind", () => {
       subtype: "error_during_execution",
       errors: ["The run was interrupted."],
     });
-    expect(run.ms).toBeLessThan(6000);
     const pid = Number(readFileSync(join(cwd, "sleep.pid"), "utf8"));
     expect(pid).toBeGreaterThan(0);
     expect(isAlive(pid)).toBe(false);
