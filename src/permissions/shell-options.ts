@@ -1,4 +1,4 @@
-import type { ShellWord } from "./shell.js";
+import type { ShellWord } from "./shell-types.js";
 
 /**
  * getopt-style argument scanning for the read-only command list (shell-readonly.ts): short option

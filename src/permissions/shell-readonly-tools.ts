@@ -1,4 +1,4 @@
-import type { ShellWord } from "./shell.js";
+import type { ShellWord } from "./shell-types.js";
 import { options, type ReadOnlyCheck, scanOptions } from "./shell-options.js";
 
 /**

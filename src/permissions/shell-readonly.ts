@@ -1,4 +1,4 @@
-import type { ShellWord } from "./shell.js";
+import type { ShellWord } from "./shell-types.js";
 import { type ArgChecker, Factory, options, type ReadOnlyCheck } from "./shell-options.js";
 import {
   awk,
