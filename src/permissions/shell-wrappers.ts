@@ -102,7 +102,7 @@ const WRAPPERS: Record<string, CommandWrapper> = {
     problems: { "-o": "time -o writes a file", "--output": "time -o writes a file" },
     transparent: true,
   },
-  command: { options: { shortFlags: "p" }, transparent: true },
+  command: { options: { shortFlags: "pvV" }, noCommand: ["-v", "-V"], transparent: true },
   exec: { options: { shortFlags: "cl", shortValued: "a" }, transparent: true },
   taskset: {
     options: { shortFlags: "acp", long: flags("--all-tasks --cpu-list --pid") },
@@ -424,7 +424,7 @@ function unwrapShell(name: string, rest: ShellWord[], shell: ScriptShell): Unwra
   let problem: string | undefined;
   while (i < rest.length) {
     const value = rest[i]!.value;
-    if (value === undefined) return hiddenRun(name, `an argument of ${name} is computed at run time`);
+    if (value === undefined) break;
     if (value === "--" || value === "-") {
       i += 1;
       break;

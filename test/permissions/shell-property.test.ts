@@ -105,7 +105,8 @@ describe("property: a command line is allowed only if every part of it is", () =
           if (part.kind === "command" && !part.wrapper) {
             const problem = checkReadOnlyCommand(part.words, {
               readPath: () => undefined,
-              expandGlob: () => [],
+              readRepoPath: () => undefined,
+              gitDir: () => undefined,
             });
             expect(problem, `${text}: ${part.text}`).toBeUndefined();
           }

@@ -289,7 +289,8 @@ const TABLE: [string, Expected][] = [
   ["\\rm x", "deny"],
   ["r''m x", "deny"],
   ["cat .env", "deny"],
-  ["cat *", "deny"],
+  ["cat .e*", "deny"],
+  ["cat .[e]nv", "deny"],
   ["grep TOKEN .env", "deny"],
   ["echo x > secrets/key", "deny"],
   ["npm run test; rm x", "deny"],
@@ -339,7 +340,7 @@ describe("the same commands in other modes", () => {
       ["rm -rf x", "deny"],
       ["sh -c 'rm -rf x'", "deny"],
       ["cat .env", "deny"],
-      ["cat *", "deny"],
+      ["cat .e*", "deny"],
       ["echo x > secrets/key", "deny"],
       ["git push", "ask"],
       ["echo x > .git/hooks/pre-commit", "ask"],
@@ -348,7 +349,7 @@ describe("the same commands in other modes", () => {
       ['eval "$X"', "ask"],
       ["echo 'rm -rf x' | sh", "ask"],
       ["bash <<EOF\nrm -rf x\nEOF", "ask"],
-      ["bash script.sh", "allow"],
+      ["bash script.sh", "ask"],
       ["echo 'unterminated", "ask"],
     ];
     for (const [command, expected] of expectations) {
@@ -396,12 +397,13 @@ describe("messages name what decided", () => {
 });
 
 describe("globs are expanded before they are judged", () => {
-  test("a file named like an option makes `wc *` unsafe, not `cat *`", () => {
+  test("a file named like an option makes a pattern that matches it unsafe, for every command", () => {
     const gate = gateFor(fx, { workspace: `${fx.ws}/dashdir` });
     const wc = gate.evaluate("Bash", { command: "wc -l *" });
     expect(wc.behavior).toBe("ask");
     expect(wc.message).toMatch(/expands to --files0-from=evil, which wc would read as an option/);
-    expect(gate.evaluate("Bash", { command: "cat *" }).behavior).toBe("allow");
+    expect(gate.evaluate("Bash", { command: "cat *" }).behavior).toBe("ask");
+    expect(gate.evaluate("Bash", { command: "cat ./*" }).behavior).toBe("allow");
   });
 
   test("a symlink matched by a glob is followed to its target", () => {
