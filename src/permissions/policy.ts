@@ -10,8 +10,18 @@ import {
 } from "./paths.js";
 import { type CompiledPathRule, compilePathRule, type MatchWord, matchShell } from "./rules.js";
 import { parseShell, type ShellCommandPart, type ShellPart, type ShellWord } from "./shell.js";
-import { expandCommandWords, lineMayCreateFiles, pathCandidates, patternsUnknown } from "./shell-expansion.js";
-import { type ArgChecker, checkReadOnlyCommand, gitWritesConfig, READ_ONLY_COMMAND_NAMES } from "./shell-readonly.js";
+import {
+  expandCommandWords,
+  lineMayCreateFiles,
+  pathCandidates,
+  patternsUnknown,
+} from "./shell-expansion.js";
+import {
+  type ArgChecker,
+  checkReadOnlyCommand,
+  gitWritesConfig,
+  READ_ONLY_COMMAND_NAMES,
+} from "./shell-readonly.js";
 import type { PermissionMode, PermissionRule, PermissionVerdict, RuleBehavior } from "./types.js";
 
 /** A list of words written as one string. */
@@ -444,10 +454,13 @@ class ShellEvaluator {
     }
     const shellRule = [...ctx.rules.deny, ...ctx.rules.ask].find(({ rule }) => rule.target.kind === "shell");
     if (expanded.problem && (ctx.mode !== "bypassPermissions" || shellRule))
-      return { behavior: ctx.mode === "plan" ? "deny" : "ask", message: `\`${part.text}\`: ${expanded.problem}` };
+      return {
+        behavior: ctx.mode === "plan" ? "deny" : "ask",
+        message: `\`${part.text}\`: ${expanded.problem}`,
+      };
 
     const readOnly =
-      first !== undefined && !first.includes("/") && !part.wrapper ? this.readOnly(part, words) : undefined;
+      first !== undefined && !first.includes("/") && !part.wrapper ? this.readOnly(words) : undefined;
     if (readOnly?.verdict) return readOnly.verdict;
     // The list trusts names; a name the model could have planted in the workspace (a PATH entry
     // there, `.` in PATH) is not trusted.
@@ -543,7 +556,9 @@ class ShellEvaluator {
       for (const base of this.bases) {
         const verdict = this.shellPath("write", candidate, base);
         if (verdict.behavior === "deny" || verdict.code === "protected")
-          return verdict.behavior === "deny" ? verdict : { ...verdict, message: `the command may write ${verdict.message}` };
+          return verdict.behavior === "deny"
+            ? verdict
+            : { ...verdict, message: `the command may write ${verdict.message}` };
       }
     }
     return undefined;
@@ -601,10 +616,7 @@ class ShellEvaluator {
   }
 
   /** Runs the read-only check; path problems and path denials are collected by the checker. */
-  private readOnly(
-    part: ShellCommandPart,
-    words: readonly ShellWord[],
-  ): { problem?: string; verdict?: PermissionVerdict } {
+  private readOnly(words: readonly ShellWord[]): { problem?: string; verdict?: PermissionVerdict } {
     let denied: PermissionVerdict | undefined;
     let asked: PermissionVerdict | undefined;
     const readPath = (word: ShellWord) => {

@@ -1,6 +1,6 @@
 import { loadConfig, rulesFromToolLists } from "./config.js";
 import { type AskCallback, createPermissionGate, type PermissionGate } from "./gate.js";
-import { splitRuleList } from "./rules.js";
+import { splitRuleList, unknownToolWarnings } from "./rules.js";
 import type { PermissionMode } from "./types.js";
 
 /** What a front end knows about permissions before a run: flags or SDK options. */
@@ -20,6 +20,8 @@ export type PermissionSetup = {
   forceHint?: string;
   /** Names the rules' origin in denial messages ("--allowedTools", "options"). */
   source: string;
+  /** Tools of the run beyond cairn's built-in ones (custom, MCP): rules may name them. */
+  toolNames?: readonly string[];
 };
 
 /**
@@ -33,20 +35,21 @@ export async function preparePermissionGate(
   const split = (list: readonly string[] | undefined) => list?.flatMap((entry) => splitRuleList(entry));
   const allowedTools = split(setup.allowedTools);
   const disallowedTools = split(setup.disallowedTools);
+  const rules = [
+    ...config.rules,
+    ...rulesFromToolLists(
+      { ...(allowedTools ? { allowedTools } : {}), ...(disallowedTools ? { disallowedTools } : {}) },
+      setup.source,
+    ),
+  ];
   const gate = createPermissionGate({
     mode: setup.mode ?? config.defaultMode ?? setup.fallbackMode,
-    rules: [
-      ...config.rules,
-      ...rulesFromToolLists(
-        { ...(allowedTools ? { allowedTools } : {}), ...(disallowedTools ? { disallowedTools } : {}) },
-        setup.source,
-      ),
-    ],
+    rules,
     workspace: setup.cwd,
     additionalDirs: [...(setup.addDirs ?? []), ...config.additionalDirectories],
     ...(setup.onAsk ? { onAsk: setup.onAsk } : {}),
     ...(setup.env ? { env: setup.env } : {}),
     ...(setup.forceHint ? { forceHint: setup.forceHint } : {}),
   });
-  return { gate, warnings: config.warnings };
+  return { gate, warnings: [...config.warnings, ...unknownToolWarnings(rules, setup.toolNames)] };
 }

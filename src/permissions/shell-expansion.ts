@@ -16,7 +16,18 @@ import type { ShellCommandPart, ShellPart, ShellWord } from "./shell-types.js";
 const MAX_MATCHES = 1000;
 
 /** Read-only commands without options that write files: a line made only of these creates none. */
-const WRITING_READ_ONLY = new Set(["find", "sort", "sed", "awk", "gawk", "mawk", "nawk", "tree", "git", "file"]);
+const WRITING_READ_ONLY = new Set([
+  "find",
+  "sort",
+  "sed",
+  "awk",
+  "gawk",
+  "mawk",
+  "nawk",
+  "tree",
+  "git",
+  "file",
+]);
 
 /**
  * Whether a part of the line may create files before another part's patterns are expanded (parts
@@ -29,10 +40,19 @@ export function lineMayCreateFiles(
 ): boolean {
   return parts.some((part) => {
     if (part.kind === "redirect")
-      return /[>]/.test(part.op) && !harmlessTargets.has(part.target.value ?? "") && !/^&?\d*-?$/.test(part.target.value ?? "x");
+      return (
+        /[>]/.test(part.op) &&
+        !harmlessTargets.has(part.target.value ?? "") &&
+        !/^&?\d*-?$/.test(part.target.value ?? "x")
+      );
     if (part.kind !== "command") return false;
     const name = part.words[0]?.value;
-    return name === undefined || !readOnlyNames.has(name) || WRITING_READ_ONLY.has(name) || part.wrapper !== undefined;
+    return (
+      name === undefined ||
+      !readOnlyNames.has(name) ||
+      WRITING_READ_ONLY.has(name) ||
+      part.wrapper !== undefined
+    );
   });
 }
 
@@ -74,7 +94,8 @@ export function expandCommandWords(
         problem: `the pattern ${word.raw} could expand to the name of a file this command line creates, read as an option (write ./${word.raw} instead)`,
       };
     if (names.length === 0) out.push({ ...word, glob: false });
-    for (const match of names) out.push({ raw: match, value: match, glob: false, brace: false, procSubst: false, fromGlob: true });
+    for (const match of names)
+      out.push({ raw: match, value: match, glob: false, brace: false, procSubst: false, fromGlob: true });
   }
   return { words: out };
 }
@@ -84,7 +105,11 @@ function dialectsOf(part: ShellCommandPart): ShellDialect[] {
   return part.shell === "sh" ? ["bash", "dash"] : ["bash"];
 }
 
-function expandEverywhere(pattern: string, bases: readonly string[], dialects: ShellDialect[]): string[] | string {
+function expandEverywhere(
+  pattern: string,
+  bases: readonly string[],
+  dialects: ShellDialect[],
+): string[] | string {
   let agreed: string[] | undefined;
   for (const base of bases) {
     for (const dialect of dialects) {
@@ -92,7 +117,9 @@ function expandEverywhere(pattern: string, bases: readonly string[], dialects: S
       if ("tooMany" in result) return "matches too many files to check";
       if (agreed === undefined) agreed = result.names;
       else if (agreed.join("\0") !== result.names.join("\0"))
-        return bases.length > 1 ? "expands differently in the directories the command may run in" : "expands differently in sh (dash) and bash";
+        return bases.length > 1
+          ? "expands differently in the directories the command may run in"
+          : "expands differently in sh (dash) and bash";
     }
   }
   return agreed ?? [];

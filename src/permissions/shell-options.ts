@@ -57,12 +57,7 @@ export type Scan = {
 };
 
 /** getopt-style scan: short clusters, `--long[=value]` with GNU abbreviations, `--` ends options. */
-export function scanOptions(
-  name: string,
-  args: readonly ShellWord[],
-  spec: OptionSpec,
-  checker: ArgChecker,
-): Scan {
+export function scanOptions(name: string, args: readonly ShellWord[], spec: OptionSpec): Scan {
   const scan: Scan = { operands: [], options: [] };
   const fail = (problem: string): Scan => ({ ...scan, problem });
   let endOfOptions = false;
@@ -155,7 +150,7 @@ export class Factory {
 
 export function options(spec: OptionSpec): Factory {
   return new Factory((name) => (args, checker) => {
-    const scan = scanOptions(name, args, spec, checker);
+    const scan = scanOptions(name, args, spec);
     if (scan.problem) return scan.problem;
     for (const option of scan.options) {
       // A path option's value is read; so may be `--flag=value` of an option not known to take a value.

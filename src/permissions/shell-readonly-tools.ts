@@ -1,5 +1,5 @@
-import type { ShellWord } from "./shell-types.js";
 import { options, type ReadOnlyCheck, scanOptions } from "./shell-options.js";
+import type { ShellWord } from "./shell-types.js";
 
 /**
  * Read-only checks for commands with a grammar of their own: `find` expressions, `sed` scripts,
@@ -158,25 +158,20 @@ export function sedScriptIsSafe(script: string): boolean {
 }
 
 export const sed: ReadOnlyCheck = (args, checker) => {
-  const scan = scanOptions(
-    "sed",
-    args,
-    {
-      shortValue: "elf",
-      longValue: ["--expression", "--line-length", "--file"],
-      longFlags: list(
-        "--null-data --zero-terminated --quiet --silent --regexp-extended --separate --sandbox --unbuffered --debug --posix --follow-symlinks --binary --help --version",
-      ),
-      deny: {
-        "-i": "edits files in place",
-        "--in-place": "edits files in place",
-        "-f": "runs a script file",
-        "--file": "runs a script file",
-      },
-      operands: "paths",
+  const scan = scanOptions("sed", args, {
+    shortValue: "elf",
+    longValue: ["--expression", "--line-length", "--file"],
+    longFlags: list(
+      "--null-data --zero-terminated --quiet --silent --regexp-extended --separate --sandbox --unbuffered --debug --posix --follow-symlinks --binary --help --version",
+    ),
+    deny: {
+      "-i": "edits files in place",
+      "--in-place": "edits files in place",
+      "-f": "runs a script file",
+      "--file": "runs a script file",
     },
-    checker,
-  );
+    operands: "paths",
+  });
   if (scan.problem) return scan.problem;
   const sandbox = scan.options.some((option) => option.name === "--sandbox");
   const scripts = scan.options
@@ -210,38 +205,33 @@ export function awkProgramIsSafe(program: string): boolean {
 }
 
 export const awk: ReadOnlyCheck = (args, checker) => {
-  const scan = scanOptions(
-    "awk",
-    args,
-    {
-      shortValue: "Fve",
-      longValue: ["--field-separator", "--assign", "--source"],
-      longFlags: list(
-        "--sandbox --characters-as-bytes --traditional --copyright --gen-pot --help --lint --bignum --use-lc-numeric --no-optimize --optimize --posix --re-interval --trace --version --csv --non-decimal-data",
-      ),
-      deny: {
-        "-f": "runs a program file",
-        "--file": "runs a program file",
-        "-i": "loads a program file",
-        "--include": "loads a program file",
-        "-l": "loads an extension",
-        "--load": "loads an extension",
-        "-E": "runs a program file",
-        "--exec": "runs a program file",
-        "-p": "writes a profile file",
-        "--profile": "writes a profile file",
-        "-o": "writes a file",
-        "--pretty-print": "writes a file",
-        "-d": "writes a file",
-        "--dump-variables": "writes a file",
-        "-D": "starts a debugger",
-        "--debug": "starts a debugger",
-        "-W": "mawk/posix options are not checked",
-      },
-      operands: "paths",
+  const scan = scanOptions("awk", args, {
+    shortValue: "Fve",
+    longValue: ["--field-separator", "--assign", "--source"],
+    longFlags: list(
+      "--sandbox --characters-as-bytes --traditional --copyright --gen-pot --help --lint --bignum --use-lc-numeric --no-optimize --optimize --posix --re-interval --trace --version --csv --non-decimal-data",
+    ),
+    deny: {
+      "-f": "runs a program file",
+      "--file": "runs a program file",
+      "-i": "loads a program file",
+      "--include": "loads a program file",
+      "-l": "loads an extension",
+      "--load": "loads an extension",
+      "-E": "runs a program file",
+      "--exec": "runs a program file",
+      "-p": "writes a profile file",
+      "--profile": "writes a profile file",
+      "-o": "writes a file",
+      "--pretty-print": "writes a file",
+      "-d": "writes a file",
+      "--dump-variables": "writes a file",
+      "-D": "starts a debugger",
+      "--debug": "starts a debugger",
+      "-W": "mawk/posix options are not checked",
     },
-    checker,
-  );
+    operands: "paths",
+  });
   if (scan.problem) return scan.problem;
   const sandbox = scan.options.some((o) => o.name === "-S" || o.name === "--sandbox");
   const programs = scan.options.filter((o) => o.name === "-e" || o.name === "--source").map((o) => o.value!);
@@ -310,9 +300,18 @@ export const jq: ReadOnlyCheck = (args, checker) => {
       i += 1;
       continue;
     }
-    if (value === "-L" || value.startsWith("-L") || value === "--library-path" || value.startsWith("--library-path=")) {
+    if (
+      value === "-L" ||
+      value.startsWith("-L") ||
+      value === "--library-path" ||
+      value.startsWith("--library-path=")
+    ) {
       // Modules are read from the library path.
-      const attached = value.startsWith("--library-path=") ? value.slice(15) : value.startsWith("-L") ? value.slice(2) : "";
+      const attached = value.startsWith("--library-path=")
+        ? value.slice(15)
+        : value.startsWith("-L")
+          ? value.slice(2)
+          : "";
       const dir = attached !== "" ? { ...word, value: attached, raw: attached } : args[i + 1];
       if (attached === "") i += 1;
       if (!dir) return `jq ${value} is missing its directory`;

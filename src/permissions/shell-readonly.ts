@@ -1,4 +1,3 @@
-import type { ShellWord } from "./shell-types.js";
 import { type ArgChecker, Factory, options, type ReadOnlyCheck } from "./shell-options.js";
 import {
   awk,
@@ -12,6 +11,7 @@ import {
   testCommand,
   VERSION_ONLY,
 } from "./shell-readonly-tools.js";
+import type { ShellWord } from "./shell-types.js";
 
 export type { ArgChecker, ReadOnlyCheck } from "./shell-options.js";
 export { awkProgramIsSafe, gitWritesConfig, sedScriptIsSafe } from "./shell-readonly-tools.js";
@@ -236,7 +236,9 @@ const SPECS: Record<string, ReadOnlyCheck | Factory> = {
   nawk: awk,
   jq,
   md5sum: options({
-    longFlags: list("--binary --help --ignore-missing --quiet --status --strict --tag --text --version --warn --zero"),
+    longFlags: list(
+      "--binary --help --ignore-missing --quiet --status --strict --tag --text --version --warn --zero",
+    ),
     deny: { "-c": "reads the files named in a list", "--check": "reads the files named in a list" },
     operands: "paths",
   }),

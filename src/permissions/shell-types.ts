@@ -79,4 +79,3 @@ export type ShellConstructPart = PartBase & { kind: "construct"; what: string };
 export type ShellPart = ShellCommandPart | ShellRedirectPart | ShellAssignPart | ShellConstructPart;
 
 export type ShellParse = { ok: true; parts: ShellPart[] } | { ok: false; error: string };
-

@@ -34,9 +34,17 @@ export type Unwrapped = {
 };
 
 /** Shells whose scripts cairn parses: bash itself, and `sh` (dash or bash: read as both). */
-const PARSED_SHELLS: Record<string, ScriptShell> = { bash: "bash", rbash: "bash", sh: "sh", dash: "sh", ash: "sh" };
+const PARSED_SHELLS: Record<string, ScriptShell> = {
+  bash: "bash",
+  rbash: "bash",
+  sh: "sh",
+  dash: "sh",
+  ash: "sh",
+};
 /** Shells whose language differs from bash's: their scripts are not parsed. */
-const OTHER_SHELLS = new Set(list("zsh ksh ksh93 mksh pdksh yash fish csh tcsh pwsh nu elvish xonsh oksh posh"));
+const OTHER_SHELLS = new Set(
+  list("zsh ksh ksh93 mksh pdksh yash fish csh tcsh pwsh nu elvish xonsh oksh posh"),
+);
 /** Programs that run a command in ways this table does not follow (the command cannot be located). */
 const HIDING = new Set(
   list(
@@ -194,7 +202,9 @@ const WRAPPERS: Record<string, CommandWrapper> = {
       long: {
         ...valued("--interval --equexit"),
         ...optional("--differences"),
-        ...flags("--no-title --beep --errexit --chgexit --color --no-color --exec --precise --no-wrap --no-rerun"),
+        ...flags(
+          "--no-title --beep --errexit --chgexit --color --no-color --exec --precise --no-wrap --no-rerun",
+        ),
       },
     },
   },
@@ -318,14 +328,16 @@ function unwrapCommand(name: string, rest: ShellWord[], wrapper: CommandWrapper)
   } else if (name === "su" || name === "runuser") {
     // `su [-] [USER [ARGS]]`: the arguments go to the user's shell.
     if (rest[i]?.value === "-") i += 1;
-    if (scripts.length === 0) return { ...hiddenRun(name, `${name} starts a shell for another user`), ...base };
+    if (scripts.length === 0)
+      return { ...hiddenRun(name, `${name} starts a shell for another user`), ...base };
     i = rest.length;
   } else {
     i += wrapper.operands ?? 0;
   }
   if (name === "flock" && ["-c", "--command"].includes(rest[i]?.value ?? "")) {
     const script = rest[i + 1];
-    if (script?.value === undefined) return { ...hiddenRun(name, "flock -c runs a script computed at run time"), ...base };
+    if (script?.value === undefined)
+      return { ...hiddenRun(name, "flock -c runs a script computed at run time"), ...base };
     return { ...base, problem: problem!, commands: [], scripts: [{ text: script.value, shell: "sh" }] };
   }
   const inner = wrapper.operandsAreFiles ? [] : rest.slice(Math.min(i, rest.length));
@@ -334,11 +346,17 @@ function unwrapCommand(name: string, rest: ShellWord[], wrapper: CommandWrapper)
     if (inner.some((word) => word.value === undefined))
       return { ...hiddenRun(name, "sg runs a script computed at run time"), ...base };
     if (inner.length === 0) return { ...hiddenRun(name, "sg starts a shell"), ...base };
-    return { ...base, problem: problem!, commands: [], scripts: [{ text: inner.map((w) => w.value).join(" "), shell: "sh" }] };
+    return {
+      ...base,
+      problem: problem!,
+      commands: [],
+      scripts: [{ text: inner.map((w) => w.value).join(" "), shell: "sh" }],
+    };
   }
   const scriptTexts = scripts.map((option) => ({ text: option.value!, shell: "sh" as const }));
   if (inner.length === 0 && scriptTexts.length === 0) {
-    if (wrapper.shellWithoutCommand) return { ...hiddenRun(name, `${name} starts a shell reading its input`), ...base };
+    if (wrapper.shellWithoutCommand)
+      return { ...hiddenRun(name, `${name} starts a shell reading its input`), ...base };
     return undefined;
   }
   return {
@@ -357,7 +375,11 @@ function unwrapWatch(rest: ShellWord[], scan: ReturnType<typeof scanWrapperOptio
     return { ...base, commands: [{ words: inner, assigns: [] }], scripts: [] };
   if (inner.some((word) => word.value === undefined))
     return { ...hiddenRun("watch", "watch runs a script computed at run time") };
-  return { ...base, commands: [], scripts: [{ text: inner.map((word) => word.value).join(" "), shell: "sh" }] };
+  return {
+    ...base,
+    commands: [],
+    scripts: [{ text: inner.map((word) => word.value).join(" "), shell: "sh" }],
+  };
 }
 
 const ENV_OPTIONS: WrapperOptions = {
@@ -462,7 +484,8 @@ function unwrapShell(name: string, rest: ShellWord[], shell: ScriptShell): Unwra
   }
   const script = rest[i];
   if (!script) return { name, problem: `${name} -c without a command`, commands: [], scripts: [] };
-  if (script.value === undefined) return hiddenRun(name, `${name} -c runs a script computed at run time`, false);
+  if (script.value === undefined)
+    return hiddenRun(name, `${name} -c runs a script computed at run time`, false);
   return { name, ...(problem ? { problem } : {}), commands: [], scripts: [{ text: script.value, shell }] };
 }
 
@@ -470,7 +493,9 @@ function unwrapXargs(rest: ShellWord[]): Unwrapped {
   const valuedOptions = list(
     "-n -L -P -s -d -I -E --max-args --max-lines --max-procs --max-chars --delimiter --replace --eof --process-slot-var",
   );
-  const flagOptions = list("-0 --null -r --no-run-if-empty -t --verbose -x --exit -p --interactive --show-limits");
+  const flagOptions = list(
+    "-0 --null -r --no-run-if-empty -t --verbose -x --exit -p --interactive --show-limits",
+  );
   let problem: string | undefined;
   let replace: string | undefined;
   let i = 0;

@@ -2,11 +2,11 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import { escapeShellPattern } from "../util/glob.js";
 import type {
+  ScriptShell,
   ShellAssign,
   ShellAssignPart,
   ShellCommandPart,
   ShellConstructPart,
-  ScriptShell,
   ShellParse,
   ShellPart,
   ShellRedirectPart,
@@ -100,13 +100,15 @@ function calibrate(sx: MvSyntax): void {
     .Parse(`${arithmetic.map((op) => `[[ a ${op} b ]]`).join("\n")}\n[[ -v a ]]\n[[ -R a ]]\n`, "");
   const ops = (tests.Stmts as MvNode[]).map((stmt) => ((stmt.Cmd as MvNode).X as MvNode).Op as number);
   testOps = { arithmetic: new Set(ops.slice(0, 6)), variable: new Set(ops.slice(6)) };
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a template
   const transform = sx.NewParser().Parse("echo ${x@P}\n", "");
   const param = (((transform.Stmts as MvNode[])[0]!.Cmd as MvNode).Args as MvNode[])[1]!;
   transformOp = (((param.Parts as MvNode[])[0]!.Exp as MvNode).Op as number) ?? undefined;
 }
 
 function parserFor(sx: MvSyntax, language: "bash" | "posix"): MvParser {
-  const made = parsers[language] ?? (language === "bash" ? sx.NewParser() : sx.NewParser(sx.Variant(sx.LangPOSIX)));
+  const made =
+    parsers[language] ?? (language === "bash" ? sx.NewParser() : sx.NewParser(sx.Variant(sx.LangPOSIX)));
   parsers[language] = made;
   return made;
 }

@@ -60,7 +60,8 @@ export function childEnvironment(env: NodeJS.ProcessEnv, allowlist: string[] = [
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
     const gitConfigName = /^GIT_CONFIG_KEY_\d+$/.test(name);
-    if (!keep.has(name) && !gitConfigName && (KNOWN_SECRET_NAMES.has(name) || SECRET_NAME.test(name))) continue;
+    if (!keep.has(name) && !gitConfigName && (KNOWN_SECRET_NAMES.has(name) || SECRET_NAME.test(name)))
+      continue;
     if (!keep.has(name) && (SHELL_STATE.has(name) || name.startsWith("BASH_FUNC_"))) continue;
     out[name] = value;
   }

@@ -266,7 +266,10 @@ function listNames(dir: string, last: boolean): string[] {
     return [];
   }
   return entries
-    .filter((entry) => last || entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(path.join(dir, entry.name))))
+    .filter(
+      (entry) =>
+        last || entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(path.join(dir, entry.name))),
+    )
     .map((entry) => entry.name);
 }
 

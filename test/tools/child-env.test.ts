@@ -42,7 +42,11 @@ describe("childEnvironment", () => {
   });
 
   it("appends git settings that keep repository config from running programs", () => {
-    const env = childEnvironment({ GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "user.name", GIT_CONFIG_VALUE_0: "me" });
+    const env = childEnvironment({
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "user.name",
+      GIT_CONFIG_VALUE_0: "me",
+    });
     expect(env).toMatchObject({
       GIT_CONFIG_KEY_0: "user.name",
       GIT_CONFIG_KEY_1: "core.fsmonitor",
