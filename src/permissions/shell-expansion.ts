@@ -68,6 +68,9 @@ export function expandCommandWords(
   const name = part.words[0]?.value ?? part.words[0]?.raw ?? "the command";
   const dialects = dialectsOf(part);
   for (const [i, word] of part.words.entries()) {
+    // `{-exec,sh,{},;}` and `--{output,x}=y` become options once braces are expanded.
+    if (i > 0 && word.brace && word.value !== undefined && /^[-{]/.test(word.value))
+      return { words: part.words, problem: `the brace expansion ${word.raw} could produce options` };
     const pattern = word.pattern;
     if (!word.glob || pattern === undefined || !dialects.some((d) => shellPatternHasWildcard(pattern, d))) {
       out.push(word);

@@ -168,8 +168,8 @@ export function options(spec: OptionSpec): Factory {
     let paths = scan.operands;
     if (spec.operands === "pattern+paths") {
       const patternGiven = scan.options.some((option) => spec.patternOptions?.includes(option.name));
-      if (!patternGiven && paths[0]?.fromGlob)
-        return `the pattern of ${name} would be a file name a wildcard expanded to`;
+      if (!patternGiven && (paths[0]?.fromGlob || paths[0]?.brace))
+        return `the pattern of ${name} would be what a wildcard or brace expansion produces`;
       if (!patternGiven) paths = paths.slice(1);
     }
     for (const path of paths) {

@@ -180,7 +180,7 @@ export const sed: ReadOnlyCheck = (args, checker) => {
   let files = scan.operands;
   if (scripts.length === 0) {
     if (files.length === 0) return "sed without a script";
-    if (files[0]!.fromGlob) return "the sed script would be a file name a wildcard expanded to";
+    if (files[0]!.fromGlob || files[0]!.brace) return "the sed script would be what an expansion produces";
     scripts.push(files[0]!);
     files = files.slice(1);
   }
@@ -238,7 +238,7 @@ export const awk: ReadOnlyCheck = (args, checker) => {
   let files = scan.operands;
   if (programs.length === 0) {
     if (files.length === 0) return "awk without a program";
-    if (files[0]!.fromGlob) return "the awk program would be a file name a wildcard expanded to";
+    if (files[0]!.fromGlob || files[0]!.brace) return "the awk program would be what an expansion produces";
     programs.push(files[0]!);
     files = files.slice(1);
   }
@@ -333,7 +333,7 @@ export const jq: ReadOnlyCheck = (args, checker) => {
     if (program === undefined && !fromFile) program = word;
     else operands.push(word);
   }
-  if (program?.fromGlob) return "the jq program would be a file name a wildcard expanded to";
+  if (program?.fromGlob || program?.brace) return "the jq program would be what an expansion produces";
   // `import "x" as $d;` and `include "x";` read files from the library path, relative ones too.
   if (program?.value !== undefined && /\b(import|include)\b/.test(program.value))
     return "the jq program imports modules, which read other files";

@@ -63,15 +63,27 @@ export function escapeShellPattern(text: string): string {
   return text.replace(/[\\*?[\]]/g, "\\$&");
 }
 
-/** A test for one file name against one segment of a shell pattern (`*.ts`, `[!.]*`). */
+/**
+ * A test for one file name against one segment of a shell pattern (`*.ts`, `[!.]*`). A name with
+ * non-ASCII characters matches, for bash, when it matches character by character (a UTF-8 locale)
+ * or byte by byte (the C locale): the checker judges the larger set. dash always matches bytes.
+ */
 export function shellSegmentMatcher(segment: string, dialect: ShellDialect): (name: string) => boolean {
   const tokens = tokenize(segment, dialect);
+  const byteTokens = tokenize(asBytes(segment), dialect);
   // A leading dot must be matched by a literal dot, never by `*`, `?` or a bracket.
   const literalDot = tokens[0]?.kind === "literal" && tokens[0].char === ".";
   return (name) => {
     if (name.startsWith(".") && !literalDot) return false;
-    return matchTokens(tokens, 0, [...name], 0);
+    if (dialect === "bash" && matchTokens(tokens, 0, [...name], 0)) return true;
+    if (dialect === "bash" && /^[\x00-\x7f]*$/.test(name)) return false;
+    return matchTokens(byteTokens, 0, [...asBytes(name)], 0);
   };
+}
+
+/** Each UTF-8 byte of `text` as one character. */
+function asBytes(text: string): string {
+  return Buffer.from(text, "utf8").toString("latin1");
 }
 
 /** Whether some file name matching this segment could start with `-` (an option once expanded). */
@@ -162,7 +174,9 @@ function parseBracket(
     let char = chars[i]!;
     if (char === "]" && !first) return { token: { kind: "set", negate, test: anyOf(tests) }, end: i };
     first = false;
-    if (char === "[" && [":", ".", "="].includes(chars[i + 1] ?? "")) {
+    // Collating symbols and equivalence classes are bash's; dash knows only classes.
+    const kinds = dialect === "bash" ? [":", ".", "="] : [":"];
+    if (char === "[" && kinds.includes(chars[i + 1] ?? "")) {
       const kind = chars[i + 1]!;
       const close = findClose(chars, i + 2, `${kind}]`);
       if (close !== -1) {
