@@ -1,5 +1,6 @@
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { isToolGlobWildcard, literalLeadingDirectory } from "../util/glob.js";
 import {
   checkContainment,
   containingRoot,
@@ -199,16 +200,12 @@ function toolPaths(toolName: string, input: Record<string, unknown>): string[] |
   }
 }
 
-const GLOB_CHARS = /[*?[\]{}()!]/;
-
 /** The directory a glob pattern searches: its path plus the pattern's literal leading segments. */
 export function globSearchRoot(base: string, pattern: string): string | undefined {
-  const segments = pattern.split("/");
-  let fixed = 0;
-  while (fixed < segments.length - 1 && !GLOB_CHARS.test(segments[fixed]!)) fixed += 1;
-  if (segments.slice(fixed).some((segment) => segment === "..")) return undefined;
-  if (fixed === 0 && !path.isAbsolute(pattern)) return base;
-  const prefix = segments.slice(0, fixed).join("/") || "/";
+  const { fixed, rest } = literalLeadingDirectory(pattern, isToolGlobWildcard);
+  if (rest.some((segment) => segment === "..")) return undefined;
+  if (fixed.length === 0 && !path.isAbsolute(pattern)) return base;
+  const prefix = fixed.join("/") || "/";
   return path.isAbsolute(pattern) ? prefix : path.join(base, prefix);
 }
 

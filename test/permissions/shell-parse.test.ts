@@ -35,6 +35,7 @@ describe("every sub-command becomes its own part", () => {
     ["if a; then b; elif c; then d; else e; fi", ["cmd a", "cmd b", "cmd c", "cmd d", "cmd e"]],
     ["while a; do b; done; until c; do d; done", ["cmd a", "cmd b", "cmd c", "cmd d"]],
     ["for x in $(a); do b; done", ["assign x", "cmd a", "cmd b"]],
+    ["select PS4 in a; do b; done", ["assign PS4", "cmd b"]],
     ["case $(a) in $(b)) c;; esac", ["cmd a", "cmd b", "cmd c"]],
     ["f() { rm x; }; f", ["cmd rm x", "cmd f"]],
     ["diff <(a) >(b)", ["cmd a", "cmd b", "cmd diff <<(a)> <>(b)>"]],
