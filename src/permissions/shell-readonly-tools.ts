@@ -1,4 +1,4 @@
-import { options, type ReadOnlyCheck, scanOptions } from "./shell-options.js";
+import { options, type ReadOnlyCheck, type Scan, scanOptions } from "./shell-options.js";
 import type { ShellWord } from "./shell-types.js";
 
 /**
@@ -157,6 +157,24 @@ export function sedScriptIsSafe(script: string): boolean {
   }
 }
 
+/**
+ * The programs of `sed`/`awk` (given with `options`, else the first operand) and the files they
+ * read; a problem when the program would be what an expansion produces.
+ */
+function programAndFiles(
+  scan: Scan,
+  options: readonly string[],
+  what: string,
+  missing: string,
+): { programs: ShellWord[]; files: ShellWord[] } | string {
+  const programs = scan.options.filter((o) => options.includes(o.name)).map((o) => o.value!);
+  if (programs.length > 0) return { programs, files: scan.operands };
+  const [first, ...files] = scan.operands;
+  if (!first) return missing;
+  if (first.fromGlob || first.brace) return `the ${what} would be what an expansion produces`;
+  return { programs: [first], files };
+}
+
 export const sed: ReadOnlyCheck = (args, checker) => {
   const scan = scanOptions("sed", args, {
     shortValue: "elf",
@@ -174,16 +192,9 @@ export const sed: ReadOnlyCheck = (args, checker) => {
   });
   if (scan.problem) return scan.problem;
   const sandbox = scan.options.some((option) => option.name === "--sandbox");
-  const scripts = scan.options
-    .filter((o) => o.name === "-e" || o.name === "--expression")
-    .map((o) => o.value!);
-  let files = scan.operands;
-  if (scripts.length === 0) {
-    if (files.length === 0) return "sed without a script";
-    if (files[0]!.fromGlob || files[0]!.brace) return "the sed script would be what an expansion produces";
-    scripts.push(files[0]!);
-    files = files.slice(1);
-  }
+  const split = programAndFiles(scan, ["-e", "--expression"], "sed script", "sed without a script");
+  if (typeof split === "string") return split;
+  const { programs: scripts, files } = split;
   for (const script of scripts) {
     if (script.value === undefined) return "the sed script is computed at run time";
     if (!sandbox && !sedScriptIsSafe(script.value))
@@ -234,14 +245,9 @@ export const awk: ReadOnlyCheck = (args, checker) => {
   });
   if (scan.problem) return scan.problem;
   const sandbox = scan.options.some((o) => o.name === "-S" || o.name === "--sandbox");
-  const programs = scan.options.filter((o) => o.name === "-e" || o.name === "--source").map((o) => o.value!);
-  let files = scan.operands;
-  if (programs.length === 0) {
-    if (files.length === 0) return "awk without a program";
-    if (files[0]!.fromGlob || files[0]!.brace) return "the awk program would be what an expansion produces";
-    programs.push(files[0]!);
-    files = files.slice(1);
-  }
+  const split = programAndFiles(scan, ["-e", "--source"], "awk program", "awk without a program");
+  if (typeof split === "string") return split;
+  const { programs, files } = split;
   for (const option of scan.options) {
     if (option.name !== "-v" && option.name !== "--assign") continue;
     if (option.value?.value === undefined || !/^[A-Za-z_][A-Za-z0-9_]*=/.test(option.value.value))

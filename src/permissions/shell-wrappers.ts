@@ -77,6 +77,17 @@ type CommandWrapper = {
   operandsAreFiles?: boolean;
 };
 
+/** `su`'s options (and `runuser`'s, which adds `-u USER`). */
+const SU_OPTIONS = {
+  shortFlags: "flmpP",
+  shortValued: "cgGsw",
+  long: {
+    ...valued("--command --session-command --group --supp-group --shell --whitelist-environment"),
+    ...flags("--fast --login --preserve-environment --pty"),
+  },
+} satisfies WrapperOptions;
+const SU_SCRIPTS = ["-c", "--command", "--session-command"];
+
 const WRAPPERS: Record<string, CommandWrapper> = {
   timeout: {
     options: {
@@ -208,27 +219,14 @@ const WRAPPERS: Record<string, CommandWrapper> = {
       },
     },
   },
-  su: {
-    options: {
-      shortFlags: "flmpP",
-      shortValued: "cgGsw",
-      long: {
-        ...valued("--command --session-command --group --supp-group --shell --whitelist-environment"),
-        ...flags("--fast --login --preserve-environment --pty"),
-      },
-    },
-    scriptOptions: ["-c", "--command", "--session-command"],
-  },
+  su: { options: SU_OPTIONS, scriptOptions: SU_SCRIPTS },
   runuser: {
     options: {
-      shortFlags: "flmpP",
-      shortValued: "cgGsuw",
-      long: {
-        ...valued("--command --session-command --group --supp-group --shell --user --whitelist-environment"),
-        ...flags("--fast --login --preserve-environment --pty"),
-      },
+      ...SU_OPTIONS,
+      shortValued: `${SU_OPTIONS.shortValued}u`,
+      long: { ...SU_OPTIONS.long, "--user": "value" },
     },
-    scriptOptions: ["-c", "--command", "--session-command"],
+    scriptOptions: SU_SCRIPTS,
   },
   flock: {
     options: {

@@ -230,7 +230,9 @@ describe("rules naming no known tool", () => {
       args: ["--disallowedTools", "WebFetch,MyTool"],
     });
     expect(run.code).toBe(0);
-    expect(run.stderr.match(/permission rule WebFetch \(.*\) has no effect: cairn has no WebFetch tool/g)).toHaveLength(1);
+    expect(
+      run.stderr.match(/permission rule WebFetch \(.*\) has no effect: cairn has no WebFetch tool/g),
+    ).toHaveLength(1);
     expect(run.stderr).toMatch(/permission rule MyTool \(.*\) has no effect: no tool is named MyTool/);
   });
 });

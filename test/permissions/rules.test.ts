@@ -7,8 +7,8 @@ import {
   type ShellMatcher,
   splitRuleList,
 } from "../../src/permissions/index.js";
-import { gateFor, makeFixture } from "./fixture.js";
 import { unknownToolWarnings } from "../../src/permissions/rules.js";
+import { gateFor, makeFixture } from "./fixture.js";
 
 const fx = makeFixture();
 afterAll(() => fx.cleanup());
@@ -199,7 +199,9 @@ describe("rules naming no known tool", () => {
     const warnings = unknownToolWarnings(rules, ["Deploy"]);
     expect(warnings).toEqual([
       "permission rule WebFetch(domain:x.com) (user config) has no effect: cairn has no WebFetch tool",
-      expect.stringMatching(/^permission rule MyTool \(--allowedTools\) has no effect: no tool is named MyTool \(cairn's tools: Read, .*mcp__server__tool\)$/),
+      expect.stringMatching(
+        /^permission rule MyTool \(--allowedTools\) has no effect: no tool is named MyTool \(cairn's tools: Read, .*mcp__server__tool\)$/,
+      ),
     ]);
   });
 });
