@@ -24,7 +24,7 @@ import { FORCE_DENY, type Mode, PLAIN_DENY } from "./attacks/types.js";
  * 2. through the built CLI in print mode, all cases of a mode in one run, each in its own
  *    directory — the effect must be absent. An effect seen there is an escape.
  *
- * `CAIRN_ATTACK_ARGS` adds CLI arguments to the cairn runs (a dimension such as `--sandbox enabled`).
+ * `DIMENSIONS` are the CLI configurations the runs repeat in (a dimension such as `--sandbox enabled`).
  */
 
 const isRoot = process.getuid?.() === 0;
@@ -33,7 +33,13 @@ const ALL: NamedCase[] = [...CHECKER_FAMILIES, ...FORCE_FAMILIES].flatMap(({ fam
     .filter((c) => isRoot || !c.root)
     .map((c, i) => ({ ...c, family, id: `${family}-${String(i + 1).padStart(2, "0")}` })),
 );
-const extraArgs = (process.env.CAIRN_ATTACK_ARGS ?? "").split(/\s+/).filter(Boolean);
+/**
+ * The configurations every case must hold in: the checker alone (the sandbox's `--sandbox enabled`
+ * goes here as a second entry), plus whatever `CAIRN_ATTACK_ARGS` adds to the first.
+ */
+const DIMENSIONS: { name: string; args: string[] }[] = [
+  { name: "checker only", args: (process.env.CAIRN_ATTACK_ARGS ?? "").split(/\s+/).filter(Boolean) },
+];
 
 const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-attacks-")));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -56,21 +62,23 @@ describe("the adversarial suite", () => {
     expect(failed).toEqual([]);
   });
 
-  for (const [mode, deny] of [
-    ["plain", PLAIN_DENY],
-    ["force", FORCE_DENY],
-  ] as [Mode, string[]][]) {
-    test(`0 escapes through the CLI in ${mode === "plain" ? "print mode's default (the checker alone)" : "--force (deny rules, protected paths)"}`, async () => {
-      const at = layout(path.join(base, mode));
-      reset(at);
-      const cases = ALL.filter((c) => c.modes.includes(mode));
-      for (const c of cases) materialize(at, c);
-      const run = await runWithCairn(at, cases, mode, { deny, extraArgs });
-      expect(run.code, run.stderr).toBe(0);
-      const calls = cases.reduce((n, c) => n + c.calls.length, 0);
-      expect(run.stdout.match(/"subtype":"completed"/g)?.length, "every call got a result").toBe(calls);
-      const escapes = cases.filter((c) => effectSeen(at, c, run.stdout)).map((c) => `${c.id}: ${c.name}`);
-      expect(escapes).toEqual([]);
-    }, 120_000);
-  }
+  for (const dimension of DIMENSIONS)
+    for (const [mode, deny] of [
+      ["plain", PLAIN_DENY],
+      ["force", FORCE_DENY],
+    ] as [Mode, string[]][]) {
+      const what = mode === "plain" ? "print mode's default" : "--force (deny rules, protected paths)";
+      test(`0 escapes through the CLI in ${what}, ${dimension.name}`, async () => {
+        const at = layout(path.join(base, `${dimension.name}-${mode}`.replace(/\W+/g, "-")));
+        reset(at);
+        const cases = ALL.filter((c) => c.modes.includes(mode));
+        for (const c of cases) materialize(at, c);
+        const run = await runWithCairn(at, cases, mode, { deny, extraArgs: dimension.args });
+        expect(run.code, run.stderr).toBe(0);
+        const calls = cases.reduce((n, c) => n + c.calls.length, 0);
+        expect(run.stdout.match(/"subtype":"completed"/g)?.length, "every call got a result").toBe(calls);
+        const escapes = cases.filter((c) => effectSeen(at, c, run.stdout)).map((c) => `${c.id}: ${c.name}`);
+        expect(escapes).toEqual([]);
+      }, 120_000);
+    }
 });
