@@ -17,12 +17,7 @@ import {
   pathCandidates,
   patternsUnknown,
 } from "./shell-expansion.js";
-import {
-  type ArgChecker,
-  checkReadOnlyCommand,
-  gitWritesConfig,
-  READ_ONLY_COMMAND_NAMES,
-} from "./shell-readonly.js";
+import { type ArgChecker, checkReadOnlyCommand, gitWritesConfig, OPTIONS_ONLY } from "./shell-readonly.js";
 import type { PermissionMode, PermissionRule, PermissionVerdict, RuleBehavior } from "./types.js";
 
 /** A list of words written as one string. */
@@ -327,7 +322,6 @@ const HARMLESS_DEVICES = new Set(
   ),
 );
 const OUTPUT_OPS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
-const READ_ONLY_NAMES: ReadonlySet<string> = new Set(READ_ONLY_COMMAND_NAMES);
 const TEXT_OPS = new Set(["<<", "<<-", "<<<"]);
 const MAX_BASES = 16;
 /** Commands whose first argument is a subcommand worth naming in a suggested rule. */
@@ -367,7 +361,11 @@ class ShellEvaluator {
     private readonly parts: readonly ShellPart[],
   ) {
     this.bases = [ctx.cwd];
-    this.mayCreateFiles = lineMayCreateFiles(parts, READ_ONLY_NAMES, HARMLESS_DEVICES);
+    this.mayCreateFiles = lineMayCreateFiles(
+      parts,
+      (part) => checkReadOnlyCommand(part.words, OPTIONS_ONLY) === undefined,
+      HARMLESS_DEVICES,
+    );
     this.anyAllow = ctx.rules.allow.find(
       ({ rule }) => rule.target.kind === "shell" && rule.target.matcher.kind === "any",
     )?.rule;

@@ -15,44 +15,22 @@ import type { ShellCommandPart, ShellPart, ShellWord } from "./shell-types.js";
 
 const MAX_MATCHES = 1000;
 
-/** Read-only commands without options that write files: a line made only of these creates none. */
-const WRITING_READ_ONLY = new Set([
-  "find",
-  "sort",
-  "sed",
-  "awk",
-  "gawk",
-  "mawk",
-  "nawk",
-  "tree",
-  "git",
-  "file",
-]);
-
 /**
  * Whether a part of the line may create files before another part's patterns are expanded (parts
- * of a pipeline run at once): anything but a plain read-only command or a harmless redirection.
+ * of a pipeline run at once): an output redirection to a file, or a command that is not read-only
+ * (`isReadOnly` judges a command's words the way the read-only list does).
  */
 export function lineMayCreateFiles(
   parts: readonly ShellPart[],
-  readOnlyNames: ReadonlySet<string>,
+  isReadOnly: (part: ShellCommandPart) => boolean,
   harmlessTargets: ReadonlySet<string>,
 ): boolean {
   return parts.some((part) => {
-    if (part.kind === "redirect")
-      return (
-        /[>]/.test(part.op) &&
-        !harmlessTargets.has(part.target.value ?? "") &&
-        !/^&?\d*-?$/.test(part.target.value ?? "x")
-      );
-    if (part.kind !== "command") return false;
-    const name = part.words[0]?.value;
-    return (
-      name === undefined ||
-      !readOnlyNames.has(name) ||
-      WRITING_READ_ONLY.has(name) ||
-      part.wrapper !== undefined
-    );
+    if (part.kind === "redirect") {
+      const target = part.target.value ?? "";
+      return part.op.includes(">") && !harmlessTargets.has(target) && !/^(\d+-?|-)$/.test(target);
+    }
+    return part.kind === "command" && (part.wrapper !== undefined || !isReadOnly(part));
   });
 }
 

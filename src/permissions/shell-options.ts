@@ -15,6 +15,13 @@ export type ArgChecker = {
   gitDir(word: ShellWord): string | undefined;
 };
 
+/** A checker that accepts every path: what a command's options alone say ("could this part write?"). */
+export const OPTIONS_ONLY: ArgChecker = {
+  readPath: () => undefined,
+  readRepoPath: () => undefined,
+  gitDir: () => undefined,
+};
+
 /** Undefined when read-only; otherwise why not. */
 export type ReadOnlyCheck = (args: readonly ShellWord[], checker: ArgChecker) => string | undefined;
 

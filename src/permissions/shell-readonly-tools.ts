@@ -1,4 +1,4 @@
-import { options, type ReadOnlyCheck, type Scan, scanOptions } from "./shell-options.js";
+import { OPTIONS_ONLY, options, type ReadOnlyCheck, type Scan, scanOptions } from "./shell-options.js";
 import type { ShellWord } from "./shell-types.js";
 
 /**
@@ -563,11 +563,7 @@ export function gitWritesConfig(args: readonly ShellWord[]): boolean {
     i += ["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"].includes(value) ? 2 : 1;
   }
   if (args[i]?.value !== "config") return args[i]?.value === undefined && i < args.length;
-  const reads = GIT_READ_SUBCOMMANDS.config!(args.slice(i + 1), {
-    readPath: () => undefined,
-    readRepoPath: () => undefined,
-    gitDir: () => undefined,
-  });
+  const reads = GIT_READ_SUBCOMMANDS.config!(args.slice(i + 1), OPTIONS_ONLY);
   return reads !== undefined;
 }
 

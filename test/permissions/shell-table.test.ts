@@ -406,6 +406,15 @@ describe("globs are expanded before they are judged", () => {
     expect(gate.evaluate("Bash", { command: "cat ./*" }).behavior).toBe("allow");
   });
 
+  test("a pattern that could match a file another part of the line creates is refused (./* is fine)", () => {
+    const gate = gateFor(fx, { allow: ["Bash(touch:*)"] });
+    const verdict = gate.evaluate("Bash", { command: "touch ./-exec; find src ?exec" });
+    expect(verdict.behavior).toBe("ask");
+    expect(verdict.message).toMatch(/could expand to the name of a file this command line creates/);
+    expect(gate.evaluate("Bash", { command: "touch ./x; ls ./src/*" }).behavior).toBe("allow");
+    expect(gate.evaluate("Bash", { command: "git status; ls *.md" }).behavior).toBe("allow");
+  });
+
   test("a symlink matched by a glob is followed to its target", () => {
     const gate = gateFor(fx);
     expect(gate.evaluate("Bash", { command: "cat link-*" }).message).toMatch(/outside the workspace/);
