@@ -456,9 +456,10 @@ for (const sub of list(
   GIT_READ_SUBCOMMANDS[sub] = withObjectPaths(options({ operands: "paths" }).make(`git ${sub}`));
 GIT_READ_SUBCOMMANDS.grep = options({
   operands: "pattern+paths",
-  patternOptions: ["-e", "-f"],
+  patternOptions: ["-e", "-f", "--file"],
   shortValue: "efABCm",
-  pathOptions: ["-f"],
+  longValue: ["--file", "--max-count", "--after-context", "--before-context", "--context", "--threads"],
+  pathOptions: ["-f", "--file"],
   deny: {
     "-O": "runs a pager program",
     "--open-files-in-pager": "runs a pager program",

@@ -200,6 +200,11 @@ const TABLE: [string, Expected][] = [
   ["echo x > .git/hooks/pre-commit", "ask"],
   // reads outside the workspace
   ["cat /etc/passwd", "ask"],
+  ["git grep --file /etc/passwd x", "ask"],
+  ["sort --o=/tmp/x src/a.ts", "ask"],
+  ["date --f=/etc/shadow", "ask"],
+  ["ls -LR", "ask"],
+  ["find src ?exec", "allow"],
   ["cat ../outside/secret.txt", "ask"],
   ["cat link-file", "ask"],
   ["cat link-dir/secret.txt", "ask"],
