@@ -107,8 +107,13 @@ export class McpHub {
     const connected = await Promise.all(fresh.map((entry) => connect(entry, this.options)));
     this.connections = [...kept, ...connected];
     const errors: Record<string, string> = {};
-    for (const { state } of connected) if (state.status === "failed") errors[state.name] = state.error ?? "failed";
-    return { added: connected.map(({ state }) => state.name).filter((name) => !removed.includes(name)), removed, errors };
+    for (const { state } of connected)
+      if (state.status === "failed") errors[state.name] = state.error ?? "failed";
+    return {
+      added: connected.map(({ state }) => state.name).filter((name) => !removed.includes(name)),
+      removed,
+      errors,
+    };
   }
 
   private indexOf(name: string): number {

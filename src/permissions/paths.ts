@@ -188,17 +188,38 @@ export const SHELL_RC_FILES: readonly string[] = [
 
 export type ProtectedMatch = { path: string; what: string };
 
+/** Directories whose whole content is protected, with what they hold. */
+const PROTECTED_DIRS: Record<string, string> = {
+  ".cairn": "cairn's project config",
+  ".ssh": "ssh configuration and keys",
+  ".vscode": "editor tasks and settings (.vscode)",
+  ".husky": "git hooks (.husky)",
+  ".claude": "another agent's config (.claude)",
+  ".cursor": "another agent's config (.cursor)",
+  ".codex": "another agent's config (.codex)",
+};
+
 /**
  * Whether writing `p` (an absolute path) touches a protected location. Matched on path components
  * anywhere in the path, so the rule also holds in nested repositories and before the file exists:
  * - `.git/**` (hooks and config run code; nothing else in `.git` is the model's to write),
  * - `.cairn/**` (project permissions) and `cairnHome/**` (user config, transcripts),
  * - shell start-up files (`.bashrc`, `.zshrc`, `.profile`, ..., `.envrc`), `fish/config.fish`,
- * - `.ssh/**`, `.gitconfig`, `.vscode/**` (tasks run code), `.husky/**` (git hooks).
+ * - `.ssh/**`, `.gitconfig`, `.config/git/**`, `.vscode/**` (tasks run code), `.husky/**` (git
+ *   hooks), and other agents' config directories (`.claude/**`, `.cursor/**`, `.codex/**`).
+ *
+ * Components are compared without regard to case: on a case-insensitive file system (macOS,
+ * Windows, a casefolded ext4 directory) `.GIT/hooks` is `.git/hooks`. Telling such directories
+ * apart would need a probe per directory (and mounts differ within one tree); on a case-sensitive
+ * one the cost is asking about a file named `.Git/x`.
  */
 export function protectedPath(p: string, cairnHome: string): ProtectedMatch | undefined {
-  if (isInside(cairnHome, p)) return { path: p, what: "cairn's home directory (user config, transcripts)" };
-  const parts = p.split(path.sep).filter(Boolean);
+  if (isInside(cairnHome.toLowerCase(), p.toLowerCase()))
+    return { path: p, what: "cairn's home directory (user config, transcripts)" };
+  const parts = p
+    .split(path.sep)
+    .filter(Boolean)
+    .map((part) => part.toLowerCase());
   const base = parts.at(-1) ?? "";
   for (let i = 0; i < parts.length; i += 1) {
     const part = parts[i]!;
@@ -208,10 +229,9 @@ export function protectedPath(p: string, cairnHome: string): ProtectedMatch | un
         next === "hooks" ? "git hooks" : next === "config" ? "the git config" : "the git directory";
       return { path: p, what };
     }
-    if (part === ".cairn") return { path: p, what: "cairn's project config" };
-    if (part === ".ssh") return { path: p, what: "ssh configuration and keys" };
-    if (part === ".vscode") return { path: p, what: "editor tasks and settings (.vscode)" };
-    if (part === ".husky") return { path: p, what: "git hooks (.husky)" };
+    const dir = PROTECTED_DIRS[part];
+    if (dir) return { path: p, what: dir };
+    if (part === ".config" && parts[i + 1] === "git") return { path: p, what: "the user's git config" };
   }
   if (SHELL_RC_FILES.includes(base)) return { path: p, what: `a shell start-up file (${base})` };
   if (base === ".gitconfig") return { path: p, what: "the user's git config" };

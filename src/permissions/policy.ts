@@ -1,6 +1,5 @@
-import { accessSync, constants, readdirSync, statSync } from "node:fs";
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import picomatch from "picomatch";
 import type { ToolDeclaration, ToolKind } from "../tools/types.js";
 import {
   checkContainment,
@@ -12,7 +11,13 @@ import {
 } from "./paths.js";
 import { type CompiledPathRule, compilePathRule, type MatchWord, matchShell } from "./rules.js";
 import { parseShell, type ShellCommandPart, type ShellPart, type ShellWord } from "./shell.js";
-import { type ArgChecker, checkReadOnlyCommand } from "./shell-readonly.js";
+import {
+  expandCommandWords,
+  lineMayCreateFiles,
+  pathCandidates,
+  patternsUnknown,
+} from "./shell-expansion.js";
+import { type ArgChecker, checkReadOnlyCommand, gitWritesConfig, OPTIONS_ONLY } from "./shell-readonly.js";
 import type { PermissionMode, PermissionRule, PermissionVerdict, RuleBehavior } from "./types.js";
 
 /** A list of words written as one string. */
@@ -291,7 +296,6 @@ const HARMLESS_DEVICES = new Set(
 );
 const OUTPUT_OPS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
 const TEXT_OPS = new Set(["<<", "<<-", "<<<"]);
-const MAX_GLOB_MATCHES = 1000;
 const MAX_BASES = 16;
 /** Commands whose first argument is a subcommand worth naming in a suggested rule. */
 const SUBCOMMAND_TOOLS = new Set(
@@ -322,12 +326,19 @@ class ShellEvaluator {
   /** Parts allowed by an explicit rule: their children need no further allowance. */
   private readonly allowedByRule = new Set<number>();
   private readonly anyAllow: PermissionRule | undefined;
+  /** Some part may create files while others run: patterns that could match `-x` are refused. */
+  private readonly mayCreateFiles: boolean;
 
   constructor(
     private readonly ctx: PolicyContext,
     private readonly parts: readonly ShellPart[],
   ) {
     this.bases = [ctx.cwd];
+    this.mayCreateFiles = lineMayCreateFiles(
+      parts,
+      (part) => checkReadOnlyCommand(part.words, OPTIONS_ONLY) === undefined,
+      HARMLESS_DEVICES,
+    );
     this.anyAllow = ctx.rules.allow.find(
       ({ rule }) => rule.target.kind === "shell" && rule.target.matcher.kind === "any",
     )?.rule;
@@ -382,10 +393,14 @@ class ShellEvaluator {
 
   private command(part: ShellCommandPart): PermissionVerdict {
     const { ctx } = this;
-    const words = part.words;
-    const views: MatchWord[][] = [words];
+    const written = part.words;
+    const expanded = expandCommandWords(part, this.bases, this.mayCreateFiles);
+    const words = expanded.words;
+    // Rules match the command as written, and as it may expand (a pattern could be anything).
+    const unknown = patternsUnknown(part);
+    const views: MatchWord[][] = [written, unknown];
     const first = words[0]?.value;
-    if (first?.includes("/")) views.push([{ value: path.basename(first) }, ...words.slice(1)]);
+    if (first?.includes("/")) views.push([{ value: path.basename(first) }, ...unknown.slice(1)]);
     const name = first ?? part.words[0]?.raw ?? "";
 
     for (const { rule } of ctx.rules.deny) {
@@ -405,9 +420,15 @@ class ShellEvaluator {
       const { matcher } = rule.target;
       if (views.some((view) => matchShell(matcher, view) !== false)) return byRule("ask", rule);
     }
+    const shellRule = [...ctx.rules.deny, ...ctx.rules.ask].find(({ rule }) => rule.target.kind === "shell");
+    if (expanded.problem && (ctx.mode !== "bypassPermissions" || shellRule))
+      return {
+        behavior: ctx.mode === "plan" ? "deny" : "ask",
+        message: `\`${part.text}\`: ${expanded.problem}`,
+      };
 
     const readOnly =
-      first !== undefined && !first.includes("/") && !part.wrapper ? this.readOnly(part) : undefined;
+      first !== undefined && !first.includes("/") && !part.wrapper ? this.readOnly(words) : undefined;
     if (readOnly?.verdict) return readOnly.verdict;
     // The list trusts names; a name the model could have planted in the workspace (a PATH entry
     // there, `.` in PATH) is not trusted.
@@ -426,20 +447,23 @@ class ShellEvaluator {
         message: `plan mode is read-only: ${planted ?? readOnly?.problem ?? `\`${name}\` is not a read-only command`}`,
       };
     }
+    // What runs beyond the read-only list (by a rule, a wrapper a rule allowed, or --force) still
+    // may not write protected paths or paths a Write/Edit rule denies.
+    const mayWrite = !readOnly || readOnly.problem !== undefined;
+    const guarded = mayWrite ? this.writeTargets(words) : undefined;
 
     for (const { rule } of ctx.rules.allow) {
       if (rule.target.kind !== "shell") continue;
-      if (matchShell(rule.target.matcher, words) === true) {
+      if (matchShell(rule.target.matcher, written) === true) {
+        if (guarded) return guarded;
         this.allowedByRule.add(part.index);
         return this.afterAllowed(part, byRule("allow", rule));
       }
     }
     if (ctx.mode === "bypassPermissions") {
+      if (guarded) return guarded;
       // --force runs everything but what a deny or ask rule names; commands nobody can see cannot
       // be checked against those rules, so with shell rules in force they are asked about.
-      const shellRule = [...ctx.rules.deny, ...ctx.rules.ask].find(
-        ({ rule }) => rule.target.kind === "shell",
-      );
       if (part.wrapper?.hidden && shellRule)
         return {
           behavior: "ask",
@@ -447,7 +471,7 @@ class ShellEvaluator {
         };
       return this.afterAllowed(part, ALLOW);
     }
-    if (this.covered(part)) return this.afterAllowed(part, ALLOW);
+    if (this.covered(part)) return guarded ?? this.afterAllowed(part, ALLOW);
     if (part.wrapper?.transparent && !planted) return ALLOW;
 
     const suggestion = suggestRule(words);
@@ -482,6 +506,30 @@ class ShellEvaluator {
       ? `${readOnly.problem}${hint}`
       : `\`${part.text}\` is not read-only: ${readOnly.problem}${hint}`;
     return { behavior: "ask", message, ...(suggestion ? { suggestions: [suggestion] } : {}) };
+  }
+
+  /**
+   * A command that may write: every path its words may name must be writable without asking — not
+   * protected (`.git/hooks`, `~/.bashrc`), not denied by a Write/Edit rule. `git config` writes the
+   * git config whatever its words say.
+   */
+  private writeTargets(words: readonly ShellWord[]): PermissionVerdict | undefined {
+    if (words[0]?.value === "git" && gitWritesConfig(words.slice(1)))
+      return {
+        behavior: "ask",
+        message: `\`${words.map((w) => w.raw).join(" ")}\` changes the git config, a protected path; it needs a rule like Write(.git/config)`,
+        code: "protected",
+      };
+    for (const candidate of pathCandidates(words)) {
+      for (const base of this.bases) {
+        const verdict = this.shellPath("write", candidate, base);
+        if (verdict.behavior === "deny" || verdict.code === "protected")
+          return verdict.behavior === "deny"
+            ? verdict
+            : { ...verdict, message: `the command may write ${verdict.message}` };
+      }
+    }
+    return undefined;
   }
 
   /**
@@ -536,25 +584,38 @@ class ShellEvaluator {
   }
 
   /** Runs the read-only check; path problems and path denials are collected by the checker. */
-  private readOnly(part: ShellCommandPart): { problem?: string; verdict?: PermissionVerdict } {
+  private readOnly(words: readonly ShellWord[]): { problem?: string; verdict?: PermissionVerdict } {
     let denied: PermissionVerdict | undefined;
     let asked: PermissionVerdict | undefined;
-    const bypass = this.ctx.mode === "bypassPermissions";
-    const checker: ArgChecker = {
-      readPath: (word) => {
-        const result = this.readPath(word);
-        if (!result) return undefined;
-        if (result.behavior === "deny") denied ??= result;
-        else if (result.rule) asked ??= result;
-        if (result.code === "outside") return `${result.path} is outside the workspace`;
-        return result.message;
-      },
-      expandGlob: (word) => this.expandGlob(word),
+    const readPath = (word: ShellWord) => {
+      const result = this.readPath(word);
+      if (!result) return undefined;
+      if (result.behavior === "deny") denied ??= result;
+      else if (result.rule) asked ??= result;
+      if (result.code === "outside") return `${result.path} is outside the workspace`;
+      return result.message;
     };
-    const problem = checkReadOnlyCommand(part.words, checker);
+    const checker: ArgChecker = {
+      readPath,
+      readRepoPath: (inRepo) => {
+        if (inRepo.startsWith("./") || inRepo.startsWith("../")) return readPath(literalWord(inRepo));
+        return readPath(literalWord(path.join(this.ctx.cwd, inRepo)));
+      },
+      gitDir: (word) => {
+        const problem = readPath(word);
+        if (problem || word.value === undefined) return problem;
+        const real = this.bases.map((base) => resolvePhysical(joinRaw(base, word.value!)).real);
+        const own = this.ctx.roots.flatMap((root) => ownGitDir(root));
+        if (real.every((dir) => own.includes(dir))) return undefined;
+        return `git --git-dir ${word.raw} is not the workspace's own repository (its config could run programs)`;
+      },
+    };
+    // Every name a pattern expanded to is read, whatever the command makes of it.
+    let problem: string | undefined;
+    for (const word of words) if (word.fromGlob) problem ??= checker.readPath(word);
+    problem ??= checkReadOnlyCommand(words, checker);
     if (denied) return { verdict: denied };
     if (asked) return { verdict: asked };
-    if (bypass) return {};
     return problem === undefined ? {} : { problem };
   }
 
@@ -574,18 +635,7 @@ class ShellEvaluator {
       }
       return undefined;
     };
-    if (!word.glob) return check(value);
-    const prefix = literalPrefix(value);
-    const prefixVerdict = prefix === undefined ? undefined : check(prefix);
-    if (prefixVerdict) return prefixVerdict;
-    const names = this.expandGlob(word);
-    if (!names)
-      return { behavior: "ask", message: `the pattern ${word.raw} matches too many files to check` };
-    for (const name of names) {
-      const verdict = check(name);
-      if (verdict) return verdict;
-    }
-    return undefined;
+    return check(value);
   }
 
   /** Resolves `target` the way the kernel will for a command run in `base`, then decides. */
@@ -604,29 +654,6 @@ class ShellEvaluator {
       containingRoot(this.ctx.roots, form),
     );
     return decidePath(access, "Bash", target, [candidate], contained, error, this.ctx);
-  }
-
-  private expandGlob(word: ShellWord): string[] | undefined {
-    const value = word.value;
-    if (value === undefined) return undefined;
-    const segments = value.split("/");
-    let fixed = 0;
-    while (fixed < segments.length - 1 && !/[*?[]/.test(segments[fixed]!)) fixed += 1;
-    const rest = segments.slice(fixed);
-    if (rest.includes("..")) return undefined;
-    let prefix = segments.slice(0, fixed).join("/");
-    if (prefix === "" && path.isAbsolute(value)) prefix = "/";
-    const out = new Set<string>();
-    for (const base of this.bases) {
-      const dir = prefix === "" ? base : joinRaw(base, prefix);
-      const found = expandSegments(dir, rest);
-      if (!found) return undefined;
-      for (const name of found) {
-        out.add(prefix === "" ? name : prefix === "/" ? `/${name}` : `${prefix}/${name}`);
-        if (out.size > MAX_GLOB_MATCHES) return undefined;
-      }
-    }
-    return [...out];
   }
 
   private redirect(part: Extract<ShellPart, { kind: "redirect" }>): PermissionVerdict {
@@ -672,53 +699,25 @@ class ShellEvaluator {
   }
 }
 
-/**
- * Expands glob segments under `dir` like the shell does (one directory level per segment, `**` as
- * `*`), listing symbolic links too: their targets are checked afterwards. Undefined past the cap.
- */
-function expandSegments(dir: string, segments: readonly string[]): string[] | undefined {
-  let current = [""];
-  for (let i = 0; i < segments.length; i += 1) {
-    const segment = segments[i]!;
-    const last = i === segments.length - 1;
-    const next: string[] = [];
-    if (!/[*?[]/.test(segment)) {
-      for (const prefix of current) next.push(prefix ? `${prefix}/${segment}` : segment);
-      current = next;
-      continue;
-    }
-    const matches = picomatch(segment.replace(/\*\*+/g, "*"), { dot: true });
-    for (const prefix of current) {
-      let entries: import("node:fs").Dirent[];
-      try {
-        entries = readdirSync(path.join(dir, prefix), { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      for (const entry of entries) {
-        if (!matches(entry.name)) continue;
-        if (!last && !entry.isDirectory() && !entry.isSymbolicLink()) continue;
-        next.push(prefix ? `${prefix}/${entry.name}` : entry.name);
-        if (next.length > MAX_GLOB_MATCHES) return undefined;
-      }
-    }
-    current = next;
+function literalWord(value: string): ShellWord {
+  return { value, raw: value, glob: false, brace: false, procSubst: false };
+}
+
+/** The real path of `root`'s git directory: `root/.git`, or where a `.git` file (`gitdir: X`) points. */
+function ownGitDir(root: string): string[] {
+  const dotGit = path.join(root, ".git");
+  try {
+    if (statSync(dotGit).isDirectory()) return [resolvePhysical(dotGit).real];
+    const pointer = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"))?.[1]?.trim();
+    return pointer ? [resolvePhysical(path.resolve(root, pointer)).real] : [];
+  } catch {
+    return [];
   }
-  return current;
 }
 
 /** `base` + `/` + `p` without lexical normalisation (the kernel resolves `..` after links). */
 function joinRaw(base: string, p: string): string {
   return path.isAbsolute(p) ? p : `${base}/${p}`;
-}
-
-/** The directory part of a glob before its first wildcard segment (`src` of `src/*.ts`). */
-function literalPrefix(value: string): string | undefined {
-  const segments = value.split("/");
-  let fixed = 0;
-  while (fixed < segments.length - 1 && !/[*?[]/.test(segments[fixed]!)) fixed += 1;
-  if (fixed === 0) return path.isAbsolute(value) ? "/" : undefined;
-  return segments.slice(0, fixed).join("/") || "/";
 }
 
 /** `Bash(curl:*)`, `Bash(git push:*)`. */

@@ -49,6 +49,70 @@ const READ_RULE_TOOLS: Record<string, string[] | undefined> = {
 const WRITE_RULE_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
 const SHELL_RULE_TOOLS = new Set(["Bash", "Shell"]);
 
+/** Tools cairn has, and the rule names that mean them. */
+export const CAIRN_RULE_TOOLS: readonly string[] = [
+  ...Object.keys(READ_RULE_TOOLS),
+  ...WRITE_RULE_TOOLS,
+  ...SHELL_RULE_TOOLS,
+  "TodoWrite",
+  "Mcp",
+];
+/** Tools of the reference CLI that cairn does not have (rules for them are reported as doing nothing). */
+const FOREIGN_RULE_TOOLS = new Set([
+  "WebFetch",
+  "WebSearch",
+  "Task",
+  "Agent",
+  "NotebookRead",
+  "ExitPlanMode",
+  "BashOutput",
+  "KillShell",
+  "KillBash",
+  "SlashCommand",
+  "Skill",
+  "ListMcpResourcesTool",
+  "ReadMcpResourceTool",
+]);
+
+/**
+ * A rule naming a known tool in the wrong case (`bash(touch:*)`, `read`) is an error: tool names
+ * are case-sensitive, so it would match nothing, and a deny rule that silently matches nothing is
+ * the worst failure there is.
+ */
+function checkToolCase(text: string, tool: string): void {
+  if (CAIRN_RULE_TOOLS.includes(tool) || FOREIGN_RULE_TOOLS.has(tool)) return;
+  const meant = [...CAIRN_RULE_TOOLS, ...FOREIGN_RULE_TOOLS].find(
+    (known) => known.toLowerCase() === tool.toLowerCase(),
+  );
+  if (meant)
+    throw new RuleSyntaxError(
+      text,
+      `no tool is named ${tool} (tool names are case-sensitive): did you mean ${meant}?`,
+    );
+}
+
+/**
+ * One warning per rule that names no tool of this run: a tool cairn does not have (`WebFetch`), a
+ * custom tool that is not there. MCP rules (`mcp__server__tool`) are left alone: the servers'
+ * tools are only known once they start. `toolNames`: the run's other tools (custom, MCP).
+ */
+export function unknownToolWarnings(
+  rules: readonly PermissionRule[],
+  toolNames: readonly string[] = [],
+): string[] {
+  const warnings: string[] = [];
+  for (const rule of rules) {
+    const target = rule.target;
+    if (target.kind !== "tool" && target.kind !== "opaque") continue;
+    if (CAIRN_RULE_TOOLS.includes(target.tool) || toolNames.includes(target.tool)) continue;
+    const why = FOREIGN_RULE_TOOLS.has(target.tool)
+      ? `cairn has no ${target.tool} tool`
+      : `no tool is named ${target.tool} (cairn's tools: ${CAIRN_RULE_TOOLS.filter((t) => t !== "Mcp").join(", ")}; MCP tools are mcp__server__tool)`;
+    warnings.push(`permission rule ${rule.text} (${rule.source}) has no effect: ${why}`);
+  }
+  return warnings;
+}
+
 /** Parses one rule. Throws `RuleSyntaxError` for a malformed rule (a typo must not silently vanish). */
 export function parseRule(text: string, behavior: RuleBehavior, source: string): PermissionRule {
   const trimmed = text.trim();
@@ -57,12 +121,14 @@ export function parseRule(text: string, behavior: RuleBehavior, source: string):
   if (open === -1) {
     if (!TOOL_NAME.test(trimmed) && !/^mcp__[A-Za-z0-9_.-]+__\*$/.test(trimmed))
       throw new RuleSyntaxError(text, "not a tool name");
+    if (!trimmed.startsWith("mcp__")) checkToolCase(text, trimmed);
     return { behavior, text: trimmed, source, target: bareTarget(trimmed) };
   }
   if (!trimmed.endsWith(")")) throw new RuleSyntaxError(text, "missing closing parenthesis");
   const tool = trimmed.slice(0, open);
   const content = trimmed.slice(open + 1, -1).trim();
   if (!TOOL_NAME.test(tool)) throw new RuleSyntaxError(text, `${JSON.stringify(tool)} is not a tool name`);
+  checkToolCase(text, tool);
   return { behavior, text: trimmed, source, target: contentTarget(text, tool, content) };
 }
 

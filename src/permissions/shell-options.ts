@@ -1,4 +1,5 @@
-import type { ShellWord } from "./shell.js";
+import { resolveLongOption, splitLong } from "./getopt.js";
+import type { ShellWord } from "./shell-types.js";
 
 /**
  * getopt-style argument scanning for the read-only command list (shell-readonly.ts): short option
@@ -8,8 +9,17 @@ import type { ShellWord } from "./shell.js";
 export type ArgChecker = {
   /** A problem when the word, read as a path, may lie outside the workspace or is denied; else undefined. */
   readPath(word: ShellWord): string | undefined;
-  /** The names an unquoted glob word expands to right now (undefined: too many or unreadable). */
-  expandGlob(word: ShellWord): string[] | undefined;
+  /** Like `readPath`, for a path relative to the top of the workspace's repository (`HEAD:PATH`). */
+  readRepoPath(path: string): string | undefined;
+  /** A problem unless the word names the git directory of the workspace (or an added directory). */
+  gitDir(word: ShellWord): string | undefined;
+};
+
+/** A checker that accepts every path: what a command's options alone say ("could this part write?"). */
+export const OPTIONS_ONLY: ArgChecker = {
+  readPath: () => undefined,
+  readRepoPath: () => undefined,
+  gitDir: () => undefined,
 };
 
 /** Undefined when read-only; otherwise why not. */
@@ -20,7 +30,16 @@ export type OptionSpec = {
   shortValue?: string;
   /** Long options that take a value (`--name value` or `--name=value`). */
   longValue?: readonly string[];
-  /** Options that make the command unsafe, with the reason. Long ones also match their abbreviations. */
+  /**
+   * The command's other long options (flags). Abbreviations resolve against every long option the
+   * spec names, as getopt_long does, so the lists must be complete for commands with dangerous or
+   * path-taking options.
+   */
+  longFlags?: readonly string[];
+  /**
+   * Options that make the command unsafe, with the reason. Long ones also match every abbreviation
+   * that could stand for them (`--o` for `--output`), unless it names another option exactly.
+   */
   deny?: Readonly<Record<string, string>>;
   /** Options whose value is a path the command reads. */
   pathOptions?: readonly string[];
@@ -45,12 +64,7 @@ export type Scan = {
 };
 
 /** getopt-style scan: short clusters, `--long[=value]` with GNU abbreviations, `--` ends options. */
-export function scanOptions(
-  name: string,
-  args: readonly ShellWord[],
-  spec: OptionSpec,
-  checker: ArgChecker,
-): Scan {
+export function scanOptions(name: string, args: readonly ShellWord[], spec: OptionSpec): Scan {
   const scan: Scan = { operands: [], options: [] };
   const fail = (problem: string): Scan => ({ ...scan, problem });
   let endOfOptions = false;
@@ -68,25 +82,21 @@ export function scanOptions(
       if (spec.optionsFirst) endOfOptions = true;
       continue;
     }
-    if (word.glob && /^[*?[]/.test(value) && !spec.safeOptions) {
-      const names = checker.expandGlob(word);
-      if (!names) return fail(`the pattern ${word.raw} matches too many files to check`);
-      const option = names.find((n) => n.startsWith("-"));
-      if (option)
-        return fail(`the pattern ${word.raw} expands to ${option}, which ${name} would read as an option`);
-    }
     if (value === "--") {
       endOfOptions = true;
       continue;
     }
     if (value.startsWith("--") && value.length > 2) {
-      const eq = value.indexOf("=");
-      const long = eq === -1 ? value : value.slice(0, eq);
-      const denied = deniedLong(long, spec.deny);
-      if (denied) return fail(`${name} ${long}: ${denied}`);
+      const [written, attached] = splitLong(value);
+      const resolved = resolveLongOption(written, knownLong(spec));
+      const long = resolved.kind === "exact" || resolved.kind === "prefix" ? resolved.option : written;
+      const denied = resolved.kind === "exact" ? spec.deny?.[long] : deniedPrefix(written, spec.deny);
+      if (denied) return fail(`${name} ${written}: ${denied}`);
+      if (resolved.kind === "ambiguous")
+        return fail(`${name} ${written} is ambiguous (${resolved.candidates.join(", ")})`);
       let optionValue: ShellWord | undefined;
-      if (eq !== -1) optionValue = { ...word, value: value.slice(eq + 1), raw: value.slice(eq + 1) };
-      else if (matchesLong(long, spec.longValue)) {
+      if (attached !== undefined) optionValue = { ...word, value: attached, raw: attached };
+      else if (spec.longValue?.includes(long)) {
         optionValue = args[i + 1];
         i += 1;
         if (!optionValue) return fail(`${name} ${long} is missing its value`);
@@ -121,18 +131,23 @@ export function scanOptions(
   return scan;
 }
 
-function deniedLong(long: string, deny: OptionSpec["deny"]): string | undefined {
-  if (!deny) return undefined;
-  for (const [option, reason] of Object.entries(deny)) {
-    if (!option.startsWith("--")) continue;
-    if (option === long || (long.length >= 4 && option.startsWith(long))) return reason;
-  }
-  return undefined;
+/** Every long option a spec names. */
+function knownLong(spec: OptionSpec): string[] {
+  const named = [
+    ...(spec.longValue ?? []),
+    ...(spec.longFlags ?? []),
+    ...Object.keys(spec.deny ?? {}),
+    ...(spec.pathOptions ?? []),
+    ...(spec.patternOptions ?? []),
+  ];
+  return named.filter((option) => option.startsWith("--"));
 }
 
-function matchesLong(long: string, list: readonly string[] | undefined): boolean {
-  if (!list) return false;
-  return list.some((option) => option === long || (long.length >= 4 && option.startsWith(long)));
+/** The reason of a denied long option `written` may abbreviate. */
+function deniedPrefix(written: string, deny: OptionSpec["deny"]): string | undefined {
+  for (const [option, reason] of Object.entries(deny ?? {}))
+    if (option.startsWith("--") && option.startsWith(written)) return reason;
+  return undefined;
 }
 
 /** A validator from an option spec, named when it is put on the list. */
@@ -142,10 +157,12 @@ export class Factory {
 
 export function options(spec: OptionSpec): Factory {
   return new Factory((name) => (args, checker) => {
-    const scan = scanOptions(name, args, spec, checker);
+    const scan = scanOptions(name, args, spec);
     if (scan.problem) return scan.problem;
     for (const option of scan.options) {
-      if (option.value && spec.pathOptions?.includes(option.name)) {
+      // A path option's value is read; so may be `--flag=value` of an option not known to take a value.
+      const valued = spec.longValue?.includes(option.name) || spec.shortValue?.includes(option.name.slice(1));
+      if (option.value && (spec.pathOptions?.includes(option.name) || !valued)) {
         const problem = checker.readPath(option.value);
         if (problem) return problem;
       }
@@ -158,6 +175,8 @@ export function options(spec: OptionSpec): Factory {
     let paths = scan.operands;
     if (spec.operands === "pattern+paths") {
       const patternGiven = scan.options.some((option) => spec.patternOptions?.includes(option.name));
+      if (!patternGiven && (paths[0]?.fromGlob || paths[0]?.brace))
+        return `the pattern of ${name} would be what a wildcard or brace expansion produces`;
       if (!patternGiven) paths = paths.slice(1);
     }
     for (const path of paths) {

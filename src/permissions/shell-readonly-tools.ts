@@ -1,5 +1,5 @@
-import type { ShellWord } from "./shell.js";
-import { options, type ReadOnlyCheck, scanOptions } from "./shell-options.js";
+import { OPTIONS_ONLY, options, type ReadOnlyCheck, type Scan, scanOptions } from "./shell-options.js";
+import type { ShellWord } from "./shell-types.js";
 
 /**
  * Read-only checks for commands with a grammar of their own: `find` expressions, `sed` scripts,
@@ -157,34 +157,44 @@ export function sedScriptIsSafe(script: string): boolean {
   }
 }
 
+/**
+ * The programs of `sed`/`awk` (given with `options`, else the first operand) and the files they
+ * read; a problem when the program would be what an expansion produces.
+ */
+function programAndFiles(
+  scan: Scan,
+  options: readonly string[],
+  what: string,
+  missing: string,
+): { programs: ShellWord[]; files: ShellWord[] } | string {
+  const programs = scan.options.filter((o) => options.includes(o.name)).map((o) => o.value!);
+  if (programs.length > 0) return { programs, files: scan.operands };
+  const [first, ...files] = scan.operands;
+  if (!first) return missing;
+  if (first.fromGlob || first.brace) return `the ${what} would be what an expansion produces`;
+  return { programs: [first], files };
+}
+
 export const sed: ReadOnlyCheck = (args, checker) => {
-  const scan = scanOptions(
-    "sed",
-    args,
-    {
-      shortValue: "elf",
-      longValue: ["--expression", "--line-length", "--file"],
-      deny: {
-        "-i": "edits files in place",
-        "--in-place": "edits files in place",
-        "-f": "runs a script file",
-        "--file": "runs a script file",
-      },
-      operands: "paths",
+  const scan = scanOptions("sed", args, {
+    shortValue: "elf",
+    longValue: ["--expression", "--line-length", "--file"],
+    longFlags: list(
+      "--null-data --zero-terminated --quiet --silent --regexp-extended --separate --sandbox --unbuffered --debug --posix --follow-symlinks --binary --help --version",
+    ),
+    deny: {
+      "-i": "edits files in place",
+      "--in-place": "edits files in place",
+      "-f": "runs a script file",
+      "--file": "runs a script file",
     },
-    checker,
-  );
+    operands: "paths",
+  });
   if (scan.problem) return scan.problem;
   const sandbox = scan.options.some((option) => option.name === "--sandbox");
-  const scripts = scan.options
-    .filter((o) => o.name === "-e" || o.name === "--expression")
-    .map((o) => o.value!);
-  let files = scan.operands;
-  if (scripts.length === 0) {
-    if (files.length === 0) return "sed without a script";
-    scripts.push(files[0]!);
-    files = files.slice(1);
-  }
+  const split = programAndFiles(scan, ["-e", "--expression"], "sed script", "sed without a script");
+  if (typeof split === "string") return split;
+  const { programs: scripts, files } = split;
   for (const script of scripts) {
     if (script.value === undefined) return "the sed script is computed at run time";
     if (!sandbox && !sedScriptIsSafe(script.value))
@@ -197,54 +207,57 @@ export const sed: ReadOnlyCheck = (args, checker) => {
   return undefined;
 };
 
-/** awk programs that cannot run commands or write files: no `system`, pipes, redirections or `getline`. */
+/**
+ * awk programs that cannot run commands, write files or read files nobody named: no `system`,
+ * pipes, redirections, `getline`, and no `ARGV`/`ARGC` (`ARGV[1]="/etc/passwd"` adds a file to read).
+ */
 export function awkProgramIsSafe(program: string): boolean {
-  return !/system|getline|close|fflush|[|>@`]/.test(program);
+  return !/system|getline|close|fflush|ARGV|ARGC|[|>@`]/.test(program);
 }
 
 export const awk: ReadOnlyCheck = (args, checker) => {
-  const scan = scanOptions(
-    "awk",
-    args,
-    {
-      shortValue: "Fve",
-      longValue: ["--field-separator", "--assign", "--source"],
-      deny: {
-        "-f": "runs a program file",
-        "--file": "runs a program file",
-        "-i": "loads a program file",
-        "--include": "loads a program file",
-        "-l": "loads an extension",
-        "--load": "loads an extension",
-        "-E": "runs a program file",
-        "--exec": "runs a program file",
-        "-p": "writes a profile file",
-        "--profile": "writes a profile file",
-        "-o": "writes a file",
-        "--pretty-print": "writes a file",
-        "-d": "writes a file",
-        "--dump-variables": "writes a file",
-        "-D": "starts a debugger",
-        "--debug": "starts a debugger",
-        "-W": "mawk/posix options are not checked",
-      },
-      operands: "paths",
+  const scan = scanOptions("awk", args, {
+    shortValue: "Fve",
+    longValue: ["--field-separator", "--assign", "--source"],
+    longFlags: list(
+      "--sandbox --characters-as-bytes --traditional --copyright --gen-pot --help --lint --bignum --use-lc-numeric --no-optimize --optimize --posix --re-interval --trace --version --csv --non-decimal-data",
+    ),
+    deny: {
+      "-f": "runs a program file",
+      "--file": "runs a program file",
+      "-i": "loads a program file",
+      "--include": "loads a program file",
+      "-l": "loads an extension",
+      "--load": "loads an extension",
+      "-E": "runs a program file",
+      "--exec": "runs a program file",
+      "-p": "writes a profile file",
+      "--profile": "writes a profile file",
+      "-o": "writes a file",
+      "--pretty-print": "writes a file",
+      "-d": "writes a file",
+      "--dump-variables": "writes a file",
+      "-D": "starts a debugger",
+      "--debug": "starts a debugger",
+      "-W": "mawk/posix options are not checked",
     },
-    checker,
-  );
+    operands: "paths",
+  });
   if (scan.problem) return scan.problem;
   const sandbox = scan.options.some((o) => o.name === "-S" || o.name === "--sandbox");
-  const programs = scan.options.filter((o) => o.name === "-e" || o.name === "--source").map((o) => o.value!);
-  let files = scan.operands;
-  if (programs.length === 0) {
-    if (files.length === 0) return "awk without a program";
-    programs.push(files[0]!);
-    files = files.slice(1);
+  const split = programAndFiles(scan, ["-e", "--source"], "awk program", "awk without a program");
+  if (typeof split === "string") return split;
+  const { programs, files } = split;
+  for (const option of scan.options) {
+    if (option.name !== "-v" && option.name !== "--assign") continue;
+    if (option.value?.value === undefined || !/^[A-Za-z_][A-Za-z0-9_]*=/.test(option.value.value))
+      return "an awk -v assignment that is not NAME=value";
+    if (/^(ARGV|ARGC)=/.test(option.value.value)) return "awk -v ARGV/ARGC names other files to read";
   }
   for (const program of programs) {
     if (program.value === undefined) return "the awk program is computed at run time";
     if (!sandbox && !awkProgramIsSafe(program.value))
-      return "the awk program may run commands or write files (system, |, >, getline)";
+      return "the awk program may run commands, write files or read other files (system, |, >, getline, ARGV)";
   }
   for (const file of files) {
     if (file.value !== undefined && /^[A-Za-z_][A-Za-z0-9_]*=/.test(file.value)) continue;
@@ -289,8 +302,27 @@ export const jq: ReadOnlyCheck = (args, checker) => {
       i += 2;
       continue;
     }
-    if (value === "--indent" || value === "-L") {
+    if (value === "--indent") {
       i += 1;
+      continue;
+    }
+    if (
+      value === "-L" ||
+      value.startsWith("-L") ||
+      value === "--library-path" ||
+      value.startsWith("--library-path=")
+    ) {
+      // Modules are read from the library path.
+      const attached = value.startsWith("--library-path=")
+        ? value.slice(15)
+        : value.startsWith("-L")
+          ? value.slice(2)
+          : "";
+      const dir = attached !== "" ? { ...word, value: attached, raw: attached } : args[i + 1];
+      if (attached === "") i += 1;
+      if (!dir) return `jq ${value} is missing its directory`;
+      const problem = checker.readPath(dir);
+      if (problem) return problem;
       continue;
     }
     if (value === "-f" || value === "--from-file") {
@@ -307,6 +339,10 @@ export const jq: ReadOnlyCheck = (args, checker) => {
     if (program === undefined && !fromFile) program = word;
     else operands.push(word);
   }
+  if (program?.fromGlob || program?.brace) return "the jq program would be what an expansion produces";
+  // `import "x" as $d;` and `include "x";` read files from the library path, relative ones too.
+  if (program?.value !== undefined && /\b(import|include)\b/.test(program.value))
+    return "the jq program imports modules, which read other files";
   for (const file of operands) {
     const problem = checker.readPath(file);
     if (problem) return problem;
@@ -325,22 +361,43 @@ export const printf: ReadOnlyCheck = (args) => {
 };
 
 export const testCommand: ReadOnlyCheck = (args) => {
-  for (const word of args) {
+  for (const [i, word] of args.entries()) {
     if (word.value !== undefined && /\$\(|`/.test(word.value))
       return "a test argument contains command-substitution text (evaluated by -v and arithmetic tests)";
+    // `test -v NAME` evaluates an array subscript in NAME: `x='a[$(cmd)]'; test -v "$x"` runs cmd.
+    const next = args[i + 1];
+    if ((word.value === "-v" || word.value === "-R") && next && next.value === undefined)
+      return "test -v with a variable name computed at run time";
   }
   return undefined;
 };
 
+/** `set -o` names that change nothing about what runs or how words are read. */
+const SET_O_NAMES = new Set(list("errexit nounset xtrace verbose pipefail noclobber errtrace functrace"));
+
+/**
+ * `set` with the options that keep the script's meaning: `-e -u -x -v -C -E -T` and `-o pipefail`
+ * and the like. Refused: `-k` (assignments anywhere become environment: `set -k; ls BASH_ENV=x`),
+ * `-a` (every assignment exported), `-f`/`-B`/`-H` (change how words expand), `-o` names beyond
+ * the harmless list (`-o keyword`, `-o allexport`, `-o posix`), `-n`, `-h`, `-m`, `-b`, `-P`.
+ */
 export const set: ReadOnlyCheck = (args) => {
   for (let i = 0; i < args.length; i += 1) {
     const value = args[i]!.value;
     if (value === undefined) return "a set argument is computed at run time";
     if (value === "--" || value === "-") return undefined;
-    if (!/^[-+][euxvnfbhkmBCEHPTao]+$/.test(value)) return `set ${value} is not in the read-only list`;
+    if (!/^[-+][euxvCETo]+$/.test(value)) {
+      if (/^[-+]/.test(value)) return `set ${value} changes how later commands are read or run`;
+      return `set ${value} is not in the read-only list`;
+    }
     // `-o NAME` (also at the end of a cluster: `-euo pipefail`) takes the option name.
-    if (value.endsWith("o")) i += 1;
-    else if (value.slice(1).includes("o")) return `set ${value} is not in the read-only list`;
+    if (value.slice(1).includes("o")) {
+      if (!value.endsWith("o")) return `set ${value} is not in the read-only list`;
+      const option = args[i + 1]?.value;
+      if (option === undefined) return "set -o without an option name lists or is computed at run time";
+      if (!SET_O_NAMES.has(option)) return `set -o ${option} changes how later commands are read or run`;
+      i += 1;
+    }
   }
   return undefined;
 };
@@ -365,21 +422,44 @@ const gitHistory = options({
     "--output": "writes a file",
     "--ext-diff": "runs an external diff program",
     "--open-files-in-pager": "runs a pager program",
+    "--textconv": "runs textconv programs",
   },
 });
+
+/**
+ * `REV:PATH` (and `:PATH`, `:0:PATH`) names a file's content in the repository: read like the
+ * file itself, so a `Read(.env)` deny covers `git show HEAD:.env`. Relative to the repository's
+ * top (the workspace), or to the working directory with `./`.
+ */
+function withObjectPaths(check: ReadOnlyCheck): ReadOnlyCheck {
+  return (args, checker) => {
+    for (const word of args) {
+      const value = word.value;
+      if (value === undefined || value.startsWith("-")) continue;
+      const colon = value.search(/:(?!\/)/);
+      if (colon === -1) continue;
+      const inRepo = value.slice(colon + 1).replace(/^\d:/, "");
+      if (inRepo === "") continue;
+      const problem = checker.readRepoPath(inRepo);
+      if (problem) return problem;
+    }
+    return check(args, checker);
+  };
+}
 for (const sub of list(
   "diff show log whatchanged shortlog diff-tree diff-files diff-index rev-list blame annotate",
 ))
-  GIT_READ_SUBCOMMANDS[sub] = gitHistory.make(`git ${sub}`);
+  GIT_READ_SUBCOMMANDS[sub] = withObjectPaths(gitHistory.make(`git ${sub}`));
 for (const sub of list(
   "status rev-parse ls-files ls-tree cat-file merge-base describe name-rev show-ref for-each-ref count-objects check-ignore check-attr var version show-branch cherry",
 ))
-  GIT_READ_SUBCOMMANDS[sub] = options({ operands: "paths" }).make(`git ${sub}`);
+  GIT_READ_SUBCOMMANDS[sub] = withObjectPaths(options({ operands: "paths" }).make(`git ${sub}`));
 GIT_READ_SUBCOMMANDS.grep = options({
   operands: "pattern+paths",
-  patternOptions: ["-e", "-f"],
+  patternOptions: ["-e", "-f", "--file"],
   shortValue: "efABCm",
-  pathOptions: ["-f"],
+  longValue: ["--file", "--max-count", "--after-context", "--before-context", "--context", "--threads"],
+  pathOptions: ["-f", "--file"],
   deny: {
     "-O": "runs a pager program",
     "--open-files-in-pager": "runs a pager program",
@@ -476,6 +556,18 @@ const GIT_GLOBAL_FLAGS = new Set(
   ),
 );
 
+/** Whether `git ARGS` (global options included) writes the configuration (`git config core.x y`). */
+export function gitWritesConfig(args: readonly ShellWord[]): boolean {
+  let i = 0;
+  while (i < args.length && args[i]!.value?.startsWith("-")) {
+    const value = args[i]!.value!;
+    i += ["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"].includes(value) ? 2 : 1;
+  }
+  if (args[i]?.value !== "config") return args[i]?.value === undefined && i < args.length;
+  const reads = GIT_READ_SUBCOMMANDS.config!(args.slice(i + 1), OPTIONS_ONLY);
+  return reads !== undefined;
+}
+
 export const git: ReadOnlyCheck = (args, checker) => {
   let i = 0;
   for (; i < args.length; i += 1) {
@@ -491,7 +583,8 @@ export const git: ReadOnlyCheck = (args, checker) => {
       const dir = attached !== undefined ? { ...word, value: attached, raw: attached } : args[i + 1];
       if (attached === undefined) i += 1;
       if (!dir) return `git ${option} is missing its value`;
-      const problem = checker.readPath(dir);
+      // A git directory's config runs programs (core.fsmonitor, diff.external): only the workspace's own.
+      const problem = option === "--git-dir" ? checker.gitDir(dir) : checker.readPath(dir);
       if (problem) return problem;
       continue;
     }

@@ -1,4 +1,3 @@
-import type { ShellWord } from "./shell.js";
 import { type ArgChecker, Factory, options, type ReadOnlyCheck } from "./shell-options.js";
 import {
   awk,
@@ -12,9 +11,10 @@ import {
   testCommand,
   VERSION_ONLY,
 } from "./shell-readonly-tools.js";
+import type { ShellWord } from "./shell-types.js";
 
-export type { ArgChecker, ReadOnlyCheck } from "./shell-options.js";
-export { awkProgramIsSafe, sedScriptIsSafe } from "./shell-readonly-tools.js";
+export { type ArgChecker, OPTIONS_ONLY, type ReadOnlyCheck } from "./shell-options.js";
+export { awkProgramIsSafe, gitWritesConfig, sedScriptIsSafe } from "./shell-readonly-tools.js";
 
 /** A list of words written as one string. */
 const list = (words: string): string[] => words.split(/\s+/).filter(Boolean);
@@ -34,6 +34,10 @@ const list = (words: string): string[] => words.split(/\s+/).filter(Boolean);
  */
 
 const text = options({ operands: "text", safeOptions: true });
+const FOLLOWS_LINKS = {
+  "-L": "follows symbolic links out of the workspace",
+  "--dereference": "follows symbolic links out of the workspace",
+};
 
 const SPECS: Record<string, ReadOnlyCheck | Factory> = {
   cat: options({ operands: "paths", safeOptions: true }),
@@ -49,14 +53,21 @@ const SPECS: Record<string, ReadOnlyCheck | Factory> = {
     operands: "paths",
     safeOptions: true,
   }),
-  wc: options({ deny: { "--files0-from": "reads file names from a file" }, operands: "paths" }),
+  wc: options({
+    longFlags: list("--bytes --chars --lines --max-line-length --words --help --version"),
+    deny: { "--files0-from": "reads file names from a file" },
+    operands: "paths",
+  }),
   ls: options({
     shortValue: "ITw",
     longValue: list(
       "--block-size --format --hide --ignore --indicator-style --quoting-style --sort --tabsize --time --time-style --width",
     ),
+    longFlags: list(
+      "--all --almost-all --author --classify --color --context --dereference-command-line --dereference-command-line-symlink-to-dir --directory --dired --escape --file-type --full-time --group-directories-first --help --hide-control-chars --human-readable --hyperlink --ignore-backups --inode --kibibytes --literal --no-group --numeric-uid-gid --quote-name --recursive --reverse --show-control-chars --si --size --version --zero",
+    ),
+    deny: FOLLOWS_LINKS,
     operands: "paths",
-    safeOptions: true,
   }),
   tree: options({
     shortValue: "LPIoH",
@@ -78,11 +89,18 @@ const SPECS: Record<string, ReadOnlyCheck | Factory> = {
   file: options({
     shortValue: "mfFeP",
     longValue: ["--magic-file", "--files-from", "--separator", "--exclude", "--exclude-quiet", "--parameter"],
+    longFlags: list(
+      "--apple --brief --checking-printout --debug --dereference --extension --help --keep-going --list --mime --mime-encoding --mime-type --no-buffer --no-dereference --no-pad --no-sandbox --preserve-date --print0 --raw --special-files --version",
+    ),
     deny: {
       "-C": "writes a file",
       "--compile": "writes a file",
       "-f": "reads file names from a file",
       "--files-from": "reads file names from a file",
+      "-z": "runs decompression programs",
+      "-Z": "runs decompression programs",
+      "--uncompress": "runs decompression programs",
+      "--uncompress-noreport": "runs decompression programs",
     },
     pathOptions: ["-m", "--magic-file"],
     operands: "paths",
@@ -90,7 +108,10 @@ const SPECS: Record<string, ReadOnlyCheck | Factory> = {
   du: options({
     shortValue: "dBtX",
     longValue: ["--max-depth", "--block-size", "--threshold", "--exclude", "--exclude-from", "--time-style"],
-    deny: { "--files0-from": "reads file names from a file" },
+    longFlags: list(
+      "--all --apparent-size --bytes --count-links --dereference-args --help --human-readable --inodes --no-dereference --null --one-file-system --separate-dirs --si --summarize --time --total --version",
+    ),
+    deny: { ...FOLLOWS_LINKS, "--files0-from": "reads file names from a file" },
     pathOptions: ["-X", "--exclude-from"],
     operands: "paths",
   }),
@@ -110,6 +131,9 @@ const SPECS: Record<string, ReadOnlyCheck | Factory> = {
     shortValue: "kStoT",
     longValue: list(
       "--key --field-separator --buffer-size --parallel --batch-size --random-source --sort --output --temporary-directory --compress-program --files0-from",
+    ),
+    longFlags: list(
+      "--check --debug --dictionary-order --general-numeric-sort --help --human-numeric-sort --ignore-case --ignore-leading-blanks --ignore-nonprinting --merge --month-sort --numeric-sort --random-sort --reverse --stable --unique --version --version-sort --zero-terminated",
     ),
     deny: {
       "-o": "writes a file",
@@ -146,16 +170,36 @@ const SPECS: Record<string, ReadOnlyCheck | Factory> = {
     longValue: list(
       "--ifdef --show-function-line --ignore-matching-lines --label --starting-file --exclude --exclude-from --width --tabsize --horizon-lines --to-file --from-file --line-format --old-line-format --new-line-format --unchanged-line-format --old-group-format --new-group-format --changed-group-format --unchanged-group-format --palette",
     ),
+    longFlags: list(
+      "--brief --color --context --ed --expand-tabs --help --ignore-all-space --ignore-blank-lines --ignore-case --ignore-file-name-case --ignore-space-change --ignore-tab-expansion --ignore-trailing-space --initial-tab --left-column --minimal --new-file --no-dereference --no-ignore-file-name-case --normal --rcs --report-identical-files --show-c-function --side-by-side --speed-large-files --strip-trailing-cr --suppress-blank-empty --suppress-common-lines --text --unidirectional-new-file --unified --version",
+    ),
+    deny: {
+      "-l": "runs the pr program",
+      "--paginate": "runs the pr program",
+      "-r": "follows symbolic links out of the workspace while comparing directories",
+      "--recursive": "follows symbolic links out of the workspace while comparing directories",
+    },
     pathOptions: ["-X", "--exclude-from", "--to-file", "--from-file", "-S", "--starting-file"],
     operands: "paths",
   }),
   od: options({ shortValue: "AjNStw", operands: "paths", safeOptions: true }),
-  hexdump: options({ shortValue: "efns", pathOptions: ["-f"], operands: "paths" }),
+  hexdump: options({
+    shortValue: "efns",
+    longValue: ["--format", "--format-file", "--length", "--skip", "--color"],
+    longFlags: list(
+      "--one-byte-octal --one-byte-char --canonical --two-bytes-decimal --two-bytes-octal --two-bytes-hex --no-squeezing --help --version",
+    ),
+    pathOptions: ["-f", "--format-file"],
+    operands: "paths",
+  }),
   strings: options({ shortValue: "ntTe", operands: "paths", safeOptions: true }),
   grep: options({
     shortValue: "efmABCdD",
     longValue: list(
       "--regexp --file --max-count --after-context --before-context --context --directories --devices --include --exclude --exclude-dir --exclude-from --label --binary-files --group-separator",
+    ),
+    longFlags: list(
+      "--basic-regexp --binary --byte-offset --color --colour --count --extended-regexp --files-with-matches --files-without-match --fixed-strings --help --ignore-case --initial-tab --invert-match --line-buffered --line-number --line-regexp --no-filename --no-group-separator --no-ignore-case --no-messages --null --null-data --only-matching --perl-regexp --quiet --recursive --silent --text --version --with-filename --word-regexp",
     ),
     deny: {
       "-R": "follows symbolic links out of the workspace (use -r)",
@@ -192,6 +236,9 @@ const SPECS: Record<string, ReadOnlyCheck | Factory> = {
   nawk: awk,
   jq,
   md5sum: options({
+    longFlags: list(
+      "--binary --help --ignore-missing --quiet --status --strict --tag --text --version --warn --zero",
+    ),
     deny: { "-c": "reads the files named in a list", "--check": "reads the files named in a list" },
     operands: "paths",
   }),
@@ -233,11 +280,15 @@ const SPECS: Record<string, ReadOnlyCheck | Factory> = {
   date: options({
     shortValue: "dfr",
     longValue: ["--date", "--file", "--reference", "--rfc-3339"],
+    longFlags: list("--debug --help --iso-8601 --resolution --rfc-email --universal --utc --version"),
     deny: { "-s": "sets the clock", "--set": "sets the clock" },
     pathOptions: ["-f", "--file", "-r", "--reference"],
     operands: "text",
   }),
   hostname: options({
+    longFlags: list(
+      "--alias --all-fqdns --all-ip-addresses --domain --fqdn --help --ip-address --long --nis --short --version --yp",
+    ),
     deny: {
       "-F": "sets the host name",
       "--file": "sets the host name",

@@ -1,27 +1,57 @@
-import type { ShellAssign, ShellWord } from "./shell.js";
+import { scanWrapperOptions, type WrapperOptions } from "./getopt.js";
+import type { ScriptShell, ShellAssign, ShellWord } from "./shell-types.js";
 
 /**
- * Wrappers: commands that run other commands (`env`, `sh -c`, `xargs`, `nice`, `timeout`, `nohup`,
- * `stdbuf`, `ionice`, `setsid`, `time`, `command`, `builtin`, `exec`, `eval`, `sudo`, `doas`,
- * `find -exec`). `unwrap` says which command(s) a wrapper runs, so each is checked on its own.
+ * Wrappers: commands that run other commands. `unwrap` says which command(s) or script(s) a
+ * wrapper runs, so each is checked on its own, and whether the wrapper itself adds anything
+ * (`transparent` ones do not: `timeout 5 ls` is `ls`).
+ *
+ * The rule for everything here: when the inner command cannot be located for sure (an option that
+ * is not understood, an argument computed at run time, a script file, a shell cairn does not
+ * parse), the wrapper is `hidden`: nobody can see what it runs before it runs, so it is never
+ * allowed without a rule, and with `--force` it is asked about while shell deny/ask rules are in force.
  */
 
 /** A list of words written as one string. */
 const list = (words: string): string[] => words.split(/\s+/).filter(Boolean);
+const flags = (words: string): Record<string, "flag"> =>
+  Object.fromEntries(list(words).map((word) => [word, "flag" as const]));
+const valued = (words: string): Record<string, "value"> =>
+  Object.fromEntries(list(words).map((word) => [word, "value" as const]));
+const optional = (words: string): Record<string, "optional"> =>
+  Object.fromEntries(list(words).map((word) => [word, "optional" as const]));
 
 export type Unwrapped = {
   name: string;
   /** Runs its commands with more power or in a way we do not model: must itself be allowed. */
   opaque?: boolean;
-  /** Runs commands that cannot be seen before it runs (a computed script, commands on stdin). */
+  /** Runs commands that cannot be seen before it runs (a computed script, a script file, stdin). */
   hidden?: boolean;
   problem?: string;
   commands: { words: ShellWord[]; assigns: ShellAssign[] }[];
-  /** Script texts the wrapper runs (`sh -c`, `eval`). */
-  scripts: string[];
+  /** Script texts the wrapper runs (`sh -c`, `eval`), with the shell that reads them. */
+  scripts: { text: string; shell: ScriptShell }[];
 };
 
-const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash"]);
+/** Shells whose scripts cairn parses: bash itself, and `sh` (dash or bash: read as both). */
+const PARSED_SHELLS: Record<string, ScriptShell> = {
+  bash: "bash",
+  rbash: "bash",
+  sh: "sh",
+  dash: "sh",
+  ash: "sh",
+};
+/** Shells whose language differs from bash's: their scripts are not parsed. */
+const OTHER_SHELLS = new Set(
+  list("zsh ksh ksh93 mksh pdksh yash fish csh tcsh pwsh nu elvish xonsh oksh posh"),
+);
+/** Programs that run a command in ways this table does not follow (the command cannot be located). */
+const HIDING = new Set(
+  list(
+    "nsenter prlimit strace ltrace valgrind perf gdb lldb systemd-run firejail bwrap parallel sem at batch ssh expect socat proxychains proxychains4 torsocks torify xvfb-run dbus-run-session dbus-launch fakeroot faketime numactl cgexec pkexec newgrp setarch linux32 linux64 chpst softlimit unbuffer rlwrap catchsegv cpulimit caffeinate entr inotifywait daemonize start-stop-daemon script-run",
+  ),
+);
+
 const ASSIGNMENT_WORD = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
 /** A word standing for arguments computed at run time (`xargs` input, `{}` of `find -exec`). */
@@ -29,231 +59,386 @@ function computedWord(raw: string): ShellWord {
   return { raw, glob: false, brace: false, procSubst: false };
 }
 
-/** If `words` runs another command (`timeout 5 ls`), says which. Undefined when it is a plain command. */
-export function unwrap(words: readonly ShellWord[]): Unwrapped | undefined {
+type CommandWrapper = {
+  options: WrapperOptions;
+  /** Operands between the options and the command (`timeout DURATION cmd`, `chroot DIR cmd`). */
+  operands?: number;
+  /** Adds nothing: its decision is that of its command. */
+  transparent?: boolean;
+  /** Options that mean something must be asked about, with the reason. */
+  problems?: Readonly<Record<string, string>>;
+  /** Options after which there is no command (`taskset -p`, `ionice -p`). */
+  noCommand?: readonly string[];
+  /** Without a command it starts a shell reading standard input. */
+  shellWithoutCommand?: boolean;
+  /** Options whose value is a script for `sh -c` (`script -c`, `su -c`). */
+  scriptOptions?: readonly string[];
+  /** Its operands are files, not a command (`script -c CMD FILE`). */
+  operandsAreFiles?: boolean;
+};
+
+/** `su`'s options (and `runuser`'s, which adds `-u USER`). */
+const SU_OPTIONS = {
+  shortFlags: "flmpP",
+  shortValued: "cgGsw",
+  long: {
+    ...valued("--command --session-command --group --supp-group --shell --whitelist-environment"),
+    ...flags("--fast --login --preserve-environment --pty"),
+  },
+} satisfies WrapperOptions;
+const SU_SCRIPTS = ["-c", "--command", "--session-command"];
+
+const WRAPPERS: Record<string, CommandWrapper> = {
+  timeout: {
+    options: {
+      shortFlags: "v",
+      shortValued: "ks",
+      long: { ...flags("--preserve-status --foreground --verbose"), ...valued("--kill-after --signal") },
+    },
+    operands: 1,
+    transparent: true,
+  },
+  nice: { options: { shortValued: "n", long: valued("--adjustment"), numeric: true }, transparent: true },
+  nohup: { options: {}, transparent: true },
+  builtin: { options: {}, transparent: true },
+  stdbuf: { options: { shortValued: "ioe", long: valued("--input --output --error") }, transparent: true },
+  ionice: {
+    options: {
+      shortFlags: "t",
+      shortValued: "cnpPu",
+      long: { ...valued("--class --classdata --pid --pgid --uid"), ...flags("--ignore") },
+    },
+    noCommand: list("-p -P -u --pid --pgid --uid"),
+    transparent: true,
+  },
+  setsid: { options: { shortFlags: "fwc", long: flags("--fork --wait --ctty") }, transparent: true },
+  time: {
+    options: {
+      shortFlags: "pvqa",
+      shortValued: "fo",
+      long: { ...valued("--format --output"), ...flags("--portability --verbose --quiet --append") },
+    },
+    problems: { "-o": "time -o writes a file", "--output": "time -o writes a file" },
+    transparent: true,
+  },
+  command: { options: { shortFlags: "pvV" }, noCommand: ["-v", "-V"], transparent: true },
+  exec: { options: { shortFlags: "cl", shortValued: "a" }, transparent: true },
+  taskset: {
+    options: { shortFlags: "acp", long: flags("--all-tasks --cpu-list --pid") },
+    operands: 1,
+    noCommand: ["-p", "--pid"],
+    transparent: true,
+  },
+  chrt: {
+    options: {
+      shortFlags: "bdfiorRamvp",
+      shortValued: "TPD",
+      long: {
+        ...flags(
+          "--batch --deadline --fifo --idle --other --rr --reset-on-fork --all-tasks --max --verbose --pid",
+        ),
+        ...valued("--sched-runtime --sched-period --sched-deadline"),
+      },
+    },
+    operands: 1,
+    noCommand: ["-p", "--pid", "-m", "--max"],
+    transparent: true,
+  },
+  sudo: {
+    options: {
+      shortFlags: "AbEHknPSisBNe",
+      shortValued: "ugCDhprtTUR",
+      long: {
+        ...valued(
+          "--user --group --close-from --chdir --host --prompt --role --type --command-timeout --other-user --chroot",
+        ),
+        ...flags(
+          "--askpass --background --preserve-env --set-home --reset-timestamp --non-interactive --preserve-groups --stdin --login --shell --bell --no-update --edit",
+        ),
+      },
+    },
+    shellWithoutCommand: true,
+  },
+  doas: { options: { shortFlags: "nsL", shortValued: "uC" }, shellWithoutCommand: true },
+  chroot: {
+    options: { long: { ...valued("--groups --userspec"), ...flags("--skip-chdir") } },
+    operands: 1,
+    shellWithoutCommand: true,
+  },
+  unshare: {
+    options: {
+      shortFlags: "muinpUCTfrc",
+      shortValued: "SGRwl",
+      long: {
+        ...optional("--mount --uts --ipc --net --pid --user --cgroup --time --kill-child --mount-proc"),
+        ...flags("--fork --map-root-user --map-current-user --map-auto --keep-caps --mount-binfmt"),
+        ...valued(
+          "--setuid --setgroups --root --wd --load-interp --propagation --map-user --map-group --map-users --map-groups --monotonic --boottime",
+        ),
+      },
+    },
+    shellWithoutCommand: true,
+  },
+  setpriv: {
+    options: {
+      shortFlags: "d",
+      long: {
+        ...flags("--dump --nnp --no-new-privs --keep-groups --clear-groups --init-groups --reset-env"),
+        ...valued(
+          "--reuid --regid --ruid --rgid --euid --egid --groups --inh-caps --ambient-caps --bounding-set --securebits --pdeathsig --selinux-label --apparmor-profile --landlock-access --landlock-rule",
+        ),
+      },
+    },
+  },
+  script: {
+    options: {
+      shortFlags: "aefqwt",
+      shortValued: "cEIOBTmo",
+      long: {
+        ...flags("--append --return --flush --force --quiet"),
+        ...valued(
+          "--command --echo --log-io --log-in --log-out --log-timing --logging-format --output-limit",
+        ),
+        ...optional("--timing"),
+      },
+    },
+    scriptOptions: ["-c", "--command"],
+    shellWithoutCommand: true,
+    operandsAreFiles: true,
+  },
+  watch: {
+    options: {
+      shortFlags: "dtbegcxpwr",
+      shortValued: "nq",
+      long: {
+        ...valued("--interval --equexit"),
+        ...optional("--differences"),
+        ...flags(
+          "--no-title --beep --errexit --chgexit --color --no-color --exec --precise --no-wrap --no-rerun",
+        ),
+      },
+    },
+  },
+  su: { options: SU_OPTIONS, scriptOptions: SU_SCRIPTS },
+  runuser: {
+    options: {
+      ...SU_OPTIONS,
+      shortValued: `${SU_OPTIONS.shortValued}u`,
+      long: { ...SU_OPTIONS.long, "--user": "value" },
+    },
+    scriptOptions: SU_SCRIPTS,
+  },
+  flock: {
+    options: {
+      shortFlags: "sexnouFc",
+      shortValued: "wE",
+      long: {
+        ...flags("--shared --exclusive --unlock --nonblock --nb --close --no-fork --verbose --command"),
+        ...valued("--timeout --wait --conflict-exit-code"),
+      },
+    },
+    operands: 1,
+  },
+  sg: { options: {}, operands: 1 },
+  busybox: { options: {} },
+};
+
+/** Reasons the non-transparent wrappers are asked about. */
+const WHY: Record<string, string> = {
+  sudo: "runs a command as another user",
+  doas: "runs a command as another user",
+  su: "runs a command as another user",
+  runuser: "runs a command as another user",
+  sg: "runs a command with another group",
+  chroot: "runs a command under another root directory",
+  unshare: "runs a command in new namespaces",
+  setpriv: "runs a command with other privileges",
+  script: "records a terminal session to a file",
+  watch: "runs a command again and again",
+  flock: "creates a lock file",
+  busybox: "runs a busybox applet, which is not the checked GNU tool",
+};
+
+/**
+ * If `words` runs another command (`timeout 5 ls`), says which. Undefined when it is a plain command.
+ * `shell` is the shell reading the words (for `eval`).
+ */
+export function unwrap(words: readonly ShellWord[], shell: ScriptShell = "bash"): Unwrapped | undefined {
   const written = words[0]?.value;
   if (written === undefined) return undefined;
   // `/usr/bin/env rm x` is unwrapped too (deny rules must see `rm`), but a wrapper named by a path
   // could be any program (`./timeout`), so it must itself be allowed.
   const name = written.includes("/") ? written.slice(written.lastIndexOf("/") + 1) : written;
-  const result = unwrapNamed(name, words.slice(1));
+  const result = unwrapNamed(name, words.slice(1), shell);
   return result && written.includes("/") ? { ...result, opaque: true } : result;
 }
 
-function unwrapNamed(name: string, rest: ShellWord[]): Unwrapped | undefined {
-  switch (name) {
-    case "env":
-      return unwrapEnv(rest);
-    case "xargs":
-      return unwrapXargs(rest);
-    case "nice":
-      return unwrapOptions(name, rest, { valued: ["-n", "--adjustment"], flags: [], numericFlag: true });
-    case "timeout": {
-      const result = unwrapOptions(name, rest, {
-        valued: ["-k", "--kill-after", "-s", "--signal"],
-        flags: ["--preserve-status", "--foreground", "-v", "--verbose"],
-        skipOperands: 1,
-      });
-      return result;
-    }
-    case "nohup":
-    case "builtin":
-      return unwrapOptions(name, rest, { valued: [], flags: [] });
-    case "stdbuf":
-      return unwrapOptions(name, rest, {
-        valued: ["-i", "-o", "-e", "--input", "--output", "--error"],
-        flags: [],
-      });
-    case "ionice":
-      return unwrapOptions(name, rest, {
-        valued: ["-c", "--class", "-n", "--classdata"],
-        flags: ["-t", "--ignore"],
-      });
-    case "setsid":
-      return unwrapOptions(name, rest, {
-        valued: [],
-        flags: ["-f", "--fork", "-w", "--wait", "-c", "--ctty"],
-      });
-    case "time":
-      return unwrapOptions(name, rest, {
-        valued: ["-f", "--format"],
-        flags: ["-p", "--portability", "-v", "--verbose", "-q", "--quiet", "-a", "--append"],
-        problems: { "-o": "time -o writes a file", "--output": "time -o writes a file" },
-      });
-    case "command":
-      if (rest[0]?.value === "-v" || rest[0]?.value === "-V") return undefined;
-      return unwrapOptions(name, rest, { valued: [], flags: ["-p"] });
-    case "exec":
-      return unwrapOptions(name, rest, { valued: ["-a"], flags: ["-c", "-l", "-cl", "-lc"] });
-    case "sudo":
-      return opaque(
-        unwrapOptions(name, rest, {
-          valued: list(
-            "-u --user -g --group -C --close-from -D --chdir -h --host -p --prompt -r --role -t --type -T --command-timeout -U --other-user -R --chroot",
-          ),
-          flags: list(
-            "-A --askpass -b --background -E --preserve-env -H --set-home -k --reset-timestamp -n --non-interactive -P --preserve-groups -S --stdin -i --login -s --shell -B --bell -N --no-update",
-          ),
-        }),
-      );
-    case "doas":
-      return opaque(unwrapOptions(name, rest, { valued: ["-u", "-C"], flags: ["-n", "-s", "-L"] }));
-    case "eval": {
-      if (rest.some((word) => word.value === undefined))
-        return {
-          name,
-          problem: "eval of text computed at run time",
-          hidden: true,
-          commands: [],
-          scripts: [],
-        };
-      return { name, commands: [], scripts: [rest.map((word) => word.value).join(" ")] };
-    }
-    case "find":
-      return unwrapFind(rest);
-    default:
-      if (SHELLS.has(name)) return unwrapShell(name, rest);
-      return undefined;
+function unwrapNamed(name: string, rest: ShellWord[], shell: ScriptShell): Unwrapped | undefined {
+  if (name === "env") return unwrapEnv(rest);
+  if (name === "xargs") return unwrapXargs(rest);
+  if (name === "find") return unwrapFind(rest);
+  if (name === "eval") {
+    if (rest.some((word) => word.value === undefined))
+      return hiddenRun(name, "eval of text computed at run time", false);
+    return { name, commands: [], scripts: [{ text: rest.map((word) => word.value).join(" "), shell }] };
   }
+  if (name === "." || name === "source") {
+    if (rest.length === 0) return undefined;
+    return hiddenRun(name, `runs the script file ${rest[0]!.raw}, which cannot be checked`);
+  }
+  if (name in PARSED_SHELLS) return unwrapShell(name, rest, PARSED_SHELLS[name]!);
+  if (OTHER_SHELLS.has(name)) return hiddenRun(name, `${name} scripts are not checked (only bash and sh)`);
+  if (HIDING.has(name)) return hiddenRun(name, "runs a command in a way that cannot be checked");
+  const wrapper = WRAPPERS[name];
+  return wrapper ? unwrapCommand(name, rest, wrapper) : undefined;
 }
 
-function opaque(result: Unwrapped | undefined): Unwrapped | undefined {
-  return result ? { ...result, opaque: true } : result;
+/** A wrapper whose commands nobody can see. */
+function hiddenRun(name: string, problem: string, opaque = true): Unwrapped {
+  return { name, problem, hidden: true, ...(opaque ? { opaque: true } : {}), commands: [], scripts: [] };
 }
 
-type OptionSpec = {
-  valued: string[];
-  flags: string[];
-  /** `nice -10`: a numeric flag. */
-  numericFlag?: boolean;
-  /** Operands before the command (`timeout DURATION cmd`). */
-  skipOperands?: number;
-  problems?: Record<string, string>;
+function unwrapCommand(name: string, rest: ShellWord[], wrapper: CommandWrapper): Unwrapped | undefined {
+  const scan = scanWrapperOptions(
+    name,
+    rest.map((word) => word.value),
+    wrapper.options,
+  );
+  const why = WHY[name];
+  const base = {
+    name,
+    ...(wrapper.transparent ? {} : { opaque: true }),
+  };
+  if (scan.problem) return { ...hiddenRun(name, scan.problem), ...base };
+  let problem = why;
+  for (const option of scan.options) {
+    problem = wrapper.problems?.[option.name] ?? problem;
+    if (wrapper.noCommand?.includes(option.name)) return undefined;
+  }
+  const scripts = scan.options.filter((option) => wrapper.scriptOptions?.includes(option.name));
+  if (scripts.some((option) => option.value === undefined))
+    return { ...hiddenRun(name, `${name} runs a script computed at run time`), ...base };
+  let i = scan.next;
+  if (name === "watch") return unwrapWatch(rest, scan);
+  if (name === "runuser" && scan.options.some((o) => o.name === "-u" || o.name === "--user")) {
+    // `runuser -u USER [--] cmd args`: the command follows directly.
+    if (rest[i]?.value === "--") i += 1;
+  } else if (name === "su" || name === "runuser") {
+    // `su [-] [USER [ARGS]]`: the arguments go to the user's shell.
+    if (rest[i]?.value === "-") i += 1;
+    if (scripts.length === 0)
+      return { ...hiddenRun(name, `${name} starts a shell for another user`), ...base };
+    i = rest.length;
+  } else {
+    i += wrapper.operands ?? 0;
+  }
+  if (name === "flock" && ["-c", "--command"].includes(rest[i]?.value ?? "")) {
+    const script = rest[i + 1];
+    if (script?.value === undefined)
+      return { ...hiddenRun(name, "flock -c runs a script computed at run time"), ...base };
+    return { ...base, problem: problem!, commands: [], scripts: [{ text: script.value, shell: "sh" }] };
+  }
+  const inner = wrapper.operandsAreFiles ? [] : rest.slice(Math.min(i, rest.length));
+  if (name === "sg") {
+    if (inner[0]?.value === "-c") inner.shift();
+    if (inner.some((word) => word.value === undefined))
+      return { ...hiddenRun(name, "sg runs a script computed at run time"), ...base };
+    if (inner.length === 0) return { ...hiddenRun(name, "sg starts a shell"), ...base };
+    return {
+      ...base,
+      problem: problem!,
+      commands: [],
+      scripts: [{ text: inner.map((w) => w.value).join(" "), shell: "sh" }],
+    };
+  }
+  const scriptTexts = scripts.map((option) => ({ text: option.value!, shell: "sh" as const }));
+  if (inner.length === 0 && scriptTexts.length === 0) {
+    if (wrapper.shellWithoutCommand)
+      return { ...hiddenRun(name, `${name} starts a shell reading its input`), ...base };
+    return undefined;
+  }
+  return {
+    ...base,
+    ...(problem ? { problem } : {}),
+    commands: inner.length ? [{ words: inner, assigns: [] }] : [],
+    scripts: scriptTexts,
+  };
+}
+
+/** `watch CMD ARGS` joins its arguments and runs them with `sh -c` (with `-x`, as a command). */
+function unwrapWatch(rest: ShellWord[], scan: ReturnType<typeof scanWrapperOptions>): Unwrapped {
+  const base = { name: "watch", opaque: true, problem: WHY.watch! };
+  const inner = rest.slice(scan.next);
+  if (scan.options.some((option) => option.name === "-x" || option.name === "--exec"))
+    return { ...base, commands: [{ words: inner, assigns: [] }], scripts: [] };
+  if (inner.some((word) => word.value === undefined))
+    return { ...hiddenRun("watch", "watch runs a script computed at run time") };
+  return {
+    ...base,
+    commands: [],
+    scripts: [{ text: inner.map((word) => word.value).join(" "), shell: "sh" }],
+  };
+}
+
+const ENV_OPTIONS: WrapperOptions = {
+  shortFlags: "i0v",
+  shortValued: "uCSP",
+  long: {
+    ...flags("--ignore-environment --null --debug --list-signal-handling"),
+    ...valued("--unset --chdir --split-string"),
+    ...optional("--block-signal --default-signal --ignore-signal"),
+  },
 };
 
-/** The common shape: `wrapper [options] [operands] command args...`. */
-function unwrapOptions(name: string, rest: ShellWord[], spec: OptionSpec): Unwrapped | undefined {
-  let i = 0;
-  let problem: string | undefined;
-  while (i < rest.length) {
-    const value = rest[i]!.value;
-    if (value === undefined) {
-      problem ??= `${name} option computed at run time`;
-      i += 1;
-      continue;
-    }
-    if (value === "--") {
-      i += 1;
-      break;
-    }
-    if (!value.startsWith("-") || value === "-") break;
-    const [flag, attached] = splitOption(value);
-    if (spec.problems?.[flag]) {
-      problem ??= spec.problems[flag];
-      i += attached === undefined ? 2 : 1;
-      continue;
-    }
-    if (spec.valued.includes(flag)) {
-      i += attached === undefined ? 2 : 1;
-      continue;
-    }
-    const short = spec.valued.find((v) => v.length === 2 && value.startsWith(v) && value.length > 2);
-    if (short) {
-      i += 1;
-      continue;
-    }
-    if (spec.flags.includes(value) || (spec.numericFlag && /^-\d+$/.test(value))) {
-      i += 1;
-      continue;
-    }
-    problem ??= `${name} option ${value} is not understood`;
-    i += 1;
-  }
-  i += spec.skipOperands ?? 0;
-  const inner = rest.slice(i);
-  if (inner.length === 0) return undefined;
-  return { name, ...(problem ? { problem } : {}), commands: [{ words: inner, assigns: [] }], scripts: [] };
-}
-
-function splitOption(value: string): [string, string | undefined] {
-  if (value.startsWith("--")) {
-    const eq = value.indexOf("=");
-    return eq === -1 ? [value, undefined] : [value.slice(0, eq), value.slice(eq + 1)];
-  }
-  return [value, undefined];
-}
-
 function unwrapEnv(rest: ShellWord[]): Unwrapped | undefined {
-  const assigns: ShellAssign[] = [];
+  // `env -` is `env -i`.
+  const words = rest[0]?.value === "-" ? rest.slice(1) : rest;
+  const scan = scanWrapperOptions(
+    "env",
+    words.map((word) => word.value),
+    ENV_OPTIONS,
+  );
+  if (scan.problem) return hiddenRun("env", scan.problem, false);
   let problem: string | undefined;
-  let i = 0;
-  let options = true;
-  const scripts: string[] = [];
-  while (i < rest.length) {
-    const word = rest[i]!;
-    const value = word.value;
+  const scripts: Unwrapped["scripts"] = [];
+  let hidden = false;
+  for (const option of scan.options) {
+    if (option.name === "-C" || option.name === "--chdir") problem ??= "env -C changes directory";
+    if (option.name === "-P") problem ??= "env -P searches another PATH";
+    if (option.name === "-S" || option.name === "--split-string") {
+      // env's own splitting (with `${VAR}` and escapes) is not the shell's: read as a script for deny
+      // rules, but never trusted.
+      problem ??= "env -S splits a string into a command";
+      hidden = true;
+      if (option.value !== undefined) scripts.push({ text: option.value, shell: "bash" });
+    }
+  }
+  const assigns: ShellAssign[] = [];
+  let i = scan.next;
+  for (; i < words.length; i += 1) {
+    const value = words[i]!.value;
     if (value === undefined) {
       problem ??= "env argument computed at run time";
-      i += 1;
-      continue;
+      hidden = true;
+      break;
     }
-    if (options && value === "--") {
-      options = false;
-      i += 1;
-      continue;
-    }
-    if (
-      options &&
-      (value === "-" || ["-i", "--ignore-environment", "-0", "--null", "-v", "--debug"].includes(value))
-    ) {
-      i += 1;
-      continue;
-    }
-    if (options && (value === "-u" || value === "--unset")) {
-      i += 2;
-      continue;
-    }
-    if (options && (value.startsWith("--unset=") || /^-u.+/.test(value))) {
-      i += 1;
-      continue;
-    }
-    if (options && (value === "-S" || value.startsWith("--split-string") || /^-S.+/.test(value))) {
-      problem ??= "env -S splits a string into a command";
-      const text =
-        value === "-S" || value === "--split-string"
-          ? rest[i + 1]?.value
-          : value.replace(/^(-S|--split-string=)/, "");
-      if (text !== undefined) scripts.push(text);
-      i += value === "-S" || value === "--split-string" ? 2 : 1;
-      continue;
-    }
-    if (options && value.startsWith("-")) {
-      problem ??=
-        value.startsWith("-C") || value.startsWith("--chdir")
-          ? "env -C changes directory"
-          : `env option ${value} is not understood`;
-      i += value === "-C" || value === "--chdir" ? 2 : 1;
-      continue;
-    }
-    if (ASSIGNMENT_WORD.test(value)) {
-      const eq = value.indexOf("=");
-      assigns.push({ name: value.slice(0, eq) });
-      i += 1;
-      continue;
-    }
-    break;
+    if (!ASSIGNMENT_WORD.test(value)) break;
+    assigns.push({ name: value.slice(0, value.indexOf("=")) });
   }
-  const inner = rest.slice(i);
-  if (inner.length === 0 && scripts.length === 0) return undefined;
+  const inner = words.slice(i);
+  if (inner.length === 0 && scripts.length === 0 && !problem) return undefined;
   return {
     name: "env",
     ...(problem ? { problem } : {}),
-    commands: inner.length ? [{ words: inner, assigns }] : [],
+    ...(hidden ? { hidden: true } : {}),
+    commands: inner.length || assigns.length ? [{ words: inner, assigns }] : [],
     scripts,
   };
 }
 
-function unwrapShell(name: string, rest: ShellWord[]): Unwrapped | undefined {
+const SHELL_LONG = new Set(["--norc", "--noprofile", "--posix", "--login", "--noediting", "--restricted"]);
+
+function unwrapShell(name: string, rest: ShellWord[], shell: ScriptShell): Unwrapped | undefined {
   let i = 0;
   let sawC = false;
   let problem: string | undefined;
@@ -266,7 +451,7 @@ function unwrapShell(name: string, rest: ShellWord[]): Unwrapped | undefined {
     }
     if (!/^[-+]/.test(value) || value.length < 2) break;
     if (value.startsWith("--")) {
-      if (["--norc", "--noprofile", "--posix", "--login", "--noediting"].includes(value)) {
+      if (SHELL_LONG.has(value)) {
         i += 1;
         continue;
       }
@@ -275,51 +460,40 @@ function unwrapShell(name: string, rest: ShellWord[]): Unwrapped | undefined {
         i += 2;
         continue;
       }
-      problem ??= `${name} option ${value} is not understood`;
-      i += 1;
-      continue;
+      return hiddenRun(name, `${name} option ${value} is not understood`);
     }
     let takesValue = false;
     for (const flag of value.slice(1)) {
       if (flag === "c") sawC = true;
       else if (flag === "o" || flag === "O") takesValue = true;
       else if (flag === "i") problem ??= `${name} -i starts an interactive shell`;
-      else if (flag === "s") problem ??= `${name} -s reads commands from standard input`;
-      else if (!"euxlvfhBCEHPTabmnkt".includes(flag)) problem ??= `${name} option -${flag} is not understood`;
+      else if (flag === "s") return hiddenRun(name, `${name} -s reads commands from standard input`);
+      // -k (assignments anywhere are exported) and -a (every assignment exported) change what runs.
+      else if (!"euxlvfhBCEHPTbmnrpt".includes(flag))
+        return hiddenRun(name, `${name} option -${flag} is not understood`);
     }
+    if (takesValue) problem ??= `${name} -o/-O sets shell options that change how the script is read`;
     i += takesValue ? 2 : 1;
   }
   if (!sawC) {
     // `sh` with no script file reads its commands from standard input (`... | sh`, `sh <<EOF`).
-    if (i >= rest.length)
-      return {
-        name,
-        problem: `${name} reads commands from standard input`,
-        opaque: true,
-        hidden: true,
-        commands: [],
-        scripts: [],
-      };
-    return undefined;
+    if (i >= rest.length) return hiddenRun(name, `${name} reads commands from standard input`);
+    return hiddenRun(name, `${name} runs the script file ${rest[i]!.raw}, which cannot be checked`);
   }
   const script = rest[i];
   if (!script) return { name, problem: `${name} -c without a command`, commands: [], scripts: [] };
   if (script.value === undefined)
-    return {
-      name,
-      problem: `${name} -c runs a script computed at run time`,
-      hidden: true,
-      commands: [],
-      scripts: [],
-    };
-  return { name, ...(problem ? { problem } : {}), commands: [], scripts: [script.value] };
+    return hiddenRun(name, `${name} -c runs a script computed at run time`, false);
+  return { name, ...(problem ? { problem } : {}), commands: [], scripts: [{ text: script.value, shell }] };
 }
 
 function unwrapXargs(rest: ShellWord[]): Unwrapped {
-  const valued = list(
+  const valuedOptions = list(
     "-n -L -P -s -d -I -E --max-args --max-lines --max-procs --max-chars --delimiter --replace --eof --process-slot-var",
   );
-  const flags = list("-0 --null -r --no-run-if-empty -t --verbose -x --exit -p --interactive --show-limits");
+  const flagOptions = list(
+    "-0 --null -r --no-run-if-empty -t --verbose -x --exit -p --interactive --show-limits",
+  );
   let problem: string | undefined;
   let replace: string | undefined;
   let i = 0;
@@ -335,7 +509,8 @@ function unwrapXargs(rest: ShellWord[]): Unwrapped {
       break;
     }
     if (!value.startsWith("-") || value === "-") break;
-    const [flag, attached] = splitOption(value);
+    const eq = value.startsWith("--") ? value.indexOf("=") : -1;
+    const [flag, attached] = eq === -1 ? [value, undefined] : [value.slice(0, eq), value.slice(eq + 1)];
     if (flag === "-I" || flag === "--replace") {
       replace = attached ?? rest[i + 1]?.value ?? "{}";
       i += attached === undefined ? 2 : 1;
@@ -351,11 +526,11 @@ function unwrapXargs(rest: ShellWord[]): Unwrapped {
       i += 1;
       continue;
     }
-    if (valued.includes(flag)) {
+    if (valuedOptions.includes(flag)) {
       i += attached === undefined ? 2 : 1;
       continue;
     }
-    if (/^-[nLPsdE]./.test(value) || /^-[el]/.test(value) || flags.includes(value)) {
+    if (/^-[nLPsdE]./.test(value) || /^-[el]/.test(value) || flagOptions.includes(value)) {
       i += 1;
       continue;
     }
@@ -378,7 +553,7 @@ function unwrapXargs(rest: ShellWord[]): Unwrapped {
   if (replace === undefined) inner.push(computedWord("<xargs input>"));
   return {
     name: "xargs",
-    ...(problem ? { problem } : {}),
+    ...(problem ? { problem, hidden: true } : {}),
     commands: [{ words: inner, assigns: [] }],
     scripts: [],
   };

@@ -1,6 +1,20 @@
 import { createRequire } from "node:module";
 import os from "node:os";
+import { escapeShellPattern } from "../util/glob.js";
+import type {
+  ScriptShell,
+  ShellAssign,
+  ShellAssignPart,
+  ShellCommandPart,
+  ShellConstructPart,
+  ShellParse,
+  ShellPart,
+  ShellRedirectPart,
+  ShellWord,
+} from "./shell-types.js";
 import { unwrap } from "./shell-wrappers.js";
+
+export type * from "./shell-types.js";
 
 /**
  * Shell command splitting with a real parser (mvdan/sh, the parser behind `shfmt`, as the
@@ -23,69 +37,6 @@ import { unwrap } from "./shell-wrappers.js";
  * missed.
  */
 
-export type ShellWord = {
-  /** The word after quote removal and `~` expansion, when it is known before running; else undefined. */
-  value?: string;
-  /** The word as written. */
-  raw: string;
-  /** Unquoted `*`, `?` or `[`: the shell replaces the word with matching file names. */
-  glob: boolean;
-  /** Unquoted brace expansion (`{a,b}`, `{1..3}`): the shell turns the word into several. */
-  brace: boolean;
-  /** `<(...)` or `>(...)`: a pipe path, not a file. */
-  procSubst: boolean;
-};
-
-export type ShellAssign = { name: string; value?: ShellWord };
-
-type PartBase = {
-  /** Index in `parts`. */
-  index: number;
-  /** The source text of this part (of the script it came from). */
-  text: string;
-  /** The wrapper command part this part was unwrapped from (`sudo rm x`: `rm x` has the `sudo` part as parent). */
-  parent?: number;
-};
-
-export type WrapperInfo = {
-  name: string;
-  /**
-   * True when the wrapper adds nothing but runs its inner command(s) (`timeout 5 ls`): its own
-   * decision is that of its children. False when it must itself be allowed (`sudo`, `find -exec`,
-   * or a wrapper with options that cannot be understood).
-   */
-  transparent: boolean;
-  /** Why it is not transparent. */
-  problem?: string;
-  /** It runs commands nobody can see before it runs (`sh -c "$X"`, `eval "$X"`, `... | sh`). */
-  hidden?: boolean;
-};
-
-export type ShellCommandPart = PartBase & {
-  kind: "command";
-  words: ShellWord[];
-  /** `NAME=value` prefixes (`LC_ALL=C sort`) and `env NAME=value`. */
-  assigns: ShellAssign[];
-  wrapper?: WrapperInfo;
-};
-
-export type ShellRedirectPart = PartBase & {
-  kind: "redirect";
-  /** `>`, `>>`, `<`, `<>`, `>&`, `<&`, `>|`, `&>`, `&>>`, `<<`, `<<-`, `<<<`. */
-  op: string;
-  /** The file descriptor written before the operator (`2>`), if any. */
-  fd?: string;
-  target: ShellWord;
-};
-
-export type ShellAssignPart = PartBase & { kind: "assign"; name: string; declaration?: string };
-
-export type ShellConstructPart = PartBase & { kind: "construct"; what: string };
-
-export type ShellPart = ShellCommandPart | ShellRedirectPart | ShellAssignPart | ShellConstructPart;
-
-export type ShellParse = { ok: true; parts: ShellPart[] } | { ok: false; error: string };
-
 /** Longer command lines are not analysed (asked about instead). */
 export const MAX_COMMAND_LENGTH = 100_000;
 /** How deep `sh -c 'sh -c "..."'` and similar nest before the analysis gives up. */
@@ -99,15 +50,20 @@ type MvPos = { Offset(): number };
 type MvNode = { Pos(): MvPos; End(): MvPos } & Record<string, unknown>;
 type MvParser = { Parse(source: string, name: string): MvNode };
 type MvSyntax = {
-  NewParser(): MvParser;
+  NewParser(...options: unknown[]): MvParser;
+  Variant(language: unknown): unknown;
+  LangPOSIX: unknown;
   NodeType(node: MvNode): string;
   Walk(node: MvNode, visit: (node: MvNode | null) => boolean): void;
 };
 
 let syntax: MvSyntax | undefined;
-let parser: MvParser | undefined;
+/** One parser per language, reused (a parser that threw is replaced). */
+const parsers: Partial<Record<"bash" | "posix", MvParser>> = {};
 let redirectOps: Map<number, string> | undefined;
 let testOps: { arithmetic: Set<number>; variable: Set<number> } | undefined;
+/** The operator code of `${x@P}`-style transformations. */
+let transformOp: number | undefined;
 
 function loadSyntax(): MvSyntax {
   if (syntax) return syntax;
@@ -144,6 +100,17 @@ function calibrate(sx: MvSyntax): void {
     .Parse(`${arithmetic.map((op) => `[[ a ${op} b ]]`).join("\n")}\n[[ -v a ]]\n[[ -R a ]]\n`, "");
   const ops = (tests.Stmts as MvNode[]).map((stmt) => ((stmt.Cmd as MvNode).X as MvNode).Op as number);
   testOps = { arithmetic: new Set(ops.slice(0, 6)), variable: new Set(ops.slice(6)) };
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a template
+  const transform = sx.NewParser().Parse("echo ${x@P}\n", "");
+  const param = (((transform.Stmts as MvNode[])[0]!.Cmd as MvNode).Args as MvNode[])[1]!;
+  transformOp = (((param.Parts as MvNode[])[0]!.Exp as MvNode).Op as number) ?? undefined;
+}
+
+function parserFor(sx: MvSyntax, language: "bash" | "posix"): MvParser {
+  const made =
+    parsers[language] ?? (language === "bash" ? sx.NewParser() : sx.NewParser(sx.Variant(sx.LangPOSIX)));
+  parsers[language] = made;
+  return made;
 }
 
 function describeParseError(error: unknown): string {
@@ -164,9 +131,8 @@ export function parseShell(command: string, options: { home?: string } = {}): Sh
   if (command.includes("\u0000")) return { ok: false, error: "the command contains a NUL character" };
   const collector = new Collector(loadSyntax(), options.home ?? os.homedir());
   try {
-    collector.script(command, undefined, 0);
+    collector.script(command, undefined, 0, "bash");
   } catch (error) {
-    parser = undefined;
     return { ok: false, error: describeParseError(error) };
   }
   return { ok: true, parts: collector.parts };
@@ -183,21 +149,41 @@ class Collector {
     private readonly home: string,
   ) {}
 
-  /** Parses a (sub)script and collects its parts; `parent` is the wrapper that runs it. */
-  script(text: string, parent: number | undefined, depth: number): void {
+  /**
+   * Parses a (sub)script and collects its parts; `parent` is the wrapper that runs it. A script for
+   * `sh` is read as POSIX sh (dash has none of bash's extensions) and as bash (`sh` is bash on some
+   * systems): it is analysed only when both readings give the same parts.
+   */
+  script(text: string, parent: number | undefined, depth: number, shell: ScriptShell): void {
     if (depth > MAX_SCRIPT_DEPTH) throw new ParseFailure("shell scripts are nested too deeply to check");
-    parser ??= this.sx.NewParser();
+    if (shell === "sh") {
+      const asBash = new Collector(this.sx, this.home);
+      asBash.script(text, undefined, 0, "bash");
+      const first = this.parts.length;
+      this.parse(text, parent, depth, "sh");
+      const asSh = this.parts.slice(first);
+      if (signature(asSh) !== signature(asBash.parts))
+        throw new ParseFailure("sh (dash) and bash read this script differently, so it cannot be checked");
+      return;
+    }
+    this.parse(text, parent, depth, shell);
+  }
+
+  private parse(text: string, parent: number | undefined, depth: number, shell: ScriptShell): void {
+    const language = shell === "sh" ? "posix" : "bash";
     let file: MvNode;
     try {
-      file = parser.Parse(text, "");
+      file = parserFor(this.sx, language).Parse(text, "");
     } catch (error) {
-      parser = undefined;
-      throw new ParseFailure(describeParseError(error));
+      delete parsers[language];
+      throw new ParseFailure(
+        shell === "sh" ? `not POSIX sh syntax: ${describeParseError(error)}` : describeParseError(error),
+      );
     }
     const saved = this.source;
     this.source = Buffer.from(text, "utf8");
     const seen = new Set<string>();
-    const ctx: Ctx = { parent, depth, seen };
+    const ctx: Ctx = { parent, depth, seen, shell };
     this.stmts(file.Stmts, ctx);
     this.crossCheck(file, seen);
     this.source = saved;
@@ -230,7 +216,7 @@ class Collector {
   }
 
   private construct(node: MvNode, what: string, ctx: Ctx): void {
-    this.push<ShellConstructPart>({ kind: "construct", what, text: this.text(node), ...parentOf(ctx) });
+    this.push<ShellConstructPart>({ kind: "construct", what, text: this.text(node), ...origin(ctx) });
   }
 
   // --- statements and commands ------------------------------------------------------------------
@@ -273,6 +259,17 @@ class Collector {
         const loop = cmd.Loop as MvNode;
         const loopType = this.sx.NodeType(loop);
         if (loopType === "WordIter") {
+          // `for NAME in ...` and `select NAME in ...` assign NAME (`for PS4 in '$(cmd)'` is `PS4=...`).
+          const name = (loop.Name as MvNode | null)?.Value as string | undefined;
+          if (name === undefined) this.construct(cmd, "a loop without a variable name", ctx);
+          else
+            this.push<ShellAssignPart>({
+              kind: "assign",
+              name,
+              declaration: cmd.Select === true ? "select" : "for",
+              text: this.text(cmd),
+              ...origin(ctx),
+            });
           for (const item of nodes(loop.Items)) this.word(item, ctx);
         } else if (loopType === "CStyleLoop") {
           for (const field of ["Init", "Cond", "Post"]) this.arithm(loop[field] as MvNode | null, ctx, cmd);
@@ -341,7 +338,7 @@ class Collector {
           kind: "assign",
           name: assign.name,
           text: this.text(call),
-          ...parentOf(ctx),
+          ...origin(ctx),
         });
       return;
     }
@@ -351,13 +348,13 @@ class Collector {
 
   /** Records a command part and, for wrappers, the commands it runs. */
   private commandWords(words: ShellWord[], assigns: ShellAssign[], text: string, ctx: Ctx): void {
-    const unwrapped = unwrap(words);
+    const unwrapped = unwrap(words, ctx.shell);
     const index = this.push<ShellCommandPart>({
       kind: "command",
       words,
       assigns,
       text,
-      ...parentOf(ctx),
+      ...origin(ctx),
       ...(unwrapped
         ? {
             wrapper: {
@@ -370,13 +367,13 @@ class Collector {
         : {}),
     });
     if (!unwrapped) return;
-    const inner: Ctx = { parent: index, depth: ctx.depth + 1, seen: ctx.seen };
+    const inner: Ctx = { parent: index, depth: ctx.depth + 1, seen: ctx.seen, shell: ctx.shell };
     if (inner.depth > MAX_SCRIPT_DEPTH) throw new ParseFailure("commands are nested too deeply to check");
     for (const child of unwrapped.commands) {
       if (child.words.length === 0) continue;
       this.commandWords(child.words, child.assigns, child.words.map((word) => word.raw).join(" "), inner);
     }
-    for (const script of unwrapped.scripts) this.script(script, index, ctx.depth + 1);
+    for (const script of unwrapped.scripts) this.script(script.text, index, ctx.depth + 1, script.shell);
   }
 
   private declaration(decl: MvNode, ctx: Ctx): void {
@@ -403,7 +400,7 @@ class Collector {
         name,
         declaration: variant,
         text: this.text(decl),
-        ...parentOf(ctx),
+        ...origin(ctx),
       });
     }
   }
@@ -438,7 +435,7 @@ class Collector {
       ...(fd !== undefined ? { fd } : {}),
       target: this.wordInfo(target),
       text: this.text(redirect),
-      ...parentOf(ctx),
+      ...origin(ctx),
     });
   }
 
@@ -483,6 +480,10 @@ class Collector {
 
   private paramExp(part: MvNode, ctx: Ctx): void {
     if (part.Excl === true) this.construct(part, `an indirect expansion ($${"{"}!name})`, ctx);
+    const expansion = part.Exp as Record<string, unknown> | null;
+    // `${x@P}` expands prompt escapes (and runs `$(...)` in the value), `${x@E}` escapes, `${x@A}`...
+    if (expansion && transformOp !== undefined && expansion.Op === transformOp)
+      this.construct(part, `a transformation ($${"{"}name@op})`, ctx);
     if (part.Index) {
       const index = part.Index as MvNode;
       const lit = this.sx.NodeType(index) === "Word" ? nodes(index.Parts) : [];
@@ -577,7 +578,13 @@ class Collector {
   private wordInfo(word: MvNode): ShellWord {
     const info: ShellWord = { raw: this.text(word), glob: false, brace: false, procSubst: false };
     let value = "";
+    // The same text as a shell pattern: quoted characters escaped (src/util/glob.ts).
+    let pattern = "";
     let dynamic = false;
+    const quoted = (text: string) => {
+      value += text;
+      pattern += escapeShellPattern(text);
+    };
     nodes(word.Parts).forEach((part, i) => {
       const type = this.sx.NodeType(part);
       if (type === "Lit") {
@@ -587,7 +594,7 @@ class Collector {
           const prefix = slash === -1 ? lit : lit.slice(0, slash);
           const onlyPart = nodes(word.Parts).length === 1 || slash !== -1;
           if (prefix === "~" && onlyPart) {
-            value += this.home;
+            quoted(this.home);
             lit = slash === -1 ? "" : lit.slice(slash);
           } else if (prefix === "~" || /^~[A-Za-z0-9_.+-]*$/.test(prefix)) {
             dynamic = true;
@@ -595,6 +602,7 @@ class Collector {
         }
         const unquoted = unquoteLiteral(lit);
         value += unquoted.value;
+        pattern += lit.replace(/\\\n/g, "");
         info.glob ||= unquoted.glob;
         info.brace ||= unquoted.brace;
       } else if (type === "SglQuoted") {
@@ -602,13 +610,13 @@ class Collector {
         if (part.Dollar === true) {
           const decoded = decodeAnsiC(text);
           if (decoded === undefined) dynamic = true;
-          else value += decoded;
+          else quoted(decoded);
         } else {
-          value += text;
+          quoted(text);
         }
       } else if (type === "DblQuoted") {
         for (const inner of nodes(part.Parts)) {
-          if (this.sx.NodeType(inner) === "Lit") value += unquoteDouble(inner.Value as string);
+          if (this.sx.NodeType(inner) === "Lit") quoted(unquoteDouble(inner.Value as string));
           else dynamic = true;
         }
       } else {
@@ -617,18 +625,31 @@ class Collector {
         dynamic = true;
       }
     });
-    if (!dynamic) info.value = value;
+    if (!dynamic) {
+      info.value = value;
+      if (info.glob) info.pattern = pattern;
+    }
     return info;
   }
 }
 
-type Ctx = { parent: number | undefined; depth: number; seen: Set<string> };
+type Ctx = { parent: number | undefined; depth: number; seen: Set<string>; shell: ScriptShell };
 
 /** Node types the cross-check with the library's walker insists on. */
 const CHECKED_TYPES = new Set(["CallExpr", "CmdSubst", "ProcSubst", "Redirect", "DeclClause"]);
 
-function parentOf(ctx: Ctx): { parent?: number } {
-  return ctx.parent === undefined ? {} : { parent: ctx.parent };
+function origin(ctx: Ctx): { parent?: number; shell: ScriptShell } {
+  return ctx.parent === undefined ? { shell: ctx.shell } : { parent: ctx.parent, shell: ctx.shell };
+}
+
+/** What two readings of one script must agree on: every part, its words and their values. */
+function signature(parts: readonly ShellPart[]): string {
+  return JSON.stringify(
+    parts.map((part) => {
+      const { index: _, parent: __, shell: ___, ...rest } = part;
+      return rest;
+    }),
+  );
 }
 
 function nodes(list: unknown): MvNode[] {

@@ -116,7 +116,9 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   );
   // What depends on the tool list is worked out again when MCP servers change mid-query (SDK).
   const toolsNow = async () => {
-    const tools = [...(spec.tools ?? builtinTools()), ...mcp.tools()].filter((tool) => !removed.has(tool.name));
+    const tools = [...(spec.tools ?? builtinTools()), ...mcp.tools()].filter(
+      (tool) => !removed.has(tool.name),
+    );
     const declarations: ToolDeclaration[] = [...tools, ...(spec.extraTools ?? [])];
     const built = spec.permissions
       ? buildPermissionGate(config, spec.permissions, cwd, toolEnv, declarations)
@@ -178,6 +180,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       };
     },
   };
+  run.warnings = [...config.warnings, ...(current.built?.warnings ?? [])];
   return run;
 }
 

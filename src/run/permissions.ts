@@ -1,6 +1,6 @@
 import type { LoadedConfig } from "../config/load.js";
 import { type AskCallback, createPermissionGate, type PermissionGate } from "../permissions/gate.js";
-import { splitRuleList } from "../permissions/rules.js";
+import { splitRuleList, unknownToolWarnings } from "../permissions/rules.js";
 import { rulesFromToolLists } from "../permissions/tool-lists.js";
 import type { PermissionMode } from "../permissions/types.js";
 import type { ToolDeclaration } from "../tools/types.js";
@@ -28,6 +28,8 @@ export type PermissionSetup = {
 
 export type BuiltGate = {
   gate: PermissionGate;
+  /** Rules that name no tool of this run, one line each (reported once, never silently dropped). */
+  warnings: string[];
   /** The mode to report: read from what the gate enforces, never recomputed elsewhere. */
   reportedMode: string;
 };
@@ -48,15 +50,16 @@ export function buildPermissionGate(
   const allowedTools = split(setup.allowedTools);
   const disallowedTools = split(setup.disallowedTools);
   const chosen = setup.mode ?? config.defaultMode;
+  const rules = [
+    ...config.rules,
+    ...rulesFromToolLists(
+      { ...(allowedTools ? { allowedTools } : {}), ...(disallowedTools ? { disallowedTools } : {}) },
+      setup.source,
+    ),
+  ];
   const gate = createPermissionGate({
     mode: chosen ?? setup.fallbackMode,
-    rules: [
-      ...config.rules,
-      ...rulesFromToolLists(
-        { ...(allowedTools ? { allowedTools } : {}), ...(disallowedTools ? { disallowedTools } : {}) },
-        setup.source,
-      ),
-    ],
+    rules,
     workspace: cwd,
     additionalDirs: [...(setup.addDirs ?? []), ...config.additionalDirectories],
     ...(setup.onAsk ? { onAsk: setup.onAsk } : {}),
@@ -65,5 +68,9 @@ export function buildPermissionGate(
     tools,
   });
   const reportedMode = chosen ?? setup.fallbackReportedAs ?? setup.fallbackMode;
-  return { gate, reportedMode };
+  const warnings = unknownToolWarnings(
+    rules,
+    tools.map((tool) => tool.name),
+  );
+  return { gate, reportedMode, warnings };
 }

@@ -28,16 +28,48 @@ const KNOWN_SECRET_NAMES = new Set([
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD/i;
 
 /**
+ * Variables that make a shell run or read something the permission checker does not see: start-up
+ * files of nested shells (`BASH_ENV`, `ENV`), inherited shell options and functions (`SHELLOPTS`,
+ * `BASHOPTS` can turn on `extglob`/`nullglob`, `BASH_FUNC_ls%%` redefines `ls`), and what changes
+ * how words expand or where `cd` goes (`GLOBIGNORE`, `CDPATH`, `PS4` with `set -x`).
+ */
+const SHELL_STATE = new Set(["BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "GLOBIGNORE", "CDPATH", "PS4"]);
+
+/**
+ * git configuration every command gets, before any file's: a repository's config cannot run
+ * programs through git (`core.fsmonitor`, `diff.external`, `core.pager`, hooks), and git does not
+ * pick up bare repositories it was not pointed at (a bare git dir the model wrote elsewhere).
+ */
+export const GIT_CHILD_CONFIG: readonly (readonly [string, string])[] = [
+  ["core.fsmonitor", ""],
+  ["diff.external", ""],
+  ["core.pager", "cat"],
+  ["core.hooksPath", "/dev/null"],
+  ["safe.bareRepository", "explicit"],
+];
+
+/**
  * A copy of `env` without variables that look like secrets, so commands the model runs cannot read
- * (and print, or send elsewhere) the agent's own credentials. Names in `allowlist` are kept anyway.
+ * (and print, or send elsewhere) the agent's own credentials, without the shell state above, and
+ * with `GIT_CHILD_CONFIG` appended to any `GIT_CONFIG_COUNT` list already there. Names in
+ * `allowlist` are kept anyway.
  */
 export function childEnvironment(env: NodeJS.ProcessEnv, allowlist: string[] = []): NodeJS.ProcessEnv {
   const keep = new Set(allowlist);
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
-    if (!keep.has(name) && (KNOWN_SECRET_NAMES.has(name) || SECRET_NAME.test(name))) continue;
+    const gitConfigName = /^GIT_CONFIG_KEY_\d+$/.test(name);
+    if (!keep.has(name) && !gitConfigName && (KNOWN_SECRET_NAMES.has(name) || SECRET_NAME.test(name)))
+      continue;
+    if (!keep.has(name) && (SHELL_STATE.has(name) || name.startsWith("BASH_FUNC_"))) continue;
     out[name] = value;
   }
+  const first = Number.parseInt(out.GIT_CONFIG_COUNT ?? "0", 10) || 0;
+  GIT_CHILD_CONFIG.forEach(([key, value], i) => {
+    out[`GIT_CONFIG_KEY_${first + i}`] = key;
+    out[`GIT_CONFIG_VALUE_${first + i}`] = value;
+  });
+  out.GIT_CONFIG_COUNT = String(first + GIT_CHILD_CONFIG.length);
   return out;
 }

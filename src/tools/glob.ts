@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { glob } from "tinyglobby";
 import * as z from "zod";
+import { isToolGlobWildcard, literalLeadingDirectory } from "../util/glob.js";
 import { defineTool } from "./define.js";
 import { IgnoreFilter } from "./ignore-walk.js";
 import { sortNewestFirst } from "./mtime-sort.js";
@@ -72,18 +73,15 @@ export const globTool = defineTool({
   },
 });
 
-const GLOB_CHARS = /[*?[\]{}()!+@]/;
-
 /**
  * An absolute pattern ("/repo/src/**\/*.ts") searches from its fixed leading directories, whatever
- * `path` says, as the model clearly meant that directory.
+ * `path` says, as the model clearly meant that directory. The permission check finds the same
+ * directory (`globSearchRoot`): both use src/util/glob.ts.
  */
 function splitAbsolutePattern(root: string, pattern: string): { root: string; pattern: string } {
   if (!path.isAbsolute(pattern)) return { root, pattern };
-  const segments = pattern.split("/");
-  let fixed = 0;
-  while (fixed < segments.length - 1 && !GLOB_CHARS.test(segments[fixed]!)) fixed += 1;
-  return { root: segments.slice(0, fixed).join("/") || "/", pattern: segments.slice(fixed).join("/") };
+  const { fixed, rest } = literalLeadingDirectory(pattern, isToolGlobWildcard);
+  return { root: fixed.join("/") || "/", pattern: rest.join("/") };
 }
 
 /**
@@ -103,11 +101,9 @@ function globPaths(base: string, pattern: string): ToolPathAccess[] | { unchecka
 
 /** The directory a glob pattern searches: its path plus the pattern's literal leading segments. */
 function globSearchRoot(base: string, pattern: string): string | undefined {
-  const segments = pattern.split("/");
-  let fixed = 0;
-  while (fixed < segments.length - 1 && !GLOB_CHARS.test(segments[fixed]!)) fixed += 1;
-  if (segments.slice(fixed).some((segment) => segment === "..")) return undefined;
-  if (fixed === 0 && !path.isAbsolute(pattern)) return base;
-  const prefix = segments.slice(0, fixed).join("/") || "/";
+  const { fixed, rest } = literalLeadingDirectory(pattern, isToolGlobWildcard);
+  if (rest.some((segment) => segment === "..")) return undefined;
+  if (fixed.length === 0 && !path.isAbsolute(pattern)) return base;
+  const prefix = fixed.join("/") || "/";
   return path.isAbsolute(pattern) ? prefix : path.join(base, prefix);
 }

@@ -225,3 +225,28 @@ describe("sessions from the CLI", () => {
     expect(sent.messages.at(-1)).toMatchObject({ role: "user" });
   });
 });
+
+describe("rules naming no known tool", () => {
+  test("bash(touch:*) is a usage error (exit 2), nothing runs", async () => {
+    const run = await runCli({
+      steps: [reply().tool("Bash", { command: "touch marker" }), reply().text("Done.")],
+      args: ["--disallowedTools", "bash(touch:*)", "--force"],
+    });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/^cairn: .*bash\(touch:\*\).*did you mean Bash\?/);
+    expect(existsSync(join(run.dir, "marker"))).toBe(false);
+  });
+
+  test("a rule for a tool cairn does not have is reported once on stderr", async () => {
+    const run = await runCli({
+      steps: [reply().text("Done.")],
+      args: ["--disallowedTools", "WebFetch,MyTool"],
+    });
+    expect(run.code).toBe(0);
+    expect(
+      run.stderr.match(/permission rule WebFetch \(.*\) has no effect: cairn has no WebFetch tool/g),
+    ).toHaveLength(1);
+    expect(run.stderr).toMatch(/permission rule MyTool \(.*\) has no effect: no tool is named MyTool/);
+  });
+});

@@ -198,6 +198,23 @@ describe("protected paths need an explicit allow rule, even inside and before th
     expect(protectedPath("/w/.git", "/h/.cairn")?.what).toBe("the git directory");
     expect(protectedPath("/h/.cairn-other/x", "/h/.cairn")).toBeUndefined();
   });
+
+  test("the user's git config directory and other agents' config are protected", () => {
+    expect(protectedPath("/h/.config/git/config", "/h/.cairn")?.what).toBe("the user's git config");
+    expect(protectedPath("/h/.config/git/attributes", "/h/.cairn")?.what).toBe("the user's git config");
+    expect(protectedPath("/h/.config/gitx/config", "/h/.cairn")).toBeUndefined();
+    expect(protectedPath("/w/.claude/settings.json", "/h/.cairn")?.what).toMatch(/another agent/);
+  });
+
+  test("components are compared without case (case-insensitive file systems: .GIT/hooks is .git/hooks)", () => {
+    expect(protectedPath("/w/.GIT/hooks/pre-commit", "/h/.cairn")?.what).toBe("git hooks");
+    expect(protectedPath("/w/.Git/Config", "/h/.cairn")?.what).toBe("the git config");
+    expect(protectedPath("/h/.BashRC", "/h/.cairn")?.what).toMatch(/shell start-up file/);
+    expect(protectedPath("/h/.CAIRN/config.json", "/h/.cairn")?.what).toMatch(/cairn's home/);
+    const gate = gateFor(fx, { mode: "bypassPermissions" });
+    expect(gate.evaluate("Write", { file_path: ".GIT/hooks/pre-commit", content: "x" }).behavior).toBe("ask");
+    expect(gate.evaluate("Bash", { command: "cp x .Git/hooks/pre-commit" }).behavior).toBe("ask");
+  });
 });
 
 describe("path resolution primitives", () => {

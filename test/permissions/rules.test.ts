@@ -7,6 +7,7 @@ import {
   type ShellMatcher,
   splitRuleList,
 } from "../../src/permissions/index.js";
+import { unknownToolWarnings } from "../../src/permissions/rules.js";
 import { gateFor, makeFixture } from "./fixture.js";
 
 const fx = makeFixture();
@@ -175,5 +176,32 @@ describe("evaluation order: deny, then ask, then allow", () => {
   test("an opaque content rule denies its whole tool, never allows it", () => {
     expect(gateFor(fx, { deny: ["WebFetch(domain:x.com)"] }).evaluate("WebFetch", {}).behavior).toBe("deny");
     expect(gateFor(fx, { allow: ["WebFetch(domain:x.com)"] }).evaluate("WebFetch", {}).behavior).toBe("ask");
+  });
+});
+
+describe("rules naming no known tool", () => {
+  test("a known tool in the wrong case is an error naming the tool meant (a deny rule must not match nothing)", () => {
+    expect(() => parseRule("bash(touch:*)", "deny", "test")).toThrow(
+      /no tool is named bash \(tool names are case-sensitive\): did you mean Bash\?/,
+    );
+    expect(() => parseRule("read", "deny", "test")).toThrow(/did you mean Read\?/);
+    expect(() => parseRule("webfetch(domain:x)", "deny", "test")).toThrow(/did you mean WebFetch\?/);
+  });
+
+  test("a rule for a tool the run does not have is reported once; MCP and the run's own tools are not", () => {
+    const rules = [
+      parseRule("WebFetch(domain:x.com)", "deny", "user config"),
+      parseRule("MyTool", "allow", "--allowedTools"),
+      parseRule("mcp__github__create_issue", "allow", "--allowedTools"),
+      parseRule("Bash(git status:*)", "allow", "--allowedTools"),
+      parseRule("Deploy", "deny", "--disallowedTools"),
+    ];
+    const warnings = unknownToolWarnings(rules, ["Deploy"]);
+    expect(warnings).toEqual([
+      "permission rule WebFetch(domain:x.com) (user config) has no effect: cairn has no WebFetch tool",
+      expect.stringMatching(
+        /^permission rule MyTool \(--allowedTools\) has no effect: no tool is named MyTool \(cairn's tools: Read, .*mcp__server__tool\)$/,
+      ),
+    ]);
   });
 });

@@ -34,7 +34,8 @@ describe("every sub-command becomes its own part", () => {
     ["(a; b) && { c; }", ["cmd a", "cmd b", "cmd c"]],
     ["if a; then b; elif c; then d; else e; fi", ["cmd a", "cmd b", "cmd c", "cmd d", "cmd e"]],
     ["while a; do b; done; until c; do d; done", ["cmd a", "cmd b", "cmd c", "cmd d"]],
-    ["for x in $(a); do b; done", ["cmd a", "cmd b"]],
+    ["for x in $(a); do b; done", ["assign x", "cmd a", "cmd b"]],
+    ["select PS4 in a; do b; done", ["assign PS4", "cmd b"]],
     ["case $(a) in $(b)) c;; esac", ["cmd a", "cmd b", "cmd c"]],
     ["f() { rm x; }; f", ["cmd rm x", "cmd f"]],
     ["diff <(a) >(b)", ["cmd a", "cmd b", "cmd diff <<(a)> <>(b)>"]],
@@ -122,7 +123,11 @@ describe("wrappers are unwrapped; the inner command points at its wrapper", () =
       problem: "sh -c runs a script computed at run time",
     });
     expect(wrapper("bash -i -c ls")).toMatchObject({ transparent: false });
-    expect(wrapper("bash script.sh")).toBeUndefined();
+    expect(wrapper("bash script.sh")).toMatchObject({
+      transparent: false,
+      hidden: true,
+      problem: "bash runs the script file script.sh, which cannot be checked",
+    });
     expect(wrapper("command -v ls")).toBeUndefined();
   });
 });

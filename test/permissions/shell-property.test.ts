@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterAll, describe, expect, test } from "vitest";
 import { checkReadOnlyCommand, type PermissionVerdict, parseShell } from "../../src/permissions/index.js";
+import { OPTIONS_ONLY } from "../../src/permissions/shell-readonly.js";
 import { gateFor, makeFixture } from "./fixture.js";
 
 const fx = makeFixture();
@@ -103,10 +104,7 @@ describe("property: a command line is allowed only if every part of it is", () =
         if (!parsed.ok) return;
         for (const part of parsed.parts) {
           if (part.kind === "command" && !part.wrapper) {
-            const problem = checkReadOnlyCommand(part.words, {
-              readPath: () => undefined,
-              expandGlob: () => [],
-            });
+            const problem = checkReadOnlyCommand(part.words, OPTIONS_ONLY);
             expect(problem, `${text}: ${part.text}`).toBeUndefined();
           }
           // Allowed redirections only read (here-documents, `<` from a file) or duplicate descriptors.

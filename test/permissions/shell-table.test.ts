@@ -200,6 +200,11 @@ const TABLE: [string, Expected][] = [
   ["echo x > .git/hooks/pre-commit", "ask"],
   // reads outside the workspace
   ["cat /etc/passwd", "ask"],
+  ["git grep --file /etc/passwd x", "ask"],
+  ["sort --o=/tmp/x src/a.ts", "ask"],
+  ["date --f=/etc/shadow", "ask"],
+  ["ls -LR", "ask"],
+  ["find src ?exec", "allow"],
   ["cat ../outside/secret.txt", "ask"],
   ["cat link-file", "ask"],
   ["cat link-dir/secret.txt", "ask"],
@@ -289,7 +294,8 @@ const TABLE: [string, Expected][] = [
   ["\\rm x", "deny"],
   ["r''m x", "deny"],
   ["cat .env", "deny"],
-  ["cat *", "deny"],
+  ["cat .e*", "deny"],
+  ["cat .[e]nv", "deny"],
   ["grep TOKEN .env", "deny"],
   ["echo x > secrets/key", "deny"],
   ["npm run test; rm x", "deny"],
@@ -339,7 +345,7 @@ describe("the same commands in other modes", () => {
       ["rm -rf x", "deny"],
       ["sh -c 'rm -rf x'", "deny"],
       ["cat .env", "deny"],
-      ["cat *", "deny"],
+      ["cat .e*", "deny"],
       ["echo x > secrets/key", "deny"],
       ["git push", "ask"],
       ["echo x > .git/hooks/pre-commit", "ask"],
@@ -348,7 +354,7 @@ describe("the same commands in other modes", () => {
       ['eval "$X"', "ask"],
       ["echo 'rm -rf x' | sh", "ask"],
       ["bash <<EOF\nrm -rf x\nEOF", "ask"],
-      ["bash script.sh", "allow"],
+      ["bash script.sh", "ask"],
       ["echo 'unterminated", "ask"],
     ];
     for (const [command, expected] of expectations) {
@@ -396,12 +402,22 @@ describe("messages name what decided", () => {
 });
 
 describe("globs are expanded before they are judged", () => {
-  test("a file named like an option makes `wc *` unsafe, not `cat *`", () => {
+  test("a file named like an option makes a pattern that matches it unsafe, for every command", () => {
     const gate = gateFor(fx, { workspace: `${fx.ws}/dashdir` });
     const wc = gate.evaluate("Bash", { command: "wc -l *" });
     expect(wc.behavior).toBe("ask");
     expect(wc.message).toMatch(/expands to --files0-from=evil, which wc would read as an option/);
-    expect(gate.evaluate("Bash", { command: "cat *" }).behavior).toBe("allow");
+    expect(gate.evaluate("Bash", { command: "cat *" }).behavior).toBe("ask");
+    expect(gate.evaluate("Bash", { command: "cat ./*" }).behavior).toBe("allow");
+  });
+
+  test("a pattern that could match a file another part of the line creates is refused (./* is fine)", () => {
+    const gate = gateFor(fx, { allow: ["Bash(touch:*)"] });
+    const verdict = gate.evaluate("Bash", { command: "touch ./-exec; find src ?exec" });
+    expect(verdict.behavior).toBe("ask");
+    expect(verdict.message).toMatch(/could expand to the name of a file this command line creates/);
+    expect(gate.evaluate("Bash", { command: "touch ./x; ls ./src/*" }).behavior).toBe("allow");
+    expect(gate.evaluate("Bash", { command: "git status; ls *.md" }).behavior).toBe("allow");
   });
 
   test("a symlink matched by a glob is followed to its target", () => {
