@@ -24,6 +24,8 @@ export type CliOptions = {
   allowedTools: string[];
   disallowedTools: string[];
   addDirs: string[];
+  /** `--trust`: the workspace's own hooks (.claude/settings.json, .cursor/hooks.json) may run. */
+  trust: boolean;
   /** Exit 3 when the run had permission denials (else they are reported but the run may succeed). */
   failOnDenial: boolean;
   /** The prompt from the command line (undefined: none given). */
@@ -56,6 +58,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .option("--disallowed-tools, --disallowedTools <rules...>")
     .option("--add-dir <dir...>")
     .option("--fail-on-denial", "", false)
+    .option("--trust", "", false)
     .version(version, "-v, --version")
     .helpOption("-h, --help")
     .configureHelp({ formatHelp: () => HELP })
@@ -91,6 +94,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     disallowedTools?: string[];
     addDir?: string[];
     failOnDenial: boolean;
+    trust: boolean;
   }>();
   if (opts.forkSession && opts.resume === undefined && !opts.continue) {
     throw new UsageError("--fork-session needs --resume <id> or --continue (see cairn --help)");
@@ -114,6 +118,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     disallowedTools: opts.disallowedTools ?? [],
     addDirs: opts.addDir ?? [],
     failOnDenial: opts.failOnDenial,
+    trust: opts.trust,
     ...(words.length > 0 ? { prompt: words.join(" ") } : {}),
   };
 }

@@ -39,6 +39,7 @@ Options:
   --disallowedTools <rules...>  Deny rules, same syntax; deny always wins.
   --add-dir <dir...>            More directories the agent may read and edit.
   --fail-on-denial              Exit 3 when any tool call was denied.
+  --trust                       Run the workspace's own hooks (.claude/settings.json, .cursor/hooks.json).
   -r, --resume [id]             Continue session <id> (same id); without an id, the latest one here.
   -c, --continue                Continue the latest session of this directory.
   --fork-session                With --resume/--continue: continue under a new session id.

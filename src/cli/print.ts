@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import type { ModelCallRetryEvent, RunEndEvent } from "../engine/events.js";
+import { type HookRunRecord, hookFailureText } from "../engine/hooks.js";
 import { runAgentLoopBatches } from "../engine/loop.js";
 import { assembleRun } from "../run/assemble.js";
 import { openSession } from "../sessions/open-session.js";
@@ -53,6 +54,10 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     ...(options.model !== undefined ? { model: options.model } : {}),
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
     ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
+    hooks: {
+      trust: options.trust,
+      trustHint: "pass --trust, or add the workspace to trustedWorkspaces in the user config",
+    },
   });
   const session = await openSession({
     cwd: options.cwd,
@@ -73,6 +78,8 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
         sessionId: session.sessionId,
         history: session.history,
         ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+        transcriptPath: session.writer?.path ?? "",
+        sessionStart: session.history.length > 0 ? "resume" : "startup",
       }),
     );
     // A batch is every event of one network chunk (or one other event): its output is one write.
@@ -85,11 +92,23 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
           progress?.stop(); // erased before the answer appears
         } else progress?.update(event);
         if (event.type === "model_call_retry") process.stderr.write(`${describeRetry(event)}\n`);
+        if (event.type === "hook_result") reportHook(event.record);
         output += projection.project(event);
       }
       writer.write(output);
       const blocked = writer.ready();
       if (blocked) await blocked;
+    }
+    // The session ends with the run: SessionEnd hooks still run when the run failed or was interrupted.
+    if (run.hooks?.has("SessionEnd")) {
+      const verdict = await run.hooks.run(
+        { hook_event_name: "SessionEnd", reason: "other" },
+        { signal: AbortSignal.timeout(SESSION_END_LIMIT_MS) },
+      );
+      for (const record of verdict.records) {
+        session.writer?.recordEvent({ type: "hook_result", turn: end?.numTurns ?? 0, record });
+        reportHook(record);
+      }
     }
   } finally {
     session.writer?.close();
@@ -98,6 +117,15 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     signal.removeEventListener("abort", forward);
   }
   return { end, stdoutClosed: writer.closed };
+}
+
+/** SessionEnd hooks get this long in all, whatever their own timeouts (the run is over). */
+const SESSION_END_LIMIT_MS = 60_000;
+
+/** What a hook said to the user, or why it failed: one stderr line (stdout stays the protocol's). */
+function reportHook(record: HookRunRecord): void {
+  if (record.error) writeError(hookFailureText(record));
+  if (record.systemMessage) writeError(`${record.event} hook ${record.hookName}: ${record.systemMessage}`);
 }
 
 /** One stderr line per retry, so a slow run says why it is waiting (stdout stays the protocol's). */

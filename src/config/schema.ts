@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { PERMISSION_MODES } from "../permissions/types.js";
+import { claudeHooksSchema } from "./hooks.js";
 
 /**
  * cairn's own config file (`~/.cairn/config.json`, `<workspace>/.cairn/config.json`), every key of it.
@@ -27,6 +28,10 @@ export const cairnConfigSchema = z.object({
   $schema: z.string().optional(),
   model: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).optional(),
   permissions: permissionsSchema.optional(),
+  /** Command hooks, in Claude's settings format (docs/hooks.md). */
+  hooks: claudeHooksSchema.optional(),
+  /** Workspaces whose own hooks may run (each directory and everything below it). */
+  trustedWorkspaces: z.array(z.string(), { error: "must be an array of paths" }).optional(),
 });
 
 export type CairnConfigFile = z.infer<typeof cairnConfigSchema>;
@@ -35,6 +40,8 @@ export type CairnConfigFile = z.infer<typeof cairnConfigSchema>;
 export const CAIRN_CONFIG_KEYS: readonly string[] = [
   "$schema",
   "model",
+  "hooks",
+  "trustedWorkspaces",
   ...Object.keys(permissionsSchema.shape).map((key) => `permissions.${key}`),
 ];
 

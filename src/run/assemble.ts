@@ -5,6 +5,7 @@ import type { LoopOptions } from "../engine/loop.js";
 import type { ConversationMessage } from "../engine/messages.js";
 import { type RetryPolicy, retryPolicyFromEnv } from "../engine/retry.js";
 import type { CanUseTool } from "../engine/tool-runner.js";
+import { buildHooks, type HookCallbackMatcher, type Hooks } from "../hooks/index.js";
 import type { PermissionGate } from "../permissions/gate.js";
 import { splitRuleList } from "../permissions/rules.js";
 import type { ModelSettings } from "../providers/registry.js";
@@ -41,6 +42,17 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   config?: LoadedConfig;
   /** Already resolved model (SDK `setModel()` before the first turn); else resolved from `model`. */
   resolvedModel?: RunModel;
+  /** Hooks besides the config files' (docs/hooks.md); omitted: the config files' user-level hooks. */
+  hooks?: HookSpec;
+};
+
+export type HookSpec = {
+  /** The SDK's `hooks` option. */
+  callbacks?: Partial<Record<string, HookCallbackMatcher[]>>;
+  /** The workspace's own hooks may run (`--trust`, SDK `settingSources` with `project`). */
+  trust?: boolean;
+  /** How this door trusts a workspace, for the message saying its hooks were skipped. */
+  trustHint?: string;
 };
 
 export type AssembledRun = {
@@ -58,6 +70,11 @@ export type AssembledRun = {
   declarations: ToolDeclaration[];
   model: RunModel;
   system: string;
+  /**
+   * The run's hooks, every source; undefined without any. Doors fire SessionEnd through it, and
+   * features with their own events (subagents, compaction) call `hooks.run` at their points.
+   */
+  hooks?: Hooks;
   /** Resolves another model with this run's settings and config (SDK `setModel`). */
   resolveModel(name: string | undefined): Promise<RunModel>;
   /** The engine's options for one prompt. */
@@ -77,6 +94,10 @@ export type TurnSpec = {
   permissionMode?: string;
   extraTools?: Tool[];
   model?: RunModel;
+  /** The session's transcript, for hook inputs (`""`: not persisted). */
+  transcriptPath?: string;
+  /** This run starts or resumes the session: SessionStart hooks fire before the first model call. */
+  sessionStart?: "startup" | "resume";
 };
 
 export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
@@ -102,21 +123,37 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     }),
   ]);
   const retryPolicy = spec.retryPolicy ?? retryPolicyFromEnv(env);
+  const assembledHooks = buildHooks({
+    cwd,
+    env: toolEnv,
+    files: config.hooks,
+    ...(spec.hooks?.callbacks ? { callbacks: spec.hooks.callbacks } : {}),
+    trust: spec.hooks?.trust === true,
+    trustedWorkspaces: config.trustedWorkspaces,
+    trustHint: spec.hooks?.trustHint ?? "trust it with trustedWorkspaces in the user config",
+  });
+  const hooks = assembledHooks.hooks;
   return {
     cwd,
     config,
-    warnings: config.warnings,
+    warnings: [...config.warnings, ...assembledHooks.warnings],
     toolEnv,
     ...(built ? { gate: built.gate, permissionMode: built.reportedMode } : {}),
     tools,
     declarations,
     model,
     system,
+    ...(hooks ? { hooks } : {}),
     resolveModel: (name) => resolveModelFor(spec, config, name),
     loopOptions(turn) {
       const chosen = turn.model ?? model;
       const canUseTool = turn.canUseTool ?? built?.gate;
       const permissionMode = turn.permissionMode ?? built?.reportedMode;
+      hooks?.setContext({
+        sessionId: turn.sessionId,
+        transcriptPath: turn.transcriptPath ?? "",
+        ...(permissionMode !== undefined ? { permissionMode } : {}),
+      });
       return {
         sessionId: turn.sessionId,
         cwd,
@@ -135,6 +172,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         ...(spec.maxTokens !== undefined ? { maxTokens: spec.maxTokens } : {}),
         ...(permissionMode !== undefined ? { permissionMode } : {}),
         ...(canUseTool ? { canUseTool } : {}),
+        ...(hooks ? { hooks } : {}),
+        ...(hooks && turn.sessionStart ? { sessionStart: turn.sessionStart } : {}),
       };
     },
   };
