@@ -56,7 +56,7 @@ export class CallHooks {
     if (answer?.behavior === "deny") {
       return {
         behavior: "deny",
-        message: `The ${answer.hook} hook refused the permission request. ${answer.message}`.trim(),
+        message: `The hook ${answer.hook} refused the permission request. ${answer.message}`.trim(),
         ...(answer.interrupt ? { interrupt: true } : {}),
       };
     }
@@ -86,7 +86,7 @@ export class CallHooks {
       tool_response: outcome.data ?? outcome.content,
     });
     if (verdict.block)
-      this.context.push(`The ${verdict.block.hook} hook flagged this result: ${verdict.block.reason}`);
+      this.context.push(`The hook ${verdict.block.hook} flagged this result: ${verdict.block.reason}`);
   }
 
   /** The outcome with the hooks' added context after the tool's own output (what the model reads). */

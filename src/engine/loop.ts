@@ -118,7 +118,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
   /** A hook's `continue: false` or a refused prompt ends the run here. */
   const stoppedBy = (what: { reason: string; hook: string }, how: string) => {
     subtype = "error_during_execution";
-    errors.push(`The ${what.hook} hook ${how}${what.reason ? `: ${what.reason}` : "."}`);
+    errors.push(`The hook ${what.hook} ${how}${what.reason ? `: ${what.reason}` : "."}`);
   };
   let stopped = false;
   let stopContinuations = 0;

@@ -101,7 +101,7 @@ export async function runOneCall(
   let validated = checked.input;
   const pre = await calls.preToolUse(validated);
   if (pre.permission?.decision === "deny") {
-    return deny(`The ${pre.permission.hook} hook denied this call. ${pre.permission.reason}`.trim(), given);
+    return deny(`The hook ${pre.permission.hook} denied this call. ${pre.permission.reason}`.trim(), given);
   }
   if (pre.updatedInput) {
     // A hook's rewrite is validated again and then judged by the gate like the model's input.
@@ -137,7 +137,7 @@ export async function runOneCall(
     }
   } else if (hookDecision?.decision === "ask") {
     return deny(
-      `The ${hookDecision.hook} hook asks for approval and nobody can be asked. ${hookDecision.reason}`.trim(),
+      `The hook ${hookDecision.hook} asks for approval and nobody can be asked. ${hookDecision.reason}`.trim(),
       input,
     );
   }

@@ -97,7 +97,7 @@ export function createPermissionGate(options: PermissionGateOptions): Permission
     const decisionReason =
       verdict.behavior === "ask"
         ? verdict.message
-        : `the ${hook!.hook} hook asks for approval${hook!.reason ? `: ${hook!.reason}` : ""}`;
+        : `the hook ${hook!.hook} asks for approval${hook!.reason ? `: ${hook!.reason}` : ""}`;
     const info = {
       decisionReason,
       ...(verdict.path ? { blockedPath: verdict.path } : {}),
