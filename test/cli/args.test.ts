@@ -15,6 +15,7 @@ describe("parseArgs", () => {
       disallowedTools: [],
       addDirs: [],
       failOnDenial: false,
+      trust: false,
       prompt: "Hello world",
     });
   });
@@ -51,6 +52,7 @@ describe("parseArgs", () => {
           "--add-dir",
           "/opt/shared",
           "--fail-on-denial",
+          "--trust",
           "--",
           "go",
         ],
@@ -74,6 +76,7 @@ describe("parseArgs", () => {
       disallowedTools: ["Write"],
       addDirs: ["/opt/shared"],
       failOnDenial: true,
+      trust: true,
       prompt: "go",
     });
     expect(parseArgs(["-f", "x"], "1")).toMatchObject({ force: true });
