@@ -11,10 +11,11 @@ import { describe, expect, test } from "vitest";
 const SRC = fileURLToPath(new URL("../src", import.meta.url));
 
 const FORBIDDEN: Record<string, string[]> = {
-  engine: ["providers", "testing", "cli", "sdk", "run", "config", "sessions", "permissions"],
+  engine: ["providers", "testing", "cli", "sdk", "run", "config", "sessions", "permissions", "hooks"],
   tools: ["providers", "testing", "cli", "sdk", "run", "config", "sessions"],
   permissions: ["providers", "testing", "cli", "sdk", "run", "config", "sessions"],
-  config: ["providers", "testing", "cli", "sdk", "run", "engine"],
+  config: ["providers", "testing", "cli", "sdk", "run", "engine", "hooks"],
+  hooks: ["providers", "testing", "cli", "sdk", "run", "sessions"],
   providers: ["testing", "cli", "sdk", "run", "config", "sessions", "permissions"],
   run: ["cli", "sdk", "testing"],
 };

@@ -25,6 +25,8 @@ export type CliOptions = {
   allowedTools: string[];
   disallowedTools: string[];
   addDirs: string[];
+  /** `--trust`: the workspace's own hooks (.claude/settings.json, .cursor/hooks.json) may run. */
+  trust: boolean;
   /** Exit 3 when the run had permission denials (else they are reported but the run may succeed). */
   failOnDenial: boolean;
   /** `--mcp-config` values (a file or inline JSON each), in order. */
@@ -65,6 +67,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .option("--mcp-config <config>", "", (value: string, list: string[]) => [...list, value], [] as string[])
     .option("--strict-mcp-config", "", false)
     .option("--approve-mcps", "", false)
+    .option("--trust", "", false)
     .version(version, "-v, --version")
     .helpOption("-h, --help")
     .configureHelp({ formatHelp: () => HELP })
@@ -103,6 +106,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     mcpConfig: string[];
     strictMcpConfig: boolean;
     approveMcps: boolean;
+    trust: boolean;
   }>();
   if (opts.forkSession && opts.resume === undefined && !opts.continue) {
     throw new UsageError("--fork-session needs --resume <id> or --continue (see cairn --help)");
@@ -131,6 +135,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     mcpConfigs: opts.mcpConfig,
     strictMcpConfig: opts.strictMcpConfig,
     approveMcps: opts.approveMcps,
+    trust: opts.trust,
     ...(words.length > 0 ? { prompt: words.join(" ") } : {}),
   };
 }

@@ -45,6 +45,7 @@ Options:
   --mcp-config <config>         MCP servers: a file or JSON {"mcpServers": {...}}; repeatable.
   --strict-mcp-config           Only the servers of --mcp-config (none from config files).
   --approve-mcps                Let the project's MCP servers (.mcp.json, .cursor/mcp.json) start.
+  --trust                       Run the workspace's own hooks (.claude/settings.json, .cursor/hooks.json).
   -r, --resume [id]             Continue session <id> (same id); without an id, the latest one here.
   -c, --continue                Continue the latest session of this directory.
   --fork-session                With --resume/--continue: continue under a new session id.

@@ -1,8 +1,9 @@
 import { statSync } from "node:fs";
 import type { ModelCallRetryEvent, RunEndEvent } from "../engine/events.js";
+import { type HookRunRecord, hookFailureText } from "../engine/hooks.js";
 import { runAgentLoopBatches } from "../engine/loop.js";
 import { parseMcpConfigFlags } from "../mcp/sources.js";
-import { assembleRun } from "../run/assemble.js";
+import { type AssembledRun, assembleRun } from "../run/assemble.js";
 import { openSession } from "../sessions/open-session.js";
 import type { CliOptions } from "./args.js";
 import { writeError } from "./errors.js";
@@ -54,6 +55,10 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     ...(options.model !== undefined ? { model: options.model } : {}),
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
     ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
+    hooks: {
+      trust: options.trust,
+      trustHint: "pass --trust, or add the workspace to trustedWorkspaces in the user config",
+    },
     mcp: {
       explicit: parseMcpConfigFlags(options.mcpConfigs, options.cwd),
       strict: options.strictMcpConfig,
@@ -65,57 +70,97 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     },
   });
   try {
-    const session = await openSession({
-      cwd: options.cwd,
-      ...(typeof options.resume === "string" ? { resume: options.resume } : {}),
-      continueLatest: options.continueLatest,
-      fork: options.forkSession,
-    });
-    for (const warning of [...session.warnings, ...run.warnings]) writeError(warning);
-    for (const server of run.mcp.states())
-      if (server.status !== "connected")
-        writeError(`MCP server ${server.name} ${server.status}: ${server.error}`);
-    // The run's tools: the gate applied the rules to what they declare; stream-json shows their payloads.
-    const projection = projectionFor(options.outputFormat, options.streamPartialOutput, run.tools);
-
-    let end: RunEndEvent | undefined;
-    try {
-      const events = runAgentLoopBatches(
-        run.loopOptions({
-          prompt: options.prompt,
-          signal: controller.signal,
-          sessionId: session.sessionId,
-          history: session.history,
-          ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
-        }),
-      );
-      // A batch is every event of one network chunk (or one other event): its output is one write.
-      for await (const batch of events) {
-        let output = "";
-        for (const event of batch) {
-          session.writer?.recordEvent(event);
-          if (event.type === "run_end") {
-            end = event;
-            progress?.stop(); // erased before the answer appears
-          } else progress?.update(event);
-          if (event.type === "model_call_retry") process.stderr.write(`${describeRetry(event)}\n`);
-          output += projection.project(event);
-        }
-        writer.write(output);
-        const blocked = writer.ready();
-        if (blocked) await blocked;
-      }
-    } finally {
-      session.writer?.close();
-      progress?.stop();
-      await writer.flush();
-      signal.removeEventListener("abort", forward);
-    }
-    return { end, stdoutClosed: writer.closed };
+    return await printRun(run, options, { controller, writer, progress, signal, forward });
   } finally {
     // MCP servers end with the run, also when it failed or was interrupted (whole process groups).
     await run.mcp.close();
   }
+}
+
+type PrintIo = {
+  controller: AbortController;
+  writer: StdoutWriter;
+  progress: ProgressLine | undefined;
+  signal: AbortSignal;
+  forward: () => void;
+};
+
+/** The assembled run, from opening its session to the last byte written. */
+async function printRun(
+  run: AssembledRun,
+  options: PrintOptions,
+  { controller, writer, progress, signal, forward }: PrintIo,
+): Promise<PrintOutcome> {
+  const session = await openSession({
+    cwd: options.cwd,
+    ...(typeof options.resume === "string" ? { resume: options.resume } : {}),
+    continueLatest: options.continueLatest,
+    fork: options.forkSession,
+  });
+  for (const warning of [...session.warnings, ...run.warnings]) writeError(warning);
+  for (const server of run.mcp.states())
+    if (server.status !== "connected")
+      writeError(`MCP server ${server.name} ${server.status}: ${server.error}`);
+  // The run's tools: the gate applied the rules to what they declare; stream-json shows their payloads.
+  const projection = projectionFor(options.outputFormat, options.streamPartialOutput, run.tools);
+
+  let end: RunEndEvent | undefined;
+  try {
+    const events = runAgentLoopBatches(
+      run.loopOptions({
+        prompt: options.prompt,
+        signal: controller.signal,
+        sessionId: session.sessionId,
+        history: session.history,
+        ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+        transcriptPath: session.writer?.path ?? "",
+        sessionStart: session.history.length > 0 ? "resume" : "startup",
+      }),
+    );
+    // A batch is every event of one network chunk (or one other event): its output is one write.
+    for await (const batch of events) {
+      let output = "";
+      for (const event of batch) {
+        session.writer?.recordEvent(event);
+        if (event.type === "run_end") {
+          end = event;
+          progress?.stop(); // erased before the answer appears
+        } else progress?.update(event);
+        if (event.type === "model_call_retry") process.stderr.write(`${describeRetry(event)}\n`);
+        if (event.type === "hook_result") reportHook(event.record);
+        output += projection.project(event);
+      }
+      writer.write(output);
+      const blocked = writer.ready();
+      if (blocked) await blocked;
+    }
+    // The session ends with the run: SessionEnd hooks still run when the run failed or was interrupted.
+    if (run.hooks?.has("SessionEnd")) {
+      const verdict = await run.hooks.run(
+        { hook_event_name: "SessionEnd", reason: "other" },
+        { signal: AbortSignal.timeout(SESSION_END_LIMIT_MS) },
+      );
+      for (const record of verdict.records) {
+        session.writer?.recordEvent({ type: "hook_result", turn: end?.numTurns ?? 0, record });
+        reportHook(record);
+      }
+    }
+  } finally {
+    session.writer?.close();
+    progress?.stop();
+    await writer.flush();
+    signal.removeEventListener("abort", forward);
+  }
+  return { end, stdoutClosed: writer.closed };
+}
+
+/** SessionEnd hooks get this long in all, whatever their own timeouts (the run is over). */
+const SESSION_END_LIMIT_MS = 60_000;
+
+/** What a hook said to the user, or why it failed: one stderr line (stdout stays the protocol's). */
+function reportHook(record: HookRunRecord): void {
+  if (record.error) writeError(hookFailureText(record));
+  if (record.systemMessage) writeError(`${record.event} hook ${record.hookName}: ${record.systemMessage}`);
 }
 
 /** One stderr line per retry, so a slow run says why it is waiting (stdout stays the protocol's). */

@@ -3,6 +3,7 @@ import path from "node:path";
 import * as z from "zod";
 import type { PermissionRule, RuleBehavior } from "../permissions/types.js";
 import { type JsonObject, keysOf, parseWith, readJsonObject } from "./files.js";
+import { type ConfiguredHooks, claudeHooksSchema } from "./hooks.js";
 import { rulesOf } from "./rules-of.js";
 
 /**
@@ -31,6 +32,7 @@ const foreignSchema = z.looseObject({
       { error: "must be an object" },
     )
     .optional(),
+  hooks: claudeHooksSchema.optional(),
 });
 
 /** Interface-only keys of Cursor's CLI config: nothing in them applies to a headless run. */
@@ -80,11 +82,17 @@ function dirsFromRepositoryRoot(cwd: string): string[] {
   }
 }
 
-export type ForeignRules = { rules: PermissionRule[]; warnings: string[]; found: string[] };
+export type ForeignRules = {
+  rules: PermissionRule[];
+  /** Claude's `hooks`, per file (Cursor keeps its hooks in hooks.json: see hooks.ts). */
+  hooks: ConfiguredHooks[];
+  warnings: string[];
+  found: string[];
+};
 
 export async function loadForeignRules(files: readonly ForeignFile[]): Promise<ForeignRules> {
   const contents = await Promise.all(files.map((entry) => readJsonObject(entry.file)));
-  const out: ForeignRules = { rules: [], warnings: [], found: [] };
+  const out: ForeignRules = { rules: [], hooks: [], warnings: [], found: [] };
   files.forEach((entry, index) => {
     const content = contents[index];
     if (content === undefined) return;
@@ -93,6 +101,8 @@ export async function loadForeignRules(files: readonly ForeignFile[]): Promise<F
     const behaviors: RuleBehavior[] = entry.level === "user" ? ["deny", "ask", "allow"] : ["deny", "ask"];
     const source = `${entry.level} ${entry.agent === "claude" ? "Claude" : "Cursor"} settings ${entry.file}`;
     out.rules.push(...rulesOf(entry.file, source, parsed.permissions, behaviors));
+    if (entry.agent === "claude" && parsed.hooks)
+      out.hooks.push({ file: entry.file, level: entry.level, format: "claude", hooks: parsed.hooks });
     const warning = notApplied(entry, content, behaviors);
     if (warning) out.warnings.push(warning);
   });
@@ -108,6 +118,8 @@ function notApplied(
   const appliedKeys = new Set(applied.map((behavior) => `permissions.${behavior}`));
   const skipped = keysOf(content).filter((key) => {
     if (appliedKeys.has(key)) return false;
+    // Claude's hooks are applied (docs/hooks.md), a project's once the workspace is trusted.
+    if (entry.agent === "claude" && key === "hooks") return false;
     return !(entry.agent === "cursor" && CURSOR_INTERFACE_KEYS.has(key.split(".")[0]!));
   });
   if (skipped.length === 0) return undefined;

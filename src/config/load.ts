@@ -4,16 +4,19 @@ import { resolveCairnHome } from "../permissions/home.js";
 import type { PermissionMode, PermissionRule } from "../permissions/types.js";
 import { keysOf, parseWith, readJsonObject } from "./files.js";
 import { foreignFiles, loadForeignRules } from "./foreign.js";
+import { type ConfiguredHooks, cursorHookFiles, loadCursorHooks } from "./hooks.js";
 import { rulesOf } from "./rules-of.js";
 import { CAIRN_CONFIG_KEYS, cairnConfigSchema, PROJECT_CONFIG_KEYS } from "./schema.js";
 
 /**
  * The one config loader of every front door (docs/config.md has every key and the precedence):
  *
- * - `$CAIRN_HOME/config.json` (default `~/.cairn/config.json`), the user's: `model`, `permissions.*`.
+ * - `$CAIRN_HOME/config.json` (default `~/.cairn/config.json`), the user's: `model`, `permissions.*`,
+ *   `hooks`, `trustedWorkspaces`.
  * - `<workspace>/.cairn/config.json`, the project's: it comes with the repository, so whoever wrote the
  *   repository wrote it; it may only restrict (`permissions.deny`, `permissions.ask`).
- * - the other agents' files (foreign.ts): their permission rules, on the same principle.
+ * - the other agents' files (foreign.ts, hooks.ts): their permission rules, on the same principle,
+ *   and their hooks (a project's run only in a trusted workspace: src/hooks/).
  *
  * A malformed file or rule is an error naming the file (silently dropping a deny rule is not an
  * option); a key that does nothing is a warning naming file and key, for the front door to show once.
@@ -37,6 +40,10 @@ export type LoadedConfig = {
   mcpApprovals: Record<string, string[]>;
   /** The user file's path (named in messages about its contents). */
   userFile: string;
+  /** Every file's command hooks, user files first (docs/hooks.md). */
+  hooks: ConfiguredHooks[];
+  /** `trustedWorkspaces` of the user file, absolute: workspaces whose own hooks may run. */
+  trustedWorkspaces: string[];
   /** What was not applied and why, one line each. */
   warnings: string[];
   /** The files read, in order, and which of them exist. */
@@ -60,21 +67,26 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const userFile = path.join(options.cairnHome ?? resolveCairnHome(env, home), CONFIG_FILE_NAME);
   const projectFile = path.join(cwd, PROJECT_CONFIG_DIR, CONFIG_FILE_NAME);
   const others = foreignFiles(cwd, home, env);
-  const [user, project, foreign] = await Promise.all([
+  const cursorHooks = cursorHookFiles(cwd, home, env);
+  const [user, project, foreign, cursor] = await Promise.all([
     readJsonObject(userFile),
     readJsonObject(projectFile),
     loadForeignRules(others),
+    loadCursorHooks(cursorHooks),
   ]);
   const loaded: LoadedConfig = {
     rules: [],
     additionalDirectories: [],
     mcpApprovals: {},
     userFile,
+    hooks: [],
+    trustedWorkspaces: [],
     warnings: [],
     files: [
       { file: userFile, found: user !== undefined },
       { file: projectFile, found: project !== undefined },
       ...others.map(({ file }) => ({ file, found: foreign.found.includes(file) })),
+      ...cursorHooks.map(({ file }) => ({ file, found: cursor.found.includes(file) })),
     ],
   };
   if (user) {
@@ -84,9 +96,11 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     );
     if (config.permissions?.defaultMode)
       loaded.defaultMode = config.permissions.defaultMode as PermissionMode;
-    loaded.additionalDirectories = (config.permissions?.additionalDirectories ?? []).map((dir) =>
-      path.resolve(path.dirname(userFile), expandTilde(dir, home)),
-    );
+    const fromUserFile = (dir: string) => path.resolve(path.dirname(userFile), expandTilde(dir, home));
+    loaded.additionalDirectories = (config.permissions?.additionalDirectories ?? []).map(fromUserFile);
+    loaded.trustedWorkspaces = (config.trustedWorkspaces ?? []).map(fromUserFile);
+    if (config.hooks)
+      loaded.hooks.push({ file: userFile, level: "user", format: "claude", hooks: config.hooks });
     if (config.model !== undefined) loaded.model = config.model;
     if (config.mcpServers !== undefined) loaded.mcpServers = config.mcpServers;
     for (const [dir, names] of Object.entries(config.mcpApprovals ?? {}))
@@ -108,6 +122,10 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     }
   }
   loaded.rules.push(...foreign.rules);
+  // User files' hooks first, then the project's, each source in the order its files were read.
+  const allHooks = [...foreign.hooks, ...cursor.hooks];
+  loaded.hooks.push(...allHooks.filter((entry) => entry.level === "user"));
+  loaded.hooks.push(...allHooks.filter((entry) => entry.level === "project"));
   loaded.warnings.push(...foreign.warnings);
   return loaded;
 }

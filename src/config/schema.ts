@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { PERMISSION_MODES } from "../permissions/types.js";
+import { claudeHooksSchema } from "./hooks.js";
 
 /**
  * cairn's own config file (`~/.cairn/config.json`, `<workspace>/.cairn/config.json`), every key of it.
@@ -37,6 +38,10 @@ export const cairnConfigSchema = z.object({
       error: "must map project directories to arrays of server names",
     })
     .optional(),
+  /** Command hooks, in Claude's settings format (docs/hooks.md). */
+  hooks: claudeHooksSchema.optional(),
+  /** Workspaces whose own hooks may run (each directory and everything below it). */
+  trustedWorkspaces: z.array(z.string(), { error: "must be an array of paths" }).optional(),
 });
 
 export type CairnConfigFile = z.infer<typeof cairnConfigSchema>;
@@ -47,6 +52,8 @@ export const CAIRN_CONFIG_KEYS: readonly string[] = [
   "model",
   "mcpServers",
   "mcpApprovals",
+  "hooks",
+  "trustedWorkspaces",
   ...Object.keys(permissionsSchema.shape).map((key) => `permissions.${key}`),
 ];
 

@@ -1,6 +1,8 @@
 import type { ToolOutcome } from "../tools/types.js";
+import type { HookRunRecord } from "./hooks.js";
 import type {
   AssistantContentBlock,
+  ConversationMessage,
   ModelStreamEvent,
   StopReason,
   StreamedMessage,
@@ -14,7 +16,9 @@ import type {
  * Order within a run: `run_start`, then per turn: `model_call_start`, `stream`* (with
  * `assistant_block` right after each `content_block_stop`; `model_call_retry` between attempts when a
  * call is retried), `model_call_end`, then for each tool call
- * `tool_start` … `tool_end` (reads may interleave; ends arrive in completion order), `turn_end`;
+ * `tool_start` … `hook_result`* … `tool_end` (reads may interleave; ends arrive in completion order),
+ * `turn_end`; `hook_result` events also come before the first model call (SessionStart,
+ * UserPromptSubmit) and after a `turn_end` without tool calls (Stop);
  * finally exactly one `run_end`.
  */
 export type EngineEvent =
@@ -27,6 +31,8 @@ export type EngineEvent =
   | ToolStartEvent
   | ToolEndEvent
   | TurnEndEvent
+  | HookResultEvent
+  | UserTurnEvent
   | RunEndEvent;
 
 export type RunStartEvent = {
@@ -109,6 +115,25 @@ export type ToolEndEvent = {
   input: Record<string, unknown>;
   outcome: ToolOutcome;
   endedAt: number;
+};
+
+/**
+ * A hook ran (docs/hooks.md): one per hook, after it finished, before the event it judged goes on
+ * (a tool call's hooks come between its `tool_start` and `tool_end`).
+ */
+export type HookResultEvent = {
+  type: "hook_result";
+  turn: number;
+  /** The tool call it was about, for tool events. */
+  toolUseId?: string;
+  record: HookRunRecord;
+};
+
+/** The engine added a user turn to the conversation (a Stop hook's reason to keep working). */
+export type UserTurnEvent = {
+  type: "user_turn";
+  turn: number;
+  message: Extract<ConversationMessage, { role: "user" }>;
 };
 
 export type TurnEndEvent = { type: "turn_end"; turn: number; stopReason: StopReason | null };

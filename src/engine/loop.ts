@@ -1,8 +1,10 @@
 import type { Tool, ToolOutcome } from "../tools/types.js";
 import { eachEvent } from "./batches.js";
-import type { EngineEvent, PermissionDenial, RunEndEvent, RunSubtype } from "./events.js";
+import type { EngineEvent, HookResultEvent, PermissionDenial, RunEndEvent, RunSubtype } from "./events.js";
+import type { HookDispatcher, HookEventFields, HookRunRecord, HookVerdict } from "./hooks.js";
 import type { MessageAssembler } from "./message-assembler.js";
 import {
+  type AssistantContentBlock,
   addCost,
   addUsage,
   type ConversationMessage,
@@ -42,8 +44,14 @@ export type LoopOptions = {
   mcpServers?: { name: string; status: string }[];
   /** What one call's usage cost in USD; undefined when the price is unknown (injected: the engine knows no price table). */
   priceUsage?: (usage: Partial<Usage>) => number | undefined;
+  /** The hooks to run (docs/hooks.md); none: no hook points. */
+  hooks?: HookDispatcher;
+  /** Fire SessionStart before the first model call: this run starts (or resumes) a session. */
+  sessionStart?: "startup" | "resume";
 };
 
+/** A Stop hook may send the agent back to work this many times in a row; then the stop stands. */
+export const MAX_STOP_HOOK_CONTINUATIONS = 8;
 /** After this many identical failing calls in a row the run ends instead of looping. */
 const MAX_IDENTICAL_FAILURES = 3;
 const DEFAULT_MAX_TOKENS = 16_384;
@@ -102,10 +110,48 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
       startedAt,
     },
   ];
-  history.push({ role: "user", content: options.prompt });
+  const hooks = options.hooks;
+  /** Runs one event's hooks outside a tool call, yielding what ran. */
+  async function* runHooks(fields: HookEventFields): AsyncGenerator<EngineEvent[], HookVerdict | undefined> {
+    if (!hooks?.has(fields.hook_event_name)) return undefined;
+    const verdict = await hooks.run(fields, { signal });
+    if (verdict.records.length > 0) yield hookEvents(turn, verdict.records);
+    return verdict;
+  }
+  /** A hook's `continue: false` or a refused prompt ends the run here. */
+  const stoppedBy = (what: { reason: string; hook: string }, how: string) => {
+    subtype = "error_during_execution";
+    errors.push(`The hook ${what.hook} ${how}${what.reason ? `: ${what.reason}` : "."}`);
+  };
+  let stopped = false;
+  let stopContinuations = 0;
 
   try {
-    while (true) {
+    const context: string[] = [];
+    if (options.sessionStart) {
+      const verdict = yield* runHooks({
+        hook_event_name: "SessionStart",
+        source: options.sessionStart,
+        model: options.model,
+      });
+      context.push(...(verdict?.additionalContext ?? []));
+      if (verdict?.stop) {
+        stoppedBy(verdict.stop, "stopped the run");
+        stopped = true;
+      }
+    }
+    if (!stopped) {
+      const verdict = yield* runHooks({ hook_event_name: "UserPromptSubmit", prompt: options.prompt });
+      context.push(...(verdict?.additionalContext ?? []));
+      const refusal = verdict?.block ?? verdict?.stop;
+      if (refusal) {
+        // A refused prompt is not sent, and not kept in the conversation.
+        stoppedBy(refusal, "blocked the prompt");
+        stopped = true;
+      }
+    }
+    if (!stopped) history.push(userMessage(options.prompt, context));
+    while (!stopped) {
       if (signal.aborted) throw abortError();
       if (options.maxTurns !== undefined && turn >= options.maxTurns) {
         subtype = "error_max_turns";
@@ -166,13 +212,29 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
       const toolUses = message.content.filter((block): block is ToolUseBlock => block?.type === "tool_use");
       if (toolUses.length === 0) {
         yield [{ type: "turn_end", turn, stopReason: message.stop_reason }];
+        const verdict = yield* runHooks({
+          hook_event_name: "Stop",
+          stop_hook_active: stopContinuations > 0,
+          last_assistant_message: textOf(message.content),
+        });
+        if (verdict?.stop) stoppedBy(verdict.stop, "stopped the run");
+        else if (verdict?.block && stopContinuations < MAX_STOP_HOOK_CONTINUATIONS) {
+          // The hook wants more work: its reason is the next user turn.
+          stopContinuations += 1;
+          const next = userMessage(verdict.block.reason, verdict.additionalContext);
+          history.push(next);
+          yield [{ type: "user_turn", turn, message: next }];
+          continue;
+        }
         break;
       }
+      stopContinuations = 0;
 
       const calls = prepareCalls(toolUses, toolsByName, assembler);
       const results = new Map<string, ToolResultBlock>();
       let interrupted = false;
       let terminal = false;
+      let hookStop: { reason: string; hook: string } | undefined;
       for (const batch of scheduleBatches(calls)) {
         for (const call of batch) {
           yield [
@@ -193,6 +255,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
               call,
               { cwd: options.cwd, signal, toolUseId: call.block.id, env: options.env },
               options.canUseTool,
+              hooks,
             ).then((done) => ({ call, ...done })),
           ]),
         );
@@ -210,6 +273,8 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
           interrupted ||= done.interrupt;
           terminal ||= outcome.terminal === true && !outcome.isError;
           results.set(call.block.id, toToolResult(call.block.id, outcome));
+          if (done.hookRecords.length > 0) yield hookEvents(turn, done.hookRecords, call.block.id);
+          hookStop ??= done.stop;
           yield [
             {
               type: "tool_end",
@@ -231,6 +296,10 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
       yield [{ type: "turn_end", turn, stopReason: message.stop_reason }];
       if (signal.aborted) throw abortError();
       if (terminal) break;
+      if (hookStop) {
+        stoppedBy(hookStop, "stopped the run");
+        break;
+      }
       if (interrupted) {
         subtype = "error_during_execution";
         errors.push("A permission decision interrupted the run.");
@@ -301,6 +370,28 @@ function prepareCalls(
     }
     return { block, tool };
   });
+}
+
+function hookEvents(turn: number, records: HookRunRecord[], toolUseId?: string): HookResultEvent[] {
+  return records.map((record) => ({
+    type: "hook_result",
+    turn,
+    ...(toolUseId ? { toolUseId } : {}),
+    record,
+  }));
+}
+
+/** A user turn: the text, and what hooks added for the model as further text blocks. */
+function userMessage(
+  text: string,
+  context: readonly string[],
+): Extract<ConversationMessage, { role: "user" }> {
+  if (context.length === 0) return { role: "user", content: text };
+  return { role: "user", content: [text, ...context].map((part) => ({ type: "text" as const, text: part })) };
+}
+
+function textOf(content: readonly (AssistantContentBlock | undefined)[]): string {
+  return content.map((block) => (block?.type === "text" ? block.text : "")).join("");
 }
 
 function toToolResult(toolUseId: string, outcome: ToolOutcome): ToolResultBlock {

@@ -1,4 +1,6 @@
 import type { Tool, ToolContext, ToolOutcome } from "../tools/types.js";
+import { CallHooks } from "./call-hooks.js";
+import type { HookDispatcher, HookRunRecord } from "./hooks.js";
 import type { ToolUseBlock } from "./messages.js";
 
 /** A permission decision for one tool call (shape of the agent-SDK convention's `canUseTool`). */
@@ -6,10 +8,26 @@ export type PermissionDecision =
   | { behavior: "allow"; updatedInput?: Record<string, unknown> }
   | { behavior: "deny"; message: string; interrupt?: boolean };
 
+/** What the gate says when it would ask someone, for the hooks that may answer first. */
+export type AskInfo = { decisionReason: string; blockedPath?: string; suggestions?: string[] };
+
 export type CanUseTool = (
   toolName: string,
   input: Record<string, unknown>,
-  options: { signal: AbortSignal; toolUseID: string },
+  options: {
+    signal: AbortSignal;
+    toolUseID: string;
+    /**
+     * A PreToolUse hook's `allow` (the call needs no approval: rules and mode still deny) or `ask`
+     * (approval is needed even where rules and mode allow). A hook's `deny` never gets here.
+     */
+    hookDecision?: { decision: "allow" | "ask"; reason: string; hook: string };
+    /**
+     * Called by a gate that would ask (PermissionRequest and Notification hooks). An answer is used
+     * instead of asking; undefined: ask as usual.
+     */
+    beforeAsk?: (info: AskInfo) => Promise<PermissionDecision | undefined>;
+  },
 ) => Promise<PermissionDecision>;
 
 export type PreparedCall = {
@@ -39,53 +57,91 @@ export function rejected(content: string, errorKind: ToolOutcome["errorKind"]): 
   return { content, isError: true, errorKind, durationMs: 0 };
 }
 
-type CallResult = { outcome: ToolOutcome; input: Record<string, unknown>; interrupt: boolean };
+type CallResult = {
+  outcome: ToolOutcome;
+  input: Record<string, unknown>;
+  interrupt: boolean;
+  /** The hooks that ran for this call, in order. */
+  hookRecords: HookRunRecord[];
+  /** A hook's `continue: false`: the run ends after this batch. */
+  stop?: { reason: string; hook: string };
+};
 
 /**
- * One call, in the order every call takes: validate the input → (PreToolUse hooks) → permission
- * rules and mode, then the permission callback (both behind `canUseTool`) → run → (PostToolUse
- * hooks). Invalid input never reaches a hook, a rule, a person or a callback. Never throws.
- * `input` in the result is the call's input as given (by the model or the callback's rewrite).
+ * One call, in the order every call takes: validate the input → PreToolUse hooks → permission
+ * rules and mode, then the permission callback (both behind `canUseTool`; PermissionRequest hooks
+ * answer before the callback is asked) → run → PostToolUse (or PostToolUseFailure) hooks. Invalid
+ * input never reaches a hook, a rule, a person or a callback; a hook's deny beats every allow.
+ * Never throws. `input` in the result is the call's input as given (by the model, a hook's or the
+ * callback's rewrite).
  */
 export async function runOneCall(
   call: PreparedCall,
   ctx: ToolContext,
   canUseTool: CanUseTool | undefined,
+  hooks?: HookDispatcher,
 ): Promise<CallResult> {
   const given = call.block.input;
-  const refuse = (outcome: ToolOutcome, input = given, interrupt = false): CallResult => ({
-    outcome,
+  const calls = new CallHooks(hooks, call, ctx.signal);
+  const finish = (outcome: ToolOutcome, input = given, interrupt = false): CallResult => ({
+    outcome: calls.withContext(outcome),
     input,
     interrupt,
+    hookRecords: calls.records,
+    ...(calls.stop ? { stop: calls.stop } : {}),
   });
-  if (call.rejection) return refuse(call.rejection);
+  const deny = async (message: string, input: Record<string, unknown>, interrupt = false) =>
+    finish(rejected(await calls.denied(message, input), "denied"), input, interrupt);
+  if (call.rejection) return finish(call.rejection);
   const tool = call.tool!;
-  if (ctx.signal.aborted) return refuse(rejected("The tool call was interrupted by the user.", "aborted"));
+  if (ctx.signal.aborted) return finish(rejected("The tool call was interrupted by the user.", "aborted"));
   const checked = tool.validate(given);
-  if (!checked.ok) return refuse(rejected(checked.message, "invalid_input"));
-  // PreToolUse hooks plug in here: they see the validated input, and a rewrite they make is
-  // validated again before the permission check.
+  if (!checked.ok) return finish(rejected(checked.message, "invalid_input"));
   let input = given;
   let validated = checked.input;
+  const pre = await calls.preToolUse(validated);
+  if (pre.permission?.decision === "deny") {
+    return deny(`The hook ${pre.permission.hook} denied this call. ${pre.permission.reason}`.trim(), given);
+  }
+  if (pre.updatedInput) {
+    // A hook's rewrite is validated again and then judged by the gate like the model's input.
+    input = pre.updatedInput;
+    const again = tool.validate(input);
+    if (!again.ok) return finish(rejected(again.message, "invalid_input"), input);
+    validated = again.input;
+  }
+  const hookDecision = pre.permission as
+    | { decision: "allow" | "ask"; reason: string; hook: string }
+    | undefined;
   if (canUseTool) {
     let decision: PermissionDecision;
     try {
-      decision = await canUseTool(tool.name, validated, { signal: ctx.signal, toolUseID: call.block.id });
+      decision = await canUseTool(tool.name, validated, {
+        signal: ctx.signal,
+        toolUseID: call.block.id,
+        ...(hookDecision ? { hookDecision } : {}),
+        ...(hooks ? { beforeAsk: (info: AskInfo) => calls.beforeAsk(validated, info) } : {}),
+      });
     } catch (error) {
       decision = { behavior: "deny", message: `Permission check failed: ${(error as Error).message}` };
     }
     if (decision.behavior === "deny") {
       const message = `Permission to use ${tool.name} was denied. ${decision.message}`.trim();
-      return refuse(rejected(message, "denied"), given, decision.interrupt === true);
+      return deny(message, input, decision.interrupt === true);
     }
     if (decision.updatedInput) {
       input = decision.updatedInput;
       const again = tool.validate(input);
-      if (!again.ok) return refuse(rejected(again.message, "invalid_input"), input);
+      if (!again.ok) return finish(rejected(again.message, "invalid_input"), input);
       validated = again.input;
     }
+  } else if (hookDecision?.decision === "ask") {
+    return deny(
+      `The hook ${hookDecision.hook} asks for approval and nobody can be asked. ${hookDecision.reason}`.trim(),
+      input,
+    );
   }
   const outcome = await tool.execute(validated, ctx);
-  // PostToolUse hooks plug in here, with the outcome before the model sees it.
-  return { outcome, input, interrupt: false };
+  await calls.postToolUse(validated, outcome);
+  return finish(outcome, input);
 }

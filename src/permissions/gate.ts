@@ -87,28 +87,35 @@ export function createPermissionGate(options: PermissionGateOptions): Permission
   const evaluate = (toolName: string, input: Record<string, unknown>): PermissionVerdict =>
     evaluateToolCall(declared.get(toolName) ?? { name: toolName }, input ?? {}, ctx);
 
-  const gate = async (
-    toolName: string,
-    input: Record<string, unknown>,
-    callOptions: { signal: AbortSignal; toolUseID: string },
-  ): Promise<PermissionDecision> => {
+  const gate: CanUseTool = async (toolName, input, callOptions) => {
     const verdict = evaluate(toolName, input);
-    if (verdict.behavior === "allow") return { behavior: "allow" };
+    const hook = callOptions.hookDecision;
     if (verdict.behavior === "deny") return { behavior: "deny", message: verdict.message };
-    if (!options.onAsk) return { behavior: "deny", message: verdict.message };
+    // A PreToolUse hook's allow spares the question (never a deny); its ask makes one.
+    if (verdict.behavior === "allow" && hook?.decision !== "ask") return { behavior: "allow" };
+    if (verdict.behavior === "ask" && hook?.decision === "allow") return { behavior: "allow" };
+    const decisionReason =
+      verdict.behavior === "ask"
+        ? verdict.message
+        : `the hook ${hook!.hook} asks for approval${hook!.reason ? `: ${hook!.reason}` : ""}`;
+    const info = {
+      decisionReason,
+      ...(verdict.path ? { blockedPath: verdict.path } : {}),
+      ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
+    };
     let answer: PermissionDecision | null | undefined;
     try {
-      answer = await options.onAsk(toolName, input, {
+      answer = await callOptions.beforeAsk?.(info);
+      if (!answer && !options.onAsk) return { behavior: "deny", message: decisionReason };
+      answer ??= await options.onAsk!(toolName, input, {
         signal: callOptions.signal,
         toolUseID: callOptions.toolUseID,
-        decisionReason: verdict.message,
-        ...(verdict.path ? { blockedPath: verdict.path } : {}),
-        ...(verdict.suggestions ? { suggestions: verdict.suggestions } : {}),
+        ...info,
       });
     } catch (error) {
       return { behavior: "deny", message: `the permission callback failed: ${(error as Error).message}` };
     }
-    if (!answer) return { behavior: "deny", message: `not approved: ${verdict.message}` };
+    if (!answer) return { behavior: "deny", message: `not approved: ${decisionReason}` };
     if (answer.behavior === "deny") return answer;
     if (answer.updatedInput) {
       // The callback may rewrite the input; a rewrite cannot slip past a deny rule.

@@ -6,6 +6,7 @@ import type { LoopOptions } from "../engine/loop.js";
 import type { ConversationMessage } from "../engine/messages.js";
 import { type RetryPolicy, retryPolicyFromEnv } from "../engine/retry.js";
 import type { CanUseTool } from "../engine/tool-runner.js";
+import { buildHooks, type HookCallbackMatcher, type Hooks } from "../hooks/index.js";
 import type { McpServerEntry } from "../mcp/config.js";
 import { McpHub } from "../mcp/hub.js";
 import { collectMcpServers } from "../mcp/sources.js";
@@ -47,6 +48,8 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   resolvedModel?: RunModel;
   /** MCP servers from flags or options, and how the config files' servers are treated. */
   mcp?: McpSpec;
+  /** Hooks besides the config files' (docs/hooks.md); omitted: the config files' user-level hooks. */
+  hooks?: HookSpec;
 };
 
 export type McpSpec = {
@@ -58,6 +61,15 @@ export type McpSpec = {
   approveProject: boolean;
   /** A server's log line or failure, for the door to show. */
   onLog?: (server: string, line: string, kind: "stderr" | "event") => void;
+};
+
+export type HookSpec = {
+  /** The SDK's `hooks` option. */
+  callbacks?: Partial<Record<string, HookCallbackMatcher[]>>;
+  /** The workspace's own hooks may run (`--trust`, SDK `settingSources` with `project`). */
+  trust?: boolean;
+  /** How this door trusts a workspace, for the message saying its hooks were skipped. */
+  trustHint?: string;
 };
 
 export type AssembledRun = {
@@ -79,6 +91,11 @@ export type AssembledRun = {
   mcp: McpHub;
   /** Works out tools, gate and system prompt again after the MCP servers changed (SDK `setMcpServers` …). */
   refreshTools(): Promise<void>;
+  /**
+   * The run's hooks, every source; undefined without any. Doors fire SessionEnd through it, and
+   * features with their own events (subagents, compaction) call `hooks.run` at their points.
+   */
+  hooks?: Hooks;
   /** Resolves another model with this run's settings and config (SDK `setModel`). */
   resolveModel(name: string | undefined): Promise<RunModel>;
   /** The engine's options for one prompt. */
@@ -98,6 +115,10 @@ export type TurnSpec = {
   permissionMode?: string;
   extraTools?: Tool[];
   model?: RunModel;
+  /** The session's transcript, for hook inputs (`""`: not persisted). */
+  transcriptPath?: string;
+  /** This run starts or resumes the session: SessionStart hooks fire before the first model call. */
+  sessionStart?: "startup" | "resume";
 };
 
 export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
@@ -134,6 +155,16 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   };
   let current = await toolsNow();
   const retryPolicy = spec.retryPolicy ?? retryPolicyFromEnv(env);
+  const assembledHooks = buildHooks({
+    cwd,
+    env: toolEnv,
+    files: config.hooks,
+    ...(spec.hooks?.callbacks ? { callbacks: spec.hooks.callbacks } : {}),
+    trust: spec.hooks?.trust === true,
+    trustedWorkspaces: config.trustedWorkspaces,
+    trustHint: spec.hooks?.trustHint ?? "trust it with trustedWorkspaces in the user config",
+  });
+  const hooks = assembledHooks.hooks;
   const run: AssembledRun = {
     cwd,
     config,
@@ -145,6 +176,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     mcp,
     model,
     system: current.system,
+    ...(hooks ? { hooks } : {}),
     resolveModel: (name) => resolveModelFor(spec, config, name),
     async refreshTools() {
       current = await toolsNow();
@@ -158,6 +190,11 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       const chosen = turn.model ?? model;
       const canUseTool = turn.canUseTool ?? built?.gate;
       const permissionMode = turn.permissionMode ?? built?.reportedMode;
+      hooks?.setContext({
+        sessionId: turn.sessionId,
+        transcriptPath: turn.transcriptPath ?? "",
+        ...(permissionMode !== undefined ? { permissionMode } : {}),
+      });
       return {
         sessionId: turn.sessionId,
         cwd,
@@ -177,10 +214,12 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         ...(permissionMode !== undefined ? { permissionMode } : {}),
         ...(canUseTool ? { canUseTool } : {}),
         ...(mcpServers.length > 0 ? { mcpServers } : {}),
+        ...(hooks ? { hooks } : {}),
+        ...(hooks && turn.sessionStart ? { sessionStart: turn.sessionStart } : {}),
       };
     },
   };
-  run.warnings = [...config.warnings, ...(current.built?.warnings ?? [])];
+  run.warnings = [...config.warnings, ...assembledHooks.warnings, ...(current.built?.warnings ?? [])];
   return run;
 }
 

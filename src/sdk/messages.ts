@@ -485,6 +485,57 @@ export type SDKInformationalMessage = {
   session_id: string;
 };
 
+/**
+ * Hook messages, with `includeHookEvents` (docs/hooks.md): for every hook that ran, `hook_started`,
+ * then `hook_progress` when it printed anything, then `hook_response` with its outcome. They are sent
+ * when the hook has finished, before what it judged goes on (a tool call's come before its result).
+ */
+export type SDKHookStartedMessage = {
+  type: "system";
+  subtype: "hook_started";
+  hook_id: string;
+  /** The hook and where it came from: `command ./guard.sh (/ws/.claude/settings.json)`, `SDK callback hooks.PreToolUse[0].hooks[0]`. */
+  hook_name: string;
+  hook_event: string;
+  uuid: UUID;
+  session_id: string;
+};
+
+export type SDKHookProgressMessage = {
+  type: "system";
+  subtype: "hook_progress";
+  hook_id: string;
+  hook_name: string;
+  hook_event: string;
+  stdout: string;
+  stderr: string;
+  output: string;
+  uuid: UUID;
+  session_id: string;
+};
+
+export type SDKHookResponseMessage = {
+  type: "system";
+  subtype: "hook_response";
+  hook_id: string;
+  hook_name: string;
+  hook_event: string;
+  /** The hook's output as JSON text (`""` when it gave none). */
+  output: string;
+  stdout: string;
+  stderr: string;
+  exit_code?: number;
+  /** `error`: it timed out, crashed, threw or printed invalid JSON (`error` says which and how it was treated). */
+  outcome: "success" | "error" | "cancelled";
+  /** cairn: what the hook decided (`allow`, `deny`, `ask`, `block`, `stop`), and why. */
+  decision?: string;
+  reason?: string;
+  /** cairn: why the hook failed. */
+  error?: string;
+  uuid: UUID;
+  session_id: string;
+};
+
 // ---------------------------------------------------------------------------------------------------
 // Declared for compatibility, not produced yet (SDK-11: consumers must accept other system subtypes)
 // ---------------------------------------------------------------------------------------------------
@@ -558,6 +609,9 @@ export type SDKMessage =
   | SDKCompactBoundaryMessage
   | SDKAPIRetryMessage
   | SDKInformationalMessage
+  | SDKHookStartedMessage
+  | SDKHookProgressMessage
+  | SDKHookResponseMessage
   | SDKTaskStartedMessage
   | SDKTaskNotificationMessage
   | SDKToolProgressMessage;

@@ -1,6 +1,8 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import * as z from "zod";
+import { HOOK_EVENTS, type HookEvent } from "../engine/hooks.js";
+import { compileMatcher, type HookCallbackMatcher, HookMatcherError } from "../hooks/index.js";
 import type { McpSdkServerConfigWithInstance } from "../mcp/sdk-server.js";
 import { parseRule, RuleSyntaxError, splitRuleList } from "../permissions/rules.js";
 import { editDistance } from "../providers/close-matches.js";
@@ -145,27 +147,29 @@ export type ThinkingConfig =
 export type EffortLevel = "low" | "medium" | "high" | "xhigh" | "max";
 export type SettingSource = "user" | "project" | "local";
 
-/** The input of a hook callback (hooks are accepted, not yet supported). */
-export type HookInput = {
-  hook_event_name: string;
-  session_id: string;
-  transcript_path: string;
-  cwd: string;
-  permission_mode?: string;
-  [field: string]: unknown;
-};
-export type HookJSONOutput = Record<string, unknown>;
-export type HookCallback = (
-  input: HookInput,
-  toolUseID: string | undefined,
-  options: { signal: AbortSignal },
-) => Promise<HookJSONOutput>;
-export type HookCallbackMatcher = {
-  matcher?: string;
-  hooks: HookCallback[];
-  timeout?: number;
-  onFailure?: "continue" | "block";
-};
+export type {
+  BaseHookInput,
+  HookEvent,
+  HookInput,
+  HookJSONOutput,
+  HookPermissionDecision,
+  NotificationHookInput,
+  PermissionDeniedHookInput,
+  PermissionRequestHookInput,
+  PostCompactHookInput,
+  PostToolUseFailureHookInput,
+  PostToolUseHookInput,
+  PreCompactHookInput,
+  PreToolUseHookInput,
+  SessionEndHookInput,
+  SessionStartHookInput,
+  StopHookInput,
+  SubagentStartHookInput,
+  SubagentStopHookInput,
+  UserPromptSubmitHookInput,
+} from "../engine/hooks.js";
+export { HOOK_EVENTS } from "../engine/hooks.js";
+export type { HookCallback, HookCallbackMatcher } from "../hooks/index.js";
 
 /** Environment variables, as in `process.env`. */
 export type EnvOption = { [name: string]: string | undefined };
@@ -321,6 +325,20 @@ export type Options = {
    * `disallowedTools` then removes from that set.
    */
   tools?: string[] | { type: "preset"; preset: "claude_code" };
+  /**
+   * Hook callbacks by event (docs/hooks.md): `{ PreToolUse: [{ matcher: "Write|Edit", hooks: [fn] }] }`.
+   * `matcher` is a regular expression the tool name (or the event's other target) must match;
+   * `timeout` is in seconds (default 60); `onFailure: "block"` makes a failing callback block. They
+   * run with the config files' command hooks, before them.
+   */
+  hooks?: Partial<Record<HookEvent, HookCallbackMatcher[]>>;
+  /** Emit `system` messages `hook_started` / `hook_progress` / `hook_response` for every hook that runs. */
+  includeHookEvents?: boolean;
+  /**
+   * cairn always reads its config files and the other agents'; a list with `"project"` trusts this
+   * workspace's own hooks (`.claude/settings.json`, `.cursor/hooks.json`), which otherwise do not run.
+   */
+  settingSources?: SettingSource[];
 
   // --- cairn's own ------------------------------------------------------------------------------
 
@@ -351,8 +369,6 @@ export type Options = {
   enableFileCheckpointing?: boolean;
   fallbackModel?: string;
   forwardSubagentText?: boolean;
-  hooks?: Partial<Record<string, HookCallbackMatcher[]>>;
-  includeHookEvents?: boolean;
   managedSettings?: Record<string, unknown>;
   maxBudgetUsd?: number;
   /** Deprecated in the convention; use `thinking`. */
@@ -369,7 +385,6 @@ export type Options = {
   projectConfigRoot?: string;
   promptSuggestions?: boolean;
   sandbox?: Record<string, unknown>;
-  settingSources?: SettingSource[];
   settings?: string | Record<string, unknown>;
   skills?: string[] | "all";
   supportedDialogKinds?: string[];
@@ -474,6 +489,19 @@ const SUPPORTED = {
     { error: 'expected an array of tool names or { type: "preset", preset: "claude_code" }' },
   ),
   outputFormat: z.strictObject({ type: z.literal("json_schema"), schema: record }),
+  hooks: z.partialRecord(
+    z.enum(HOOK_EVENTS, { error: `expected a hook event: ${HOOK_EVENTS.join(", ")}` }),
+    z.array(
+      z.strictObject({
+        matcher: z.string().optional(),
+        hooks: z.array(fn),
+        timeout: z.number().positive().optional(),
+        onFailure: z.enum(["continue", "block"]).optional(),
+      }),
+    ),
+  ),
+  includeHookEvents: z.boolean(),
+  settingSources: z.array(z.enum(["user", "project", "local"])),
   apiKey: z.string().min(1),
   baseURL: z.url(),
   mcpServers: z.record(z.string(), record),
@@ -498,8 +526,6 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   enableFileCheckpointing: z.boolean(),
   fallbackModel: z.string(),
   forwardSubagentText: z.boolean(),
-  hooks: record,
-  includeHookEvents: z.boolean(),
   managedSettings: record,
   maxBudgetUsd: nonNegative,
   maxThinkingTokens: nonNegative,
@@ -515,7 +541,6 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   projectConfigRoot: z.string(),
   promptSuggestions: z.boolean(),
   sandbox: record,
-  settingSources: z.array(z.enum(["user", "project", "local"])),
   settings: z.union([z.string(), record]),
   skills: z.union([stringList, z.literal("all")]),
   supportedDialogKinds: stringList,
@@ -608,10 +633,28 @@ export function validateOptions(options: unknown): ResolvedOptions {
       }
     });
   }
+  checkHookMatchers(given.hooks as Options["hooks"]);
   for (const key of Object.keys(given)) {
     if (key in NOT_YET_SUPPORTED_OPTIONS && given[key] !== undefined) warnNotYetSupported(key);
   }
   return { ...(given as Options), cwd, includePartialMessages: given.includePartialMessages === true };
+}
+
+/** A matcher that is not a regular expression would match nothing: an error, not a hook that never runs. */
+function checkHookMatchers(hooks: Options["hooks"]): void {
+  for (const [event, matchers] of Object.entries(hooks ?? {})) {
+    matchers?.forEach((group, index) => {
+      try {
+        compileMatcher(group.matcher, `hooks.${event}.${index}`);
+      } catch (error) {
+        if (!(error instanceof HookMatcherError)) throw error;
+        throw new InvalidOptionsError(
+          `cairn query(): invalid option ${error.message}.`,
+          `hooks.${event}.${index}.matcher`,
+        );
+      }
+    });
+  }
 }
 
 const warned = new Set<string>();

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { suggestionUpdates } from "../engine/hooks.js";
 import type { CanUseTool as EngineCanUseTool, PermissionDecision } from "../engine/tool-runner.js";
 import type { AskCallback, PermissionGate } from "../permissions/gate.js";
 import { parseRule } from "../permissions/rules.js";
@@ -181,22 +182,4 @@ function ruleText(value: { toolName?: unknown; ruleContent?: unknown }): string 
   return typeof value?.ruleContent === "string" && value.ruleContent !== ""
     ? `${tool}(${value.ruleContent})`
     : tool;
-}
-
-/** The gate's suggested rules (`"Bash(curl:*)"`) as the convention's `PermissionUpdate`s. */
-function suggestionUpdates(suggestions: readonly string[] | undefined): PermissionUpdate[] {
-  if (!suggestions || suggestions.length === 0) return [];
-  return [
-    {
-      type: "addRules",
-      rules: suggestions.map((text) => {
-        const open = text.indexOf("(");
-        return open === -1 || !text.endsWith(")")
-          ? { toolName: text }
-          : { toolName: text.slice(0, open), ruleContent: text.slice(open + 1, -1) };
-      }),
-      behavior: "allow",
-      destination: "session",
-    },
-  ];
 }

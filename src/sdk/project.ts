@@ -7,6 +7,7 @@ import type {
   RunSubtype,
   ToolEndEvent,
 } from "../engine/events.js";
+import { type HookRunRecord, hookFailureText } from "../engine/hooks.js";
 import type { AssistantContentBlock, ModelStreamEvent, Usage } from "../engine/messages.js";
 import { findModel } from "../providers/catalog.js";
 import type {
@@ -34,6 +35,8 @@ export type SdkProjectionOptions = {
   includePartialMessages: boolean;
   /** The engine's version, reported as `system`/`init.claude_code_version`. */
   version: string;
+  /** Add `hook_started` / `hook_progress` / `hook_response` messages (the `includeHookEvents` option). */
+  includeHookEvents?: boolean;
   /** Message ids; injectable so tests can make the projection deterministic. */
   uuid?: () => UUID;
 };
@@ -64,6 +67,8 @@ export type _EngineBlockFitsContract = Assignable<AssistantContentBlock, SDKAssi
  * - `assistant_block` → `assistant` (one completed block)
  * - `model_call_retry` → `system`/`api_retry`
  * - `tool_end` → `user` with the `tool_result` block and `tool_use_result`
+ * - `hook_result` → `hook_started`, `hook_progress`, `hook_response` (only with `includeHookEvents`),
+ *   and a `system`/`informational` message (tag `hook`) for a hook's `systemMessage` or failure
  * - `run_end` → `result`
  *
  * Payloads are copied, so a consumer mutating a message cannot change the engine's conversation.
@@ -117,6 +122,8 @@ export function createSdkProjection(options: SdkProjectionOptions): SdkProjectio
           return [];
         case "tool_end":
           return [toolResultMessage(event, sessionId, uuid())];
+        case "hook_result":
+          return hookMessages(event.record, sessionId, options.includeHookEvents === true, uuid);
         case "run_end":
           return [resultMessage(event, stopReason, uuid())];
         default:
@@ -206,6 +213,61 @@ function toolResultMessage(event: ToolEndEvent, sessionId: string, id: UUID): SD
     uuid: id,
     session_id: sessionId,
   };
+}
+
+/** The messages of one hook run (see `createSdkProjection`). */
+export function hookMessages(
+  record: HookRunRecord,
+  sessionId: string,
+  verbose: boolean,
+  uuid: () => UUID = () => randomUUID(),
+): SDKMessage[] {
+  const messages: SDKMessage[] = [];
+  const names = { hook_id: record.hookId, hook_name: record.hookName, hook_event: record.event };
+  if (verbose) {
+    messages.push({ type: "system", subtype: "hook_started", ...names, uuid: uuid(), session_id: sessionId });
+    const { stdout, stderr, output } = record;
+    if (stdout || stderr) {
+      messages.push({
+        type: "system",
+        subtype: "hook_progress",
+        ...names,
+        stdout,
+        stderr,
+        output,
+        uuid: uuid(),
+        session_id: sessionId,
+      });
+    }
+    messages.push({
+      type: "system",
+      subtype: "hook_response",
+      ...names,
+      output,
+      stdout,
+      stderr,
+      ...(record.exitCode !== undefined ? { exit_code: record.exitCode } : {}),
+      outcome: record.outcome,
+      ...(record.decision ? { decision: record.decision } : {}),
+      ...(record.reason ? { reason: record.reason } : {}),
+      ...(record.error ? { error: record.error } : {}),
+      uuid: uuid(),
+      session_id: sessionId,
+    });
+  }
+  const note = (content: string, level: "info" | "warning") =>
+    messages.push({
+      type: "system",
+      subtype: "informational",
+      content,
+      level,
+      tag: "hook",
+      uuid: uuid(),
+      session_id: sessionId,
+    });
+  if (record.error) note(hookFailureText(record), "warning");
+  if (record.systemMessage) note(record.systemMessage, "info");
+  return messages;
 }
 
 function resultMessage(end: SdkRunEnd, stopReason: string | null, id: UUID): SDKResultMessage {

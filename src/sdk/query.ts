@@ -24,7 +24,7 @@ import {
   validateOptions,
 } from "./options.js";
 import { SdkPermissions } from "./permissions.js";
-import { createSdkProjection, type SdkProjection, type SdkRunEnd } from "./project.js";
+import { createSdkProjection, hookMessages, type SdkProjection, type SdkRunEnd } from "./project.js";
 import {
   compileOutputFormat,
   MAX_STRUCTURED_OUTPUT_RETRIES,
@@ -144,6 +144,8 @@ export function query(params: QueryParams): Query {
   return new QueryRun(prompt, options, tools, structuredOutput);
 }
 
+/** SessionEnd hooks get this long in all, whatever their own timeouts (the query is over). */
+const SESSION_END_LIMIT_MS = 60_000;
 const SYSTEM_PROMPT_DYNAMIC_BOUNDARY = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__";
 const STOPPED: unique symbol = Symbol("stopped");
 /** Abort reason when a run is ended because the structured output can no longer come. */
@@ -174,6 +176,9 @@ class QueryRun implements Query {
   private assembled: AssembledRun | undefined;
   /** The query is over: what it started (MCP servers) ends. */
   private ended = false;
+  private sessionEnded = false;
+  /** SessionStart fires with the query's first engine run. */
+  private sessionStarted = false;
 
   constructor(
     private readonly prompt: string | AsyncIterable<SDKUserMessage>,
@@ -318,6 +323,7 @@ class QueryRun implements Query {
     try {
       if (typeof this.prompt === "string") {
         yield* this.turn(this.prompt);
+        yield* this.endSession();
         return;
       }
       const iterator = this.prompt[Symbol.asyncIterator]();
@@ -332,6 +338,7 @@ class QueryRun implements Query {
           }
           yield* this.turn(promptText(next.value));
         }
+        if (exhausted) yield* this.endSession();
       } finally {
         // Release the caller's iterable; don't wait, it may be blocked on its own input.
         if (!exhausted && iterator.return) Promise.resolve(iterator.return()).catch(() => {});
@@ -339,6 +346,9 @@ class QueryRun implements Query {
     } finally {
       userSignal?.removeEventListener("abort", onUserAbort);
       this.stop.abort(new Error("The query ended."));
+      // Closed or aborted: SessionEnd hooks still run, though nobody reads their messages now.
+      for await (const _ of this.endSession()) {
+      }
       // Also on break, close() and abort: everything recorded so far is fsynced, MCP servers end.
       this.session?.writer?.close();
       this.ended = true;
@@ -360,6 +370,7 @@ class QueryRun implements Query {
     this.currentRun = run;
     const projection = createSdkProjection({
       includePartialMessages: this.options.includePartialMessages,
+      includeHookEvents: this.options.includeHookEvents === true,
       version: cairnVersion(),
     });
     const structured = this.structuredOutput?.();
@@ -414,11 +425,16 @@ class QueryRun implements Query {
     if (!session) this.checkNewSessionId();
     if (this.closed) return undefined;
     let writer = session?.writer;
+    const sessionId = session?.sessionId ?? this.newSessionId;
+    const sessionStart = this.sessionStarted ? undefined : this.history.length > 0 ? "resume" : "startup";
+    this.sessionStarted = true;
     const engine = runAgentLoop(
       assembled.loopOptions({
         prompt,
         signal: run.signal,
-        sessionId: session?.sessionId ?? this.newSessionId,
+        sessionId,
+        transcriptPath: this.transcriptPath(sessionId),
+        ...(sessionStart ? { sessionStart } : {}),
         history: this.history,
         model,
         canUseTool: this.permissions.canUseTool,
@@ -480,6 +496,35 @@ class QueryRun implements Query {
   }
 
   /**
+   * SessionEnd, once per query that ran a turn: its hooks' records go to the transcript and, while
+   * someone still reads, out as hook messages.
+   */
+  private async *endSession(): AsyncGenerator<SDKMessage, void> {
+    if (this.sessionEnded || !this.assembling) return;
+    this.sessionEnded = true;
+    const hooks = (await this.assembling.catch(() => undefined))?.hooks;
+    if (!hooks?.has("SessionEnd")) return;
+    const verdict = await hooks.run(
+      { hook_event_name: "SessionEnd", reason: "other" },
+      { signal: AbortSignal.timeout(SESSION_END_LIMIT_MS) },
+    );
+    const sessionId = this.session?.sessionId ?? this.newSessionId;
+    for (const record of verdict.records) {
+      const event = { type: "hook_result" as const, turn: 0, record };
+      this.session?.writer?.recordEvent(event);
+      if (!this.closed) yield* hookMessages(record, sessionId, this.options.includeHookEvents === true);
+    }
+  }
+
+  /** The transcript a session id is written to (`""` when nothing is persisted). */
+  private transcriptPath(sessionId: string): string {
+    const { persistSession, cwd, env } = this.options;
+    if (persistSession === false) return "";
+    const store = new SessionStore({ env: (env ?? process.env) as NodeJS.ProcessEnv });
+    return join(store.dirFor(cwd), `${sessionId}${TRANSCRIPT_EXTENSION}`);
+  }
+
+  /**
    * The run assembled once per query, when the first turn starts: config, gate, tools and system
    * prompt (a config error rejects here, before any message).
    */
@@ -531,6 +576,12 @@ class QueryRun implements Query {
           if (kind === "event") this.notices.push({ tag: "mcp", content: `MCP server ${server}: ${line}` });
         },
       },
+      hooks: {
+        ...(this.options.hooks ? { callbacks: this.options.hooks } : {}),
+        trust: this.options.settingSources?.includes("project") === true,
+        trustHint:
+          'add "project" to the settingSources option, or the workspace to trustedWorkspaces in the user config',
+      },
       ...(this.structuredOutput ? { extraTools: [STRUCTURED_OUTPUT_DECLARATION] } : {}),
       ...systemPromptSettings(
         this.options.systemPrompt,
@@ -571,11 +622,9 @@ class QueryRun implements Query {
    * before any message (creating the transcript, after `system`/`init`, would fail on it anyway).
    */
   private checkNewSessionId(): void {
-    const { sessionId, persistSession, cwd, env } = this.options;
-    if (sessionId === undefined || persistSession === false) return;
-    const store = new SessionStore({ env: (env ?? process.env) as NodeJS.ProcessEnv });
-    const file = join(store.dirFor(cwd), `${sessionId}${TRANSCRIPT_EXTENSION}`);
-    if (existsSync(file)) {
+    const { sessionId } = this.options;
+    const file = sessionId === undefined ? "" : this.transcriptPath(sessionId);
+    if (file && existsSync(file)) {
       throw new SessionWriteError(file, new Error(`session ${sessionId} already exists; resume it instead`));
     }
   }

@@ -168,7 +168,7 @@ export async function loadTranscript(file: string): Promise<LoadedTranscript> {
         continue;
       }
       if (record.type === "run_end") runs.push(record);
-      else messages.push(record);
+      else if (record.type !== "hook") messages.push(record); // hook records are not conversation
     }
   } catch (error) {
     if (error instanceof TranscriptError) throw error;

@@ -19,6 +19,7 @@ import type {
  * {"type":"assistant","ts":"…","turn":1,"message":{"role":"assistant","content":[…tool_use…]},"usage":{…}}
  * {"type":"tool_result","ts":"…","turn":1,"toolName":"Bash","result":{"type":"tool_result","tool_use_id":"…","content":"…"}}
  * {"type":"assistant","ts":"…","turn":2,"message":{"role":"assistant","content":[{"type":"text","text":"Done."}]}}
+ * {"type":"hook","ts":"…","turn":1,"event":"PreToolUse","hook":"command ./guard.sh (…)","outcome":"success","decision":"deny","reason":"…"}
  * {"type":"run_end","ts":"…","subtype":"success","isError":false,"numTurns":2,"usage":{…},…}
  * ```
  *
@@ -91,6 +92,25 @@ export type RunEndRecord = {
   errors: string[];
 };
 
+/**
+ * A hook that ran and what it decided (docs/hooks.md). Not part of the conversation: a resume skips
+ * it. Its output, stdout and stderr are not kept (they may be large; the error says why it failed).
+ */
+export type HookRecord = {
+  type: "hook";
+  ts: string;
+  turn?: number;
+  event: string;
+  hook: string;
+  toolUseId?: string;
+  outcome: "success" | "error" | "cancelled";
+  decision?: string;
+  reason?: string;
+  error?: string;
+  exitCode?: number;
+  systemMessage?: string;
+};
+
 /** Written when a session is reopened after a crash cut its last line short: that line is to be ignored. */
 export type RepairRecord = { type: "repair"; ts: string; note: string };
 
@@ -100,6 +120,7 @@ export type TranscriptRecord =
   | AssistantRecord
   | ToolResultRecord
   | RunEndRecord
+  | HookRecord
   | RepairRecord;
 
 /** Serialises a record as one line (with its newline). `type` is the first key. */
@@ -154,6 +175,10 @@ export function validateRecord(
       return { record: value as RunEndRecord };
     case "repair":
       return { record: value as RepairRecord };
+    case "hook":
+      return typeof value.event === "string" && typeof value.hook === "string"
+        ? { record: value as HookRecord }
+        : { problem: "hook record without event or hook" };
     default:
       return { unknownType: type };
   }

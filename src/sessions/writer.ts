@@ -130,7 +130,8 @@ export class SessionWriter {
 
   /**
    * Tees the engine's event stream into the transcript: the prompt (`run_start`), each complete
-   * assistant message (`model_call_end`), each tool result as it finishes (`tool_end`), and the run
+   * assistant message (`model_call_end`), each tool result as it finishes (`tool_end`), each hook that
+   * ran (`hook_result`), and the run
    * summary (`run_end`). Syncs at `turn_end` and `run_end`. Other events are ignored.
    */
   recordEvent(event: EngineEvent): void {
@@ -176,6 +177,27 @@ export class SessionWriter {
           durationMs: event.outcome.durationMs,
         });
         return;
+      case "user_turn":
+        this.append({ type: "user", ts: now(), message: event.message });
+        return;
+      case "hook_result": {
+        const { record } = event;
+        this.append({
+          type: "hook",
+          ts: now(),
+          turn: event.turn,
+          event: record.event,
+          hook: record.hookName,
+          ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}),
+          outcome: record.outcome,
+          ...(record.decision ? { decision: record.decision } : {}),
+          ...(record.reason ? { reason: record.reason } : {}),
+          ...(record.error ? { error: record.error } : {}),
+          ...(record.exitCode !== undefined ? { exitCode: record.exitCode } : {}),
+          ...(record.systemMessage ? { systemMessage: record.systemMessage } : {}),
+        });
+        return;
+      }
       case "turn_end":
         this.sync();
         return;

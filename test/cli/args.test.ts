@@ -18,6 +18,7 @@ describe("parseArgs", () => {
       mcpConfigs: [],
       strictMcpConfig: false,
       approveMcps: false,
+      trust: false,
       prompt: "Hello world",
     });
   });
@@ -60,6 +61,7 @@ describe("parseArgs", () => {
           '{"mcpServers":{}}',
           "--strict-mcp-config",
           "--approve-mcps",
+          "--trust",
           "--",
           "go",
         ],
@@ -86,6 +88,7 @@ describe("parseArgs", () => {
       mcpConfigs: ["a.json", '{"mcpServers":{}}'],
       strictMcpConfig: true,
       approveMcps: true,
+      trust: true,
       prompt: "go",
     });
     expect(parseArgs(["-f", "x"], "1")).toMatchObject({ force: true });

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { CAIRN_CONFIG_KEYS, foreignFiles } from "../../src/config/index.js";
+import { CAIRN_CONFIG_KEYS, cursorHookFiles, foreignFiles } from "../../src/config/index.js";
 
 const DOC = readFileSync(new URL("../../docs/config.md", import.meta.url), "utf8");
 
@@ -10,7 +10,7 @@ describe("docs/config.md", () => {
   });
 
   test("names every file of the other agents that is read", () => {
-    const files = foreignFiles("/ws", "/home/u", {});
+    const files = [...foreignFiles("/ws", "/home/u", {}), ...cursorHookFiles("/ws", "/home/u", {})];
     for (const { file } of files) {
       const shown = file.replace("/home/u", "~").replace("/ws", "<workspace>");
       const name = shown.endsWith("/.cursor/cli.json") ? ".cursor/cli.json" : shown;

@@ -63,7 +63,7 @@ describe("the other agents' config files", () => {
     expect(config.warnings).toEqual([]);
   });
 
-  test("a project file may only restrict: its allow rules and other keys are reported, once each file", async () => {
+  test("a project file may only restrict: its allow rules and other keys are reported, once each file (hooks are applied: docs/hooks.md)", async () => {
     const { ws, home, cairnHome, env } = setup({
       ws: {
         ".claude/settings.json": {
@@ -80,7 +80,7 @@ describe("the other agents' config files", () => {
     expect(gate.evaluate("Bash", { command: "rm x" }).behavior).toBe("deny");
     expect(config.warnings).toEqual([
       expect.stringMatching(
-        /\.claude\/settings\.json: not applied: permissions\.allow, permissions\.defaultMode, hooks, model \(/,
+        /\.claude\/settings\.json: not applied: permissions\.allow, permissions\.defaultMode, model \(/,
       ),
       expect.stringMatching(/\.cursor\/cli\.json: not applied: permissions\.allow \(/),
     ]);
