@@ -1,6 +1,8 @@
 import type { ToolOutcome } from "../tools/types.js";
+import type { CompactTrigger } from "./compaction.js";
 import type {
   AssistantContentBlock,
+  ConversationMessage,
   ModelStreamEvent,
   StopReason,
   StreamedMessage,
@@ -15,7 +17,8 @@ import type {
  * `assistant_block` right after each `content_block_stop`; `model_call_retry` between attempts when a
  * call is retried), `model_call_end`, then for each tool call
  * `tool_start` … `tool_end` (reads may interleave; ends arrive in completion order), `turn_end`;
- * finally exactly one `run_end`.
+ * finally exactly one `run_end`. A `compact_boundary` comes before a `model_call_start` whose request
+ * was compacted (or alone, for `/compact`); `model_fallback` before the call the fallback model makes.
  */
 export type EngineEvent =
   | RunStartEvent
@@ -27,7 +30,39 @@ export type EngineEvent =
   | ToolStartEvent
   | ToolEndEvent
   | TurnEndEvent
+  | CompactBoundaryEvent
+  | ModelFallbackEvent
   | RunEndEvent;
+
+/**
+ * The history was compacted: older turns replaced by a model-written summary, recent turns kept
+ * verbatim (docs/context.md). `messages` is the history from here on (what `--resume` loads).
+ */
+export type CompactBoundaryEvent = {
+  type: "compact_boundary";
+  turn: number;
+  trigger: CompactTrigger;
+  /** Estimated tokens of the request before and after. */
+  preTokens: number;
+  postTokens: number;
+  /** Time the compaction took, the summary call included. */
+  durationMs: number;
+  summary: string;
+  messages: ConversationMessage[];
+  /** USD cost of the summary call; null when the price is unknown. */
+  costUsd: number | null;
+};
+
+/** The primary model failed after its retries; `to` takes over for the rest of the run. */
+export type ModelFallbackEvent = {
+  type: "model_fallback";
+  turn: number;
+  /** Model names as reported (`anthropic/claude-…`). */
+  from: string;
+  to: string;
+  /** The primary's error. */
+  error: string;
+};
 
 export type RunStartEvent = {
   type: "run_start";
@@ -111,7 +146,7 @@ export type ToolEndEvent = {
 
 export type TurnEndEvent = { type: "turn_end"; turn: number; stopReason: StopReason | null };
 
-export type RunSubtype = "success" | "error_max_turns" | "error_during_execution";
+export type RunSubtype = "success" | "error_max_turns" | "error_max_budget_usd" | "error_during_execution";
 
 export type PermissionDenial = {
   tool_name: string;

@@ -1,5 +1,7 @@
 import type { Tool, ToolOutcome } from "../tools/types.js";
 import { eachEvent } from "./batches.js";
+import { type CompactionHooks, type CompactTrigger, compactHistory, fitToolResults, manualCompaction } from "./compaction.js";
+import { type ContextLimits, ContextMeter } from "./context-meter.js";
 import type { EngineEvent, PermissionDenial, RunEndEvent, RunSubtype } from "./events.js";
 import type { MessageAssembler } from "./message-assembler.js";
 import {
@@ -13,7 +15,7 @@ import {
   type UserContentBlock,
 } from "./messages.js";
 import { callModel, type ModelCallResult } from "./model-call.js";
-import type { ModelProvider, ToolSpec } from "./provider.js";
+import { type EffortLevel, type ModelProvider, ProviderError, type ThinkingSetting, type ToolSpec } from "./provider.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { type CanUseTool, type PreparedCall, rejected, runOneCall, scheduleBatches } from "./tool-runner.js";
 
@@ -40,11 +42,31 @@ export type LoopOptions = {
   retryPolicy?: RetryPolicy;
   /** What one call's usage cost in USD; undefined when the price is unknown (injected: the engine knows no price table). */
   priceUsage?: (usage: Partial<Usage>) => number | undefined;
+  /** The model's context window and when to compact (the run assembly reads them from the catalog). */
+  context?: ContextLimits;
+  /** Called around every compaction (hooks: PreCompact / PostCompact). */
+  compactionHooks?: CompactionHooks;
+  /** The run stops with `error_max_budget_usd` once its cost passes this many USD (unknown prices: not enforced). */
+  maxBudgetUsd?: number;
+  /** Takes over for the rest of the run when the primary model is overloaded or unavailable after its retries. */
+  fallback?: LoopModel;
+  thinking?: ThinkingSetting;
+  effort?: EffortLevel;
+};
+
+/** A model the loop can call: provider, names, price. */
+export type LoopModel = {
+  provider: ModelProvider;
+  model: string;
+  providerModel: string;
+  priceUsage?: (usage: Partial<Usage>) => number | undefined;
 };
 
 /** After this many identical failing calls in a row the run ends instead of looping. */
 const MAX_IDENTICAL_FAILURES = 3;
 const DEFAULT_MAX_TOKENS = 16_384;
+/** Automatic compaction keeps this share of the room for input as verbatim recent turns (at least the last turn). */
+const KEEP_RECENT_SHARE = 0.25;
 
 /**
  * The agent loop: send the conversation, stream the reply, run the requested tools, append the
@@ -84,6 +106,120 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
   let requestId: string | undefined;
   let subtype: RunSubtype = "success";
   let lastFailure = { key: "", count: 0 };
+  const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const meter = new ContextMeter(options.context ?? {}, maxTokens, options.system, toolSpecs);
+  let active: LoopModel = options;
+  const retryPolicy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
+
+  /** Adds one call's usage to the run's totals; returns its cost (undefined: unknown). */
+  const account = (callUsage: Usage): number | undefined => {
+    usage = addUsage(usage, callUsage);
+    const callCost = active.priceUsage?.(callUsage);
+    totalCost = addCost(totalCost, callCost);
+    modelCost[active.providerModel] = addCost(modelCost[active.providerModel] ?? 0, callCost);
+    modelUsage[active.providerModel] = addUsage(modelUsage[active.providerModel] ?? emptyUsage(), callUsage);
+    return callCost;
+  };
+
+  /** Compacts the history in place; false when there was nothing to summarise. */
+  async function* compact(
+    trigger: CompactTrigger,
+    instructions: string | null,
+    keepTokens: number,
+  ): AsyncGenerator<EngineEvent[], boolean> {
+    const outcome = yield* compactHistory(history, {
+      trigger,
+      instructions,
+      keepTokens,
+      provider: active.provider,
+      providerModel: active.providerModel,
+      system: options.system,
+      tools: toolSpecs,
+      maxTokens,
+      turn,
+      signal,
+      retryPolicy,
+      meter,
+      ...(options.compactionHooks ? { hooks: options.compactionHooks } : {}),
+    });
+    if (!outcome) return false;
+    apiMs += outcome.durationMs;
+    const costUsd = account(outcome.usage) ?? null;
+    history.splice(0, history.length, ...outcome.messages);
+    yield [
+      {
+        type: "compact_boundary",
+        turn,
+        trigger,
+        preTokens: outcome.preTokens,
+        postTokens: outcome.postTokens,
+        durationMs: outcome.durationMs,
+        summary: outcome.summary,
+        messages: outcome.messages,
+        costUsd,
+      },
+    ];
+    return true;
+  }
+
+  /** Makes room before a request: compaction past the threshold, then cut tool results that still do not fit. */
+  async function* makeRoom(): AsyncGenerator<EngineEvent[], void> {
+    if (meter.estimate(history) > meter.compactAt) {
+      yield* compact("auto", null, Math.floor(meter.room * KEEP_RECENT_SHARE));
+    }
+    fitToolResults(history, meter.room, meter);
+  }
+
+  /**
+   * One model call: a context overflow is met with one compaction (keeping only the last turn) and
+   * one retry; a primary that stays unavailable after its retries hands over to the fallback model.
+   */
+  async function* requestModel(): AsyncGenerator<EngineEvent[], ModelCallResult> {
+    let recovered = false;
+    while (true) {
+      try {
+        const sent = history.length;
+        const result = yield* callModel(
+          active.provider,
+          {
+            model: active.providerModel,
+            system: options.system,
+            messages: history,
+            tools: toolSpecs,
+            maxTokens,
+            ...(options.thinking ? { thinking: options.thinking } : {}),
+            ...(options.effort ? { effort: options.effort } : {}),
+          },
+          turn,
+          signal,
+          retryPolicy,
+        );
+        meter.record(sent, result.message.usage);
+        return result;
+      } catch (error) {
+        if (signal.aborted || !(error instanceof ProviderError)) throw error;
+        if (error.contextOverflow && !recovered) {
+          recovered = true;
+          const compacted = yield* compact("auto", null, 0);
+          // The estimate fell short of the server's count: leave the request half the room.
+          const cuts = fitToolResults(history, Math.floor(meter.room / 2), meter);
+          if (compacted || cuts > 0) continue;
+        }
+        if (error.contextOverflow) {
+          throw new Error(
+            `${error.message} (the request did not fit the model's context window of ${meter.window} tokens, also after compaction; set the window with --context-window if it is wrong)`,
+          );
+        }
+        const fallback = options.fallback;
+        if (fallback && active !== fallback && isUnavailable(error)) {
+          yield [{ type: "model_fallback", turn, from: active.model, to: fallback.model, error: error.message }];
+          active = fallback;
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
 
   yield [
     {
@@ -99,34 +235,36 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
       startedAt,
     },
   ];
-  history.push({ role: "user", content: options.prompt });
+  const manual = manualCompaction(options.prompt);
+  if (!manual) addPrompt(history, options.prompt);
 
   try {
-    while (true) {
+    if (manual) {
+      const done = yield* compact("manual", manual.instructions, 0);
+      finalText = done ? "The conversation was compacted." : "There is nothing to compact yet.";
+      textSegments.push(finalText);
+    }
+    while (!manual) {
       if (signal.aborted) throw abortError();
       if (options.maxTurns !== undefined && turn >= options.maxTurns) {
         subtype = "error_max_turns";
         errors.push(`Reached the maximum number of turns (${options.maxTurns}).`);
         break;
       }
+      if (options.maxBudgetUsd !== undefined && totalCost !== undefined && totalCost > options.maxBudgetUsd) {
+        subtype = "error_max_budget_usd";
+        errors.push(
+          `Reached the maximum budget of $${options.maxBudgetUsd} (the run cost $${totalCost.toFixed(4)}).`,
+        );
+        break;
+      }
       turn += 1;
+      yield* makeRoom();
       const callStarted = performance.now();
       yield [{ type: "model_call_start", turn, startedAt: Date.now() }];
       let call: ModelCallResult;
       try {
-        call = yield* callModel(
-          options.provider,
-          {
-            model: options.providerModel,
-            system: options.system,
-            messages: history,
-            tools: toolSpecs,
-            maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
-          },
-          turn,
-          signal,
-          options.retryPolicy ?? DEFAULT_RETRY_POLICY,
-        );
+        call = yield* requestModel();
       } finally {
         apiMs += performance.now() - callStarted;
       }
@@ -140,14 +278,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
           finalText = "";
         }
       }
-      usage = addUsage(usage, message.usage);
-      const callCost = options.priceUsage?.(message.usage);
-      totalCost = addCost(totalCost, callCost);
-      modelCost[options.providerModel] = addCost(modelCost[options.providerModel] ?? 0, callCost);
-      modelUsage[options.providerModel] = addUsage(
-        modelUsage[options.providerModel] ?? emptyUsage(),
-        message.usage,
-      );
+      const callCost = account(message.usage);
       yield [
         {
           type: "model_call_end",
@@ -335,6 +466,23 @@ function closeDanglingToolUses(history: ConversationMessage[]): void {
       toToolResult(block.id, rejected("The tool call was interrupted.", "aborted")),
     ),
   });
+}
+
+/** Appends the prompt; after a `/compact` the history ends with the summary, which the prompt joins (one user message). */
+function addPrompt(history: ConversationMessage[], prompt: string): void {
+  const last = history.at(-1);
+  if (last?.role === "user" && Array.isArray(last.content) && last.content.every((block) => block.type === "text")) {
+    history[history.length - 1] = { role: "user", content: [...last.content, { type: "text", text: prompt }] };
+    return;
+  }
+  history.push({ role: "user", content: prompt });
+}
+
+/** Overloaded, down, unreachable or without the model: what a fallback model can help with. */
+function isUnavailable(error: ProviderError): boolean {
+  const status = error.status;
+  if (status === undefined) return error.retryable;
+  return status === 404 || status === 429 || status === 529 || status >= 500;
 }
 
 function abortError(): Error {

@@ -394,7 +394,7 @@ class LlamaProvider implements ModelProvider {
           const hint = tooLong
             ? ` (the prompt is about ${prompt.total} tokens and the context ${this.settings.contextSize}; set CAIRN_LOCAL_CONTEXT_SIZE higher if the model allows it)`
             : "";
-          queue.fail(localError("generation failed", error, hint));
+          queue.fail(localError("generation failed", error, hint, tooLong));
         });
       for await (const event of queue) {
         // Nothing more is shown once the caller aborted, even events already queued.
@@ -630,10 +630,11 @@ function abortError(signal: AbortSignal): Error {
   return error;
 }
 
-function localError(what: string, error: unknown, hint = ""): ProviderError {
+function localError(what: string, error: unknown, hint = "", contextOverflow = false): ProviderError {
   const message = error instanceof Error ? error.message : String(error);
   return new ProviderError(`Local model ${what}: ${message}${hint}`, undefined, {
     cause: error,
     retryable: false,
+    ...(contextOverflow ? { contextOverflow: true } : {}),
   });
 }
