@@ -53,6 +53,7 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     ...(options.model !== undefined ? { model: options.model } : {}),
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
     ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
+    ...options.longSession,
   });
   const session = await openSession({
     cwd: options.cwd,
@@ -85,6 +86,10 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
           progress?.stop(); // erased before the answer appears
         } else progress?.update(event);
         if (event.type === "model_call_retry") process.stderr.write(`${describeRetry(event)}\n`);
+        if (event.type === "model_fallback")
+          process.stderr.write(
+            `cairn: ${event.from} is unavailable (${event.error}); continuing with ${event.to}\n`,
+          );
         output += projection.project(event);
       }
       writer.write(output);

@@ -31,6 +31,10 @@ export type LoadedConfig = {
   additionalDirectories: string[];
   /** `model` of the user file: what `default`/`auto` and an unnamed model mean. */
   model?: string;
+  /** `contextWindow` of the user file: the window of models the catalog does not know (docs/context.md). */
+  contextWindow?: number;
+  /** `compactThreshold` of the user file (docs/context.md). */
+  compactThreshold?: number;
   /** What was not applied and why, one line each. */
   warnings: string[];
   /** The files read, in order, and which of them exist. */
@@ -80,6 +84,8 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       path.resolve(path.dirname(userFile), expandTilde(dir, home)),
     );
     if (config.model !== undefined) loaded.model = config.model;
+    if (config.contextWindow !== undefined) loaded.contextWindow = config.contextWindow;
+    if (config.compactThreshold !== undefined) loaded.compactThreshold = config.compactThreshold;
     for (const key of keysOf(user))
       if (!CAIRN_CONFIG_KEYS.includes(key)) loaded.warnings.push(`${userFile}: unknown key ${key} ignored`);
   }

@@ -27,6 +27,16 @@ export const cairnConfigSchema = z.object({
   $schema: z.string().optional(),
   model: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).optional(),
   permissions: permissionsSchema.optional(),
+  contextWindow: z
+    .number({ error: "must be a number" })
+    .int({ error: "must be a whole number of tokens" })
+    .min(1024, { error: "must be at least 1024 tokens" })
+    .optional(),
+  compactThreshold: z
+    .number({ error: "must be a number" })
+    .min(0, { error: "must be between 0 and 1" })
+    .max(1, { error: "must be between 0 and 1" })
+    .optional(),
 });
 
 export type CairnConfigFile = z.infer<typeof cairnConfigSchema>;
@@ -35,6 +45,8 @@ export type CairnConfigFile = z.infer<typeof cairnConfigSchema>;
 export const CAIRN_CONFIG_KEYS: readonly string[] = [
   "$schema",
   "model",
+  "contextWindow",
+  "compactThreshold",
   ...Object.keys(permissionsSchema.shape).map((key) => `permissions.${key}`),
 ];
 

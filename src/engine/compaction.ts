@@ -1,12 +1,6 @@
 import type { ContextMeter } from "./context-meter.js";
 import type { EngineEvent } from "./events.js";
-import {
-  type ConversationMessage,
-  type TextBlock,
-  type ToolResultBlock,
-  type Usage,
-  type UserContentBlock,
-} from "./messages.js";
+import type { ConversationMessage, TextBlock, ToolResultBlock, Usage, UserContentBlock } from "./messages.js";
 import { callModel } from "./model-call.js";
 import type { ModelProvider, ToolSpec } from "./provider.js";
 import type { RetryPolicy } from "./retry.js";
@@ -146,7 +140,9 @@ export async function* compactHistory(
  */
 function isTurnStart(message: ConversationMessage): boolean {
   if (message.role === "assistant") return true;
-  return typeof message.content === "string" || !message.content.some((block) => block.type === "tool_result");
+  return (
+    typeof message.content === "string" || !message.content.some((block) => block.type === "tool_result")
+  );
 }
 
 /** The index verbatim history starts at: as many recent turns as fit `keepTokens`, at least the last. 0: nothing older. */
@@ -174,7 +170,8 @@ function summaryInput(
   }
   const first = messages[0];
   // A history cut at an assistant message would start with it; requests start with the user.
-  if (first?.role === "assistant") messages = [{ role: "user", content: "(earlier turns omitted)" }, ...messages];
+  if (first?.role === "assistant")
+    messages = [{ role: "user", content: "(earlier turns omitted)" }, ...messages];
   return appendUserText(messages, instructions);
 }
 
@@ -189,7 +186,10 @@ function withSummary(summary: string, kept: readonly ConversationMessage[]): Con
 }
 
 /** Adds user text at the end: into a trailing user message, else as a new one. */
-export function appendUserText(messages: readonly ConversationMessage[], text: string): ConversationMessage[] {
+export function appendUserText(
+  messages: readonly ConversationMessage[],
+  text: string,
+): ConversationMessage[] {
   const last = messages.at(-1);
   if (last?.role === "user") {
     return [
@@ -215,7 +215,9 @@ function cutToolResults(message: ConversationMessage, maxChars: number): Convers
   return {
     role: "user",
     content: message.content.map((block) =>
-      block.type === "tool_result" && resultText(block).length > maxChars ? truncated(block, maxChars) : block,
+      block.type === "tool_result" && resultText(block).length > maxChars
+        ? truncated(block, maxChars)
+        : block,
     ),
   };
 }
@@ -246,7 +248,8 @@ export function fitToolResults(history: ConversationMessage[], room: number, met
       message.content.forEach((block, b) => {
         if (block.type !== "tool_result") return;
         const chars = resultText(block).length;
-        if (chars > MIN_RESULT_CHARS && chars > (largest?.chars ?? 0)) largest = { message: m, block: b, chars };
+        if (chars > MIN_RESULT_CHARS && chars > (largest?.chars ?? 0))
+          largest = { message: m, block: b, chars };
       });
     });
     if (!largest) break;

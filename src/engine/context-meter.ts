@@ -35,7 +35,8 @@ export class ContextMeter {
     // A reply may use max_tokens, but a window is not kept three-quarters empty for it.
     this.room = this.window - Math.min(maxTokens, Math.floor(this.window / 4));
     const threshold = limits.compactThreshold ?? DEFAULT_COMPACT_THRESHOLD;
-    this.compactAt = threshold > 0 ? Math.floor(this.room * Math.min(1, threshold)) : Number.POSITIVE_INFINITY;
+    this.compactAt =
+      threshold > 0 ? Math.floor(this.room * Math.min(1, threshold)) : Number.POSITIVE_INFINITY;
     this.fixed = estimateTokens(system) + (tools.length > 0 ? estimateTokens(tools) : 0);
   }
 

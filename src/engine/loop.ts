@@ -1,6 +1,12 @@
 import type { Tool, ToolOutcome } from "../tools/types.js";
 import { eachEvent } from "./batches.js";
-import { type CompactionHooks, type CompactTrigger, compactHistory, fitToolResults, manualCompaction } from "./compaction.js";
+import {
+  type CompactionHooks,
+  type CompactTrigger,
+  compactHistory,
+  fitToolResults,
+  manualCompaction,
+} from "./compaction.js";
 import { type ContextLimits, ContextMeter } from "./context-meter.js";
 import type { EngineEvent, PermissionDenial, RunEndEvent, RunSubtype } from "./events.js";
 import type { MessageAssembler } from "./message-assembler.js";
@@ -15,7 +21,13 @@ import {
   type UserContentBlock,
 } from "./messages.js";
 import { callModel, type ModelCallResult } from "./model-call.js";
-import { type EffortLevel, type ModelProvider, ProviderError, type ThinkingSetting, type ToolSpec } from "./provider.js";
+import {
+  type EffortLevel,
+  type ModelProvider,
+  ProviderError,
+  type ThinkingSetting,
+  type ToolSpec,
+} from "./provider.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { type CanUseTool, type PreparedCall, rejected, runOneCall, scheduleBatches } from "./tool-runner.js";
 
@@ -212,7 +224,9 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
         }
         const fallback = options.fallback;
         if (fallback && active !== fallback && isUnavailable(error)) {
-          yield [{ type: "model_fallback", turn, from: active.model, to: fallback.model, error: error.message }];
+          yield [
+            { type: "model_fallback", turn, from: active.model, to: fallback.model, error: error.message },
+          ];
           active = fallback;
           continue;
         }
@@ -471,8 +485,15 @@ function closeDanglingToolUses(history: ConversationMessage[]): void {
 /** Appends the prompt; after a `/compact` the history ends with the summary, which the prompt joins (one user message). */
 function addPrompt(history: ConversationMessage[], prompt: string): void {
   const last = history.at(-1);
-  if (last?.role === "user" && Array.isArray(last.content) && last.content.every((block) => block.type === "text")) {
-    history[history.length - 1] = { role: "user", content: [...last.content, { type: "text", text: prompt }] };
+  if (
+    last?.role === "user" &&
+    Array.isArray(last.content) &&
+    last.content.every((block) => block.type === "text")
+  ) {
+    history[history.length - 1] = {
+      role: "user",
+      content: [...last.content, { type: "text", text: prompt }],
+    };
     return;
   }
   history.push({ role: "user", content: prompt });

@@ -50,6 +50,8 @@ export interface ModelProvider {
   readonly displayName: string;
   /** How the credential was supplied, as reported in `system/init.apiKeySource`. */
   readonly apiKeySource: ApiKeySource;
+  /** The context window the provider itself knows of (a local model's context size); else the catalog's. */
+  readonly contextWindow?: number;
   /** Starts one streamed model call. Rejects (or the iterable throws) on provider failure. */
   stream(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
 }

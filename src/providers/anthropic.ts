@@ -109,7 +109,9 @@ const ANSWER_ROOM = 4_096;
  * (max_tokens raised above the budget when needed), `{type: "adaptive"}` (enabled without a
  * budget), `{type: "disabled"}`; effort as `output_config.effort`.
  */
-export function thinkingParams(request: Pick<ModelRequest, "thinking" | "effort" | "maxTokens">): Record<string, unknown> {
+export function thinkingParams(
+  request: Pick<ModelRequest, "thinking" | "effort" | "maxTokens">,
+): Record<string, unknown> {
   const params: Record<string, unknown> = {};
   const thinking = request.thinking;
   if (thinking?.type === "enabled" && thinking.budgetTokens !== undefined) {

@@ -90,20 +90,12 @@ export function toProviderError(error: unknown, context: ErrorContext): Error {
     const retryAfterMs = retryAfterMsFromHeaders(e.headers);
     const shouldRetry = readHeader(e.headers, "x-should-retry");
     const text = apiMessage(e.error) ?? message;
-    return new ProviderError(
-      `${provider} API error ${e.status}: ${text}`,
-      e.status,
-      {
-        cause: error,
-        ...(isContextOverflow(e.status, e.error, text) ? { contextOverflow: true } : {}),
-        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-        ...(shouldRetry === "true"
-          ? { retryable: true }
-          : shouldRetry === "false"
-            ? { retryable: false }
-            : {}),
-      },
-    );
+    return new ProviderError(`${provider} API error ${e.status}: ${text}`, e.status, {
+      cause: error,
+      ...(isContextOverflow(e.status, e.error, text) ? { contextOverflow: true } : {}),
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      ...(shouldRetry === "true" ? { retryable: true } : shouldRetry === "false" ? { retryable: false } : {}),
+    });
   }
 
   const kind = errorKind(error);

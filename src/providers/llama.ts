@@ -315,6 +315,7 @@ class LlamaProvider implements ModelProvider {
   readonly wire = "llama" as const;
   readonly apiKeySource = "none" as const;
   readonly displayName: string;
+  readonly contextWindow: number;
   private calls = 0;
 
   constructor(
@@ -323,6 +324,7 @@ class LlamaProvider implements ModelProvider {
     private readonly settings: SessionSettings,
   ) {
     this.displayName = settings.displayName;
+    this.contextWindow = settings.contextSize;
   }
 
   async stream(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {

@@ -8,8 +8,8 @@ import type {
 import type { ConversationMessage, ModelStreamEvent, StopReason, TextBlock } from "../engine/messages.js";
 import { toProviderError } from "./errors.js";
 import { createOpenAIClient } from "./openai-client.js";
-import { openaiEffort } from "./openai-effort.js";
 import type { CompatQuirks } from "./openai-compat.js";
+import { openaiEffort } from "./openai-effort.js";
 import { usageFromChatCompletions } from "./openai-usage.js";
 import { AnthropicStreamBuilder, endedEarly } from "./stream-builder.js";
 import {

@@ -291,6 +291,21 @@ export type Options = {
   apiKey?: string;
   /** The provider base URL for this query (any server speaking the provider's API). */
   baseURL?: string;
+  /** The model's context window in tokens, over the catalog's (docs/context.md); for models it does not know. */
+  contextWindow?: number;
+
+  // --- long sessions and spend (docs/context.md) -------------------------------------------------
+
+  /** Reasoning effort: Anthropic `output_config.effort`, OpenAI `reasoning.effort` (`max` → `xhigh`). */
+  effort?: EffortLevel;
+  /** Takes over when the model is overloaded or unavailable after retries (the first of a comma-separated list). */
+  fallbackModel?: string;
+  /** The turn ends with `error_max_budget_usd` once the query's cost passes this many USD. */
+  maxBudgetUsd?: number;
+  /** Deprecated in the convention; use `thinking`. 0 disables thinking, N enables it with that budget. */
+  maxThinkingTokens?: number;
+  /** Extended thinking (Anthropic `thinking`); ignored with a warning where the model has no such parameter. */
+  thinking?: ThinkingConfig;
 
   // --- accepted, not yet supported ---------------------------------------------------------------
 
@@ -310,16 +325,11 @@ export type Options = {
   betas?: string[];
   debug?: boolean;
   debugFile?: string;
-  effort?: EffortLevel;
   enableFileCheckpointing?: boolean;
-  fallbackModel?: string;
   forwardSubagentText?: boolean;
   hooks?: Partial<Record<string, HookCallbackMatcher[]>>;
   includeHookEvents?: boolean;
   managedSettings?: Record<string, unknown>;
-  maxBudgetUsd?: number;
-  /** Deprecated in the convention; use `thinking`. */
-  maxThinkingTokens?: number;
   mcpServers?: Record<string, Record<string, unknown>>;
   mcpServersDelivery?: "argv" | "initialize";
   onElicitation?(request: unknown, options: { signal: AbortSignal }): Promise<unknown>;
@@ -339,7 +349,6 @@ export type Options = {
   strictMcpConfig?: boolean;
   supportedDialogKinds?: string[];
   taskBudget?: { total: number };
-  thinking?: ThinkingConfig;
   toolAliases?: Record<string, string>;
   toolConfig?: Record<string, unknown>;
   verbatimPrompts?: boolean;
@@ -441,6 +450,16 @@ const SUPPORTED = {
   outputFormat: z.strictObject({ type: z.literal("json_schema"), schema: record }),
   apiKey: z.string().min(1),
   baseURL: z.url(),
+  contextWindow: z.number().int().min(1024),
+  effort: z.enum(["low", "medium", "high", "xhigh", "max"]),
+  fallbackModel: z.string(),
+  maxBudgetUsd: nonNegative,
+  maxThinkingTokens: nonNegative,
+  thinking: z.discriminatedUnion("type", [
+    z.object({ type: z.literal("adaptive") }),
+    z.object({ type: z.literal("enabled"), budgetTokens: nonNegative.optional() }),
+    z.object({ type: z.literal("disabled") }),
+  ]),
 } satisfies Record<string, z.ZodType>;
 
 /** Options of the convention cairn accepts but does not implement yet (a warning names them). */
@@ -457,15 +476,11 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   betas: stringList,
   debug: z.boolean(),
   debugFile: z.string(),
-  effort: z.enum(["low", "medium", "high", "xhigh", "max"]),
   enableFileCheckpointing: z.boolean(),
-  fallbackModel: z.string(),
   forwardSubagentText: z.boolean(),
   hooks: record,
   includeHookEvents: z.boolean(),
   managedSettings: record,
-  maxBudgetUsd: nonNegative,
-  maxThinkingTokens: nonNegative,
   mcpServers: z.record(z.string(), record),
   mcpServersDelivery: z.enum(["argv", "initialize"]),
   onElicitation: fn,
@@ -485,11 +500,6 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   strictMcpConfig: z.boolean(),
   supportedDialogKinds: stringList,
   taskBudget: z.object({ total: nonNegative }),
-  thinking: z.discriminatedUnion("type", [
-    z.object({ type: z.literal("adaptive") }),
-    z.object({ type: z.literal("enabled"), budgetTokens: nonNegative.optional() }),
-    z.object({ type: z.literal("disabled") }),
-  ]),
   toolAliases: z.record(z.string(), z.string()),
   toolConfig: record,
   verbatimPrompts: z.boolean(),

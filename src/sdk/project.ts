@@ -64,6 +64,8 @@ export type _EngineBlockFitsContract = Assignable<AssistantContentBlock, SDKAssi
  * - `assistant_block` → `assistant` (one completed block)
  * - `model_call_retry` → `system`/`api_retry`
  * - `tool_end` → `user` with the `tool_result` block and `tool_use_result`
+ * - `compact_boundary` → `system`/`compact_boundary`
+ * - `model_fallback` → `system`/`informational` (level `warning`, tag `model_fallback`)
  * - `run_end` → `result`
  *
  * Payloads are copied, so a consumer mutating a message cannot change the engine's conversation.
@@ -117,6 +119,33 @@ export function createSdkProjection(options: SdkProjectionOptions): SdkProjectio
           return [];
         case "tool_end":
           return [toolResultMessage(event, sessionId, uuid())];
+        case "compact_boundary":
+          return [
+            {
+              type: "system",
+              subtype: "compact_boundary",
+              compact_metadata: {
+                trigger: event.trigger,
+                pre_tokens: event.preTokens,
+                post_tokens: event.postTokens,
+                duration_ms: event.durationMs,
+              },
+              uuid: uuid(),
+              session_id: sessionId,
+            },
+          ];
+        case "model_fallback":
+          return [
+            {
+              type: "system",
+              subtype: "informational",
+              content: `${event.from} is unavailable (${event.error}); continuing with ${event.to}.`,
+              level: "warning",
+              tag: "model_fallback",
+              uuid: uuid(),
+              session_id: sessionId,
+            },
+          ];
         case "run_end":
           return [resultMessage(event, stopReason, uuid())];
         default:

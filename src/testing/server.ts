@@ -10,9 +10,9 @@ import {
   DEFAULT_CHUNK_SIZE,
   DEFAULT_SCENARIO_MODEL,
   type ErrorStep,
+  estimateTokens,
   type ReplyStep,
   type ScenarioStep,
-  estimateTokens,
   type StepInput,
   toStep,
 } from "../providers/scenario.js";
@@ -246,7 +246,15 @@ class ScriptedModelServer implements ScriptedServer {
     const callNumber = ++this.callCount;
     const answer = this.limits.respond?.(record);
     if (answer !== undefined) {
-      await this.answer(res, wire, validateSteps([toStep(answer)], SOURCE)[0]!, body, -1, requestId, abort.signal);
+      await this.answer(
+        res,
+        wire,
+        validateSteps([toStep(answer)], SOURCE)[0]!,
+        body,
+        -1,
+        requestId,
+        abort.signal,
+      );
       return;
     }
     if (this.cursor >= this.steps.length) {
