@@ -48,10 +48,13 @@ describe("a long session through the CLI (docs/context.md)", () => {
     expect(server.requests.filter(isSummaryRequest).length).toBe(boundaries.length);
 
     const before = server.requests.length;
-    const resumed = spawnCli(["-p", "Which file did you read last?", "--resume", String(result.session_id), ...args], {
-      cwd: dir,
-      env,
-    });
+    const resumed = spawnCli(
+      ["-p", "Which file did you read last?", "--resume", String(result.session_id), ...args],
+      {
+        cwd: dir,
+        env,
+      },
+    );
     expect((await resumed.exited).code).toBe(0);
     const first = JSON.stringify(server.requests[before]!.body);
     // The summary and the last turns, not the 300 files of the transcript.

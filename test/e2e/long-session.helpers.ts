@@ -18,7 +18,9 @@ export function sessionFiles(count = READS): Record<string, string> {
 /** Whether a request is cairn's summary request (it ends with the summary instructions). */
 export function isSummaryRequest(request: RecordedRequest): boolean {
   const messages = (request.body as { messages?: { content: unknown }[] }).messages ?? [];
-  return JSON.stringify(messages.at(-1)?.content ?? "").includes(JSON.stringify(SUMMARY_INSTRUCTIONS).slice(1, 60));
+  return JSON.stringify(messages.at(-1)?.content ?? "").includes(
+    JSON.stringify(SUMMARY_INSTRUCTIONS).slice(1, 60),
+  );
 }
 
 /**
@@ -28,7 +30,8 @@ export function isSummaryRequest(request: RecordedRequest): boolean {
 export function longSessionModel(reads = READS): (request: RecordedRequest) => StepInput {
   let read = 0;
   return (request) => {
-    if (isSummaryRequest(request)) return reply().text(`Goal: read ${reads} files. Read so far: f1.txt to f${read}.txt.`);
+    if (isSummaryRequest(request))
+      return reply().text(`Goal: read ${reads} files. Read so far: f1.txt to f${read}.txt.`);
     read += 1;
     if (read <= reads) return reply().tool("Read", { file_path: `f${read}.txt` });
     return reply().text(`All ${reads} files read.`);
