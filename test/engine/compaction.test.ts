@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "vitest";
 import type { CompactBoundaryEvent } from "../../src/engine/events.js";
 import type { ConversationMessage } from "../../src/engine/messages.js";
+import { DEFAULT_RETRY_POLICY } from "../../src/engine/retry.js";
 import {
   estimateTokens,
   httpError,
@@ -22,7 +23,7 @@ const TOO_LONG = {
   message: "prompt is too long: 250000 tokens > 200000 maximum",
   errorType: "invalid_request_error",
 };
-const NO_RETRIES = { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1, idleTimeoutMs: 10_000 };
+const NO_RETRIES = { ...DEFAULT_RETRY_POLICY, maxRetries: 0 };
 
 function workspaceWith(lines: number): string {
   return tempDir("cairn-compaction-", {
