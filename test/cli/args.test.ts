@@ -16,6 +16,7 @@ describe("parseArgs", () => {
       addDirs: [],
       failOnDenial: false,
       prompt: "Hello world",
+      longSession: {},
     });
   });
 
@@ -51,6 +52,16 @@ describe("parseArgs", () => {
           "--add-dir",
           "/opt/shared",
           "--fail-on-denial",
+          "--max-budget-usd",
+          "2.5",
+          "--fallback-model",
+          "haiku",
+          "--context-window",
+          "65536",
+          "--max-thinking-tokens",
+          "1024",
+          "--effort",
+          "high",
           "--",
           "go",
         ],
@@ -75,6 +86,13 @@ describe("parseArgs", () => {
       addDirs: ["/opt/shared"],
       failOnDenial: true,
       prompt: "go",
+      longSession: {
+        maxBudgetUsd: 2.5,
+        fallbackModel: "haiku",
+        contextWindow: 65536,
+        thinking: { type: "enabled", budgetTokens: 1024 },
+        effort: "high",
+      },
     });
     expect(parseArgs(["-f", "x"], "1")).toMatchObject({ force: true });
   });
@@ -86,6 +104,8 @@ describe("parseArgs", () => {
     [["--model"], /argument missing/],
     [["--fork-session", "-p", "x"], /--fork-session needs --resume/],
     [["--permission-mode", "yolo"], /argument 'yolo' is invalid/],
+    [["--context-window", "512"], /--context-window must be a whole number of at least 1024/],
+    [["--effort", "extreme"], /argument 'extreme' is invalid/],
   ])("%j is a usage error", (argv, message) => {
     expect(() => parseArgs(argv, "1")).toThrow(UsageError);
     expect(() => parseArgs(argv, "1")).toThrow(message);
