@@ -13,6 +13,7 @@ import { timeNodeBaseline } from "./lib/processes.mjs";
 import { formatTable, machineInfo, sourceInfo, writeResults } from "./lib/report.mjs";
 import { summarize } from "./lib/stats.mjs";
 import { grep } from "./scenarios/grep.mjs";
+import { compactionCost, longSessionRss } from "./scenarios/long-session.mjs";
 import { sdkFirstMessage } from "./scenarios/sdk.mjs";
 import { sessionResume } from "./scenarios/sessions.mjs";
 import { oneLine, peakRss, threeTurn, version } from "./scenarios/startup.mjs";
@@ -41,6 +42,8 @@ const SUITE = [
   { scenario: sdkFirstMessage, runs: 1 },
   { scenario: grep, runs: 5 },
   { scenario: sessionResume, runs: 5 },
+  { scenario: compactionCost, runs: 5 },
+  { scenario: longSessionRss, runs: 1 },
 ];
 const QUICK = ["one-line"];
 
