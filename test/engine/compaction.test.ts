@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "vitest";
 import type { CompactBoundaryEvent } from "../../src/engine/events.js";
+import type { LoopOptions } from "../../src/engine/loop.js";
 import type { ConversationMessage } from "../../src/engine/messages.js";
 import { DEFAULT_RETRY_POLICY } from "../../src/engine/retry.js";
 import {
@@ -31,6 +32,17 @@ function workspaceWith(lines: number): string {
   });
 }
 
+/** A run of the loop against the scripted server, in a workspace whose big.txt has `lines` lines. */
+function runLoop(lines: number, options: Partial<LoopOptions> = {}) {
+  return collect({
+    provider: scriptedProvider(server!.url),
+    tools: builtinTools(),
+    cwd: workspaceWith(lines),
+    retryPolicy: NO_RETRIES,
+    ...options,
+  });
+}
+
 function boundaries(events: { type: string }[]): CompactBoundaryEvent[] {
   return events.filter((event): event is CompactBoundaryEvent => event.type === "compact_boundary");
 }
@@ -46,12 +58,8 @@ describe("overflow recovery", () => {
       ],
     });
     const history: ConversationMessage[] = [];
-    const { events, end } = await collect({
-      provider: scriptedProvider(server.url),
-      tools: builtinTools(),
-      cwd: workspaceWith(100),
+    const { events, end } = await runLoop(100, {
       history,
-      retryPolicy: NO_RETRIES,
     });
     expect(end.subtype).toBe("success");
     expect(end.finalText).toBe("done");
@@ -76,12 +84,7 @@ describe("overflow recovery", () => {
         httpError(400, TOO_LONG),
       ],
     });
-    const { end } = await collect({
-      provider: scriptedProvider(server.url),
-      tools: builtinTools(),
-      cwd: workspaceWith(100),
-      retryPolicy: NO_RETRIES,
-    });
+    const { end } = await runLoop(100);
     expect(end.subtype).toBe("error_during_execution");
     expect(end.errors.join(" ")).toMatch(
       /prompt is too long.*context window of \d+ tokens, also after compaction/,
@@ -95,12 +98,8 @@ describe("overflow recovery", () => {
       contextWindow: window,
       steps: [reply().tool("Read", { file_path: "big.txt" }), reply().text("summary"), reply().text("done")],
     });
-    const { end } = await collect({
-      provider: scriptedProvider(server.url),
-      tools: builtinTools(),
-      cwd: workspaceWith(2000), // 160 KB: about 45,000 tokens
+    const { end } = await runLoop(2000, {
       context: { contextWindow: window },
-      retryPolicy: NO_RETRIES,
     });
     expect(end.subtype).toBe("success");
     const last = JSON.stringify(server.requests.at(-1)!.body);
@@ -145,11 +144,7 @@ describe("compaction hooks seam", () => {
       ],
     });
     const calls: string[] = [];
-    await collect({
-      provider: scriptedProvider(server.url),
-      tools: builtinTools(),
-      cwd: workspaceWith(10),
-      retryPolicy: NO_RETRIES,
+    await runLoop(10, {
       compactionHooks: {
         beforeCompact: (input) => {
           calls.push(`pre:${input.trigger}:${input.customInstructions}`);
