@@ -27,7 +27,11 @@ function instantProvider() {
       },
     },
     { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-    { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Goal: read files. ".repeat(50) } },
+    {
+      type: "content_block_delta",
+      index: 0,
+      delta: { type: "text_delta", text: "Goal: read files. ".repeat(50) },
+    },
     { type: "content_block_stop", index: 0 },
     { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 200 } },
     { type: "message_stop" },
@@ -52,7 +56,10 @@ function historyAtThreshold() {
   const history = [{ role: "user", content: "Read the files." }];
   for (let n = 0; n < 3; n++) {
     const id = `toolu_${n}`;
-    history.push({ role: "assistant", content: [{ type: "tool_use", id, name: "Read", input: { file_path: `f${n}.txt` } }] });
+    history.push({
+      role: "assistant",
+      content: [{ type: "tool_use", id, name: "Read", input: { file_path: `f${n}.txt` } }],
+    });
     history.push({ role: "user", content: [{ type: "tool_result", tool_use_id: id, content: FILE }] });
   }
   return history;
@@ -125,13 +132,21 @@ export const longSessionRss = {
           const last = JSON.stringify(request.body.messages.at(-1)?.content ?? "");
           if (last.includes("about to be compacted")) return reply().text(`Read ${read} files so far.`);
           read += 1;
-          return read <= count ? reply().tool("Read", { file_path: `f${read % 10}.txt` }) : reply().text("done");
+          return read <= count
+            ? reply().tool("Read", { file_path: `f${read % 10}.txt` })
+            : reply().text("done");
         },
       });
       try {
-        const cwd = tempWorkspace(Object.fromEntries(Array.from({ length: 10 }, (_, n) => [`f${n}.txt`, FILE])));
+        const cwd = tempWorkspace(
+          Object.fromEntries(Array.from({ length: 10 }, (_, n) => [`f${n}.txt`, FILE])),
+        );
         const args = ["-p", "Read the files", "--context-window", String(WINDOW), "--output-format", "json"];
-        const { run, peakMB, method: how } = await measurePeakRss([distFile("cli/main.js"), ...args], {
+        const {
+          run,
+          peakMB,
+          method: how,
+        } = await measurePeakRss([distFile("cli/main.js"), ...args], {
           env: serverEnv(server),
           cwd,
         });
