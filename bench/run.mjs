@@ -13,6 +13,7 @@ import { timeNodeBaseline } from "./lib/processes.mjs";
 import { formatTable, machineInfo, sourceInfo, writeResults } from "./lib/report.mjs";
 import { summarize } from "./lib/stats.mjs";
 import { grep } from "./scenarios/grep.mjs";
+import { compactionCost, longSessionRss } from "./scenarios/long-session.mjs";
 import { mcpStartup } from "./scenarios/mcp.mjs";
 import { sdkFirstMessage } from "./scenarios/sdk.mjs";
 import { sessionResume } from "./scenarios/sessions.mjs";
@@ -43,6 +44,8 @@ const SUITE = [
   { scenario: grep, runs: 5 },
   { scenario: sessionResume, runs: 5 },
   { scenario: mcpStartup, runs: 7 },
+  { scenario: compactionCost, runs: 5 },
+  { scenario: longSessionRss, runs: 1 },
 ];
 const QUICK = ["one-line"];
 

@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
+import type { EffortLevel, ThinkingSetting } from "../engine/provider.js";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
 import { checkModelName } from "../providers/model-names.js";
 import { UsageError } from "./exit-codes.js";
@@ -36,7 +37,19 @@ export type CliOptions = {
   approveMcps: boolean;
   /** The prompt from the command line (undefined: none given). */
   prompt?: string;
+  /** Long sessions and spend (docs/context.md): --max-budget-usd, --fallback-model, --context-window, --thinking, --max-thinking-tokens, --effort. */
+  longSession: LongSessionFlags;
 };
+
+export type LongSessionFlags = {
+  maxBudgetUsd?: number;
+  fallbackModel?: string;
+  contextWindow?: number;
+  thinking?: ThinkingSetting;
+  effort?: EffortLevel;
+};
+
+const EFFORT_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;
 
 /**
  * Parses argv (without node and script). Returns "handled" when --help or --version printed
@@ -68,6 +81,12 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .option("--strict-mcp-config", "", false)
     .option("--approve-mcps", "", false)
     .option("--trust", "", false)
+    .option("--max-budget-usd <usd>", "", (value) => parseNumber("--max-budget-usd", value, 0))
+    .option("--fallback-model <model>")
+    .option("--context-window <tokens>", "", (value) => parseNumber("--context-window", value, 1024, true))
+    .addOption(new Option("--thinking <mode>").choices(["adaptive", "enabled", "disabled"]))
+    .option("--max-thinking-tokens <n>", "", (value) => parseNumber("--max-thinking-tokens", value, 0, true))
+    .addOption(new Option("--effort <level>").choices(EFFORT_LEVELS))
     .version(version, "-v, --version")
     .helpOption("-h, --help")
     .configureHelp({ formatHelp: () => HELP })
@@ -107,12 +126,20 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     strictMcpConfig: boolean;
     approveMcps: boolean;
     trust: boolean;
+    maxBudgetUsd?: number;
+    fallbackModel?: string;
+    contextWindow?: number;
+    thinking?: "adaptive" | "enabled" | "disabled";
+    maxThinkingTokens?: number;
+    effort?: EffortLevel;
   }>();
   if (opts.forkSession && opts.resume === undefined && !opts.continue) {
     throw new UsageError("--fork-session needs --resume <id> or --continue (see cairn --help)");
   }
   // An unknown name fails here, before the prompt is read or anything runs (exit 2).
   if (opts.model !== undefined) checkModelName(opts.model);
+  if (opts.fallbackModel !== undefined)
+    for (const name of opts.fallbackModel.split(",")) checkModelName(name.trim());
   const words = program.args;
   return {
     print: opts.print,
@@ -137,7 +164,38 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     approveMcps: opts.approveMcps,
     trust: opts.trust,
     ...(words.length > 0 ? { prompt: words.join(" ") } : {}),
+    longSession: {
+      ...(opts.maxBudgetUsd !== undefined ? { maxBudgetUsd: opts.maxBudgetUsd } : {}),
+      ...(opts.fallbackModel !== undefined ? { fallbackModel: opts.fallbackModel } : {}),
+      ...(opts.contextWindow !== undefined ? { contextWindow: opts.contextWindow } : {}),
+      ...thinkingFrom(opts.thinking, opts.maxThinkingTokens),
+      ...(opts.effort !== undefined ? { effort: opts.effort } : {}),
+    },
   };
+}
+
+/** As the convention: `--max-thinking-tokens 0` disables thinking, N enables it with that budget. */
+function thinkingFrom(
+  mode: "adaptive" | "enabled" | "disabled" | undefined,
+  budget: number | undefined,
+): { thinking?: ThinkingSetting } {
+  if (budget !== undefined) {
+    if (mode === "disabled" || mode === "adaptive")
+      throw new UsageError(
+        `--max-thinking-tokens cannot be combined with --thinking ${mode} (see cairn --help)`,
+      );
+    return { thinking: budget === 0 ? { type: "disabled" } : { type: "enabled", budgetTokens: budget } };
+  }
+  return mode === undefined ? {} : { thinking: { type: mode } };
+}
+
+function parseNumber(flag: string, value: string, min: number, integer = false): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n)))
+    throw new UsageError(
+      `${flag} must be ${integer ? "a whole number" : "a number"} of at least ${min}, got "${value}"`,
+    );
+  return n;
 }
 
 function parsePositiveInt(value: string): number {

@@ -68,6 +68,7 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
         if (kind === "event" || process.env.CAIRN_DEBUG) writeError(`MCP server ${server}: ${line}`);
       },
     },
+    ...options.longSession,
   });
   try {
     return await printRun(run, options, { controller, writer, progress, signal, forward });
@@ -128,6 +129,10 @@ async function printRun(
         } else progress?.update(event);
         if (event.type === "model_call_retry") process.stderr.write(`${describeRetry(event)}\n`);
         if (event.type === "hook_result") reportHook(event.record);
+        if (event.type === "model_fallback")
+          process.stderr.write(
+            `cairn: ${event.from} is unavailable (${event.error}); continuing with ${event.to}\n`,
+          );
         output += projection.project(event);
       }
       writer.write(output);

@@ -1,9 +1,12 @@
 import os from "node:os";
 import { resolve } from "node:path";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
+import type { CompactionHooks } from "../engine/compaction.js";
 import { buildSystemPrompt } from "../engine/context.js";
+import { DEFAULT_CONTEXT_WINDOW } from "../engine/context-meter.js";
 import type { LoopOptions } from "../engine/loop.js";
 import type { ConversationMessage } from "../engine/messages.js";
+import type { EffortLevel, ThinkingSetting } from "../engine/provider.js";
 import { type RetryPolicy, retryPolicyFromEnv } from "../engine/retry.js";
 import type { CanUseTool } from "../engine/tool-runner.js";
 import { buildHooks, type HookCallbackMatcher, type Hooks } from "../hooks/index.js";
@@ -13,6 +16,7 @@ import { collectMcpServers } from "../mcp/sources.js";
 import type { PermissionGate } from "../permissions/gate.js";
 import { splitRuleList } from "../permissions/rules.js";
 import type { ModelSettings } from "../providers/registry.js";
+import { ConfigError } from "../providers/types.js";
 import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
 import type { Tool, ToolDeclaration } from "../tools/types.js";
@@ -50,6 +54,16 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   mcp?: McpSpec;
   /** Hooks besides the config files' (docs/hooks.md); omitted: the config files' user-level hooks. */
   hooks?: HookSpec;
+  /** The model's context window, over the catalog's (`--context-window`, SDK `contextWindow`). */
+  contextWindow?: number;
+  /** `--max-budget-usd`, SDK `maxBudgetUsd`. */
+  maxBudgetUsd?: number;
+  /** `--fallback-model`, SDK `fallbackModel`: takes over when the model is unavailable after retries. */
+  fallbackModel?: string;
+  thinking?: ThinkingSetting;
+  effort?: EffortLevel;
+  /** Called around every compaction (hooks: PreCompact / PostCompact). */
+  compactionHooks?: CompactionHooks;
 };
 
 export type McpSpec = {
@@ -119,6 +133,10 @@ export type TurnSpec = {
   transcriptPath?: string;
   /** This run starts or resumes the session: SessionStart hooks fire before the first model call. */
   sessionStart?: "startup" | "resume";
+  /** Over the spec's thinking from this prompt on (SDK `setMaxThinkingTokens`). */
+  thinking?: ThinkingSetting;
+  /** Over the spec's budget (what is left of a query's budget after its earlier turns). */
+  maxBudgetUsd?: number;
 };
 
 export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
@@ -155,6 +173,11 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   };
   let current = await toolsNow();
   const retryPolicy = spec.retryPolicy ?? retryPolicyFromEnv(env);
+  const fallback = await resolveFallback(spec, config, model).catch(async (error: unknown) => {
+    await mcp.close(); // the run will not start: its MCP servers end now
+    throw error;
+  });
+  const warnings = [...config.warnings, ...longSessionWarnings(spec, model)];
   const assembledHooks = buildHooks({
     cwd,
     env: toolEnv,
@@ -168,7 +191,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   const run: AssembledRun = {
     cwd,
     config,
-    warnings: config.warnings,
+    warnings,
     toolEnv,
     ...(current.built ? { gate: current.built.gate, permissionMode: current.built.reportedMode } : {}),
     tools: current.tools,
@@ -195,6 +218,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         transcriptPath: turn.transcriptPath ?? "",
         ...(permissionMode !== undefined ? { permissionMode } : {}),
       });
+      const thinking = turn.thinking ?? spec.thinking;
+      const maxBudgetUsd = turn.maxBudgetUsd ?? spec.maxBudgetUsd;
       return {
         sessionId: turn.sessionId,
         cwd,
@@ -216,11 +241,68 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         ...(mcpServers.length > 0 ? { mcpServers } : {}),
         ...(hooks ? { hooks } : {}),
         ...(hooks && turn.sessionStart ? { sessionStart: turn.sessionStart } : {}),
+        context: {
+          contextWindow:
+            spec.contextWindow ?? chosen.contextWindow ?? config.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+          ...(config.compactThreshold !== undefined ? { compactThreshold: config.compactThreshold } : {}),
+        },
+        ...(spec.compactionHooks ? { compactionHooks: spec.compactionHooks } : {}),
+        ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
+        ...(fallback && fallback.providerModel !== chosen.providerModel ? { fallback } : {}),
+        ...(thinking ? { thinking } : {}),
+        ...(spec.effort ? { effort: spec.effort } : {}),
       };
     },
   };
-  run.warnings = [...config.warnings, ...assembledHooks.warnings, ...(current.built?.warnings ?? [])];
+  run.warnings = [...warnings, ...assembledHooks.warnings, ...(current.built?.warnings ?? [])];
   return run;
+}
+
+/**
+ * The fallback model, resolved up front so a bad name fails before the run. The convention allows a
+ * comma-separated list; cairn falls back once, to the first (a warning names the rest).
+ */
+async function resolveFallback(
+  spec: RunSpec,
+  config: LoadedConfig,
+  model: RunModel,
+): Promise<RunModel | undefined> {
+  const first = spec.fallbackModel?.split(",")[0]?.trim();
+  if (!first) return undefined;
+  const fallback = await resolveModelFor(spec, config, first);
+  if (fallback.model === model.model) {
+    throw new ConfigError(`The fallback model ${first} is the model itself; name another one.`);
+  }
+  return fallback;
+}
+
+/** What the long-session settings cannot do for this model, said once. */
+function longSessionWarnings(spec: RunSpec, model: RunModel): string[] {
+  const warnings: string[] = [];
+  const names =
+    spec.fallbackModel
+      ?.split(",")
+      .map((name) => name.trim())
+      .filter(Boolean) ?? [];
+  if (names.length > 1) {
+    warnings.push(`fallback model: only the first of ${names.join(", ")} is used (${names[0]}).`);
+  }
+  if (spec.maxBudgetUsd !== undefined && model.priceUsage({ input_tokens: 1_000_000 }) === undefined) {
+    warnings.push(
+      `max budget: the price of ${model.model} is unknown, so the budget of $${spec.maxBudgetUsd} cannot be enforced.`,
+    );
+  }
+  const wire = model.provider.wire;
+  if ((spec.thinking || spec.effort) && (wire === "llama" || wire === "replay")) {
+    warnings.push(
+      `thinking and effort settings are ignored by ${model.model} (no such parameter on this model).`,
+    );
+  } else if (spec.thinking && (wire === "openai-chat" || wire === "openai-responses")) {
+    warnings.push(
+      `thinking is ignored by ${model.model}: OpenAI models take a reasoning effort instead (set effort).`,
+    );
+  }
+  return warnings;
 }
 
 /** Resolves `name` (undefined: the configured default) with the spec's provider settings. */

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { RunEndEvent } from "../engine/events.js";
 import { runAgentLoop } from "../engine/loop.js";
-import { addUsage, type ConversationMessage, emptyUsage, type Usage } from "../engine/messages.js";
+import { addCost, addUsage, type ConversationMessage, emptyUsage, type Usage } from "../engine/messages.js";
+import type { ThinkingSetting } from "../engine/provider.js";
 import { entriesFromOptions } from "../mcp/sources.js";
 import { splitRuleList } from "../permissions/rules.js";
 import { MODEL_CATALOG } from "../providers/catalog.js";
@@ -87,7 +88,12 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
    * released, and the iterator finishes. Idempotent.
    */
   close(): void;
-  /** cairn has no slash commands: `[]`. */
+  /**
+   * Sets the thinking budget from the next turn on: 0 disables thinking, N enables it with N tokens,
+   * null returns to `options.thinking` / `options.maxThinkingTokens`. Deprecated in the convention.
+   */
+  setMaxThinkingTokens(maxThinkingTokens: number | null): Promise<void>;
+  /** The one slash command: `/compact [instructions]`. */
   supportedCommands(): Promise<SlashCommand[]>;
   /** The models of cairn's catalog (any other `provider/model` id works too). */
   supportedModels(): Promise<ModelInfo[]>;
@@ -172,6 +178,10 @@ class QueryRun implements Query {
   /** Set by `setModel()`; undefined: the model the run was assembled with. */
   private model: RunModel | undefined;
   private assembling: Promise<AssembledRun> | undefined;
+  /** Set by `setMaxThinkingTokens()`. */
+  private thinking: ThinkingSetting | undefined;
+  /** What the turns of this query have cost so far (undefined once a cost was unknown). */
+  private spentUsd: number | undefined = 0;
   private configLoading: Promise<LoadedConfig> | undefined;
   private assembled: AssembledRun | undefined;
   /** The query is over: what it started (MCP servers) ends. */
@@ -242,8 +252,23 @@ class QueryRun implements Query {
     this.generator.return().catch(() => {});
   }
 
+  async setMaxThinkingTokens(maxThinkingTokens: number | null): Promise<void> {
+    if (maxThinkingTokens === null) {
+      this.thinking = undefined;
+      return;
+    }
+    validateOptions({ maxThinkingTokens, cwd: this.options.cwd });
+    this.thinking = thinkingFromBudget(maxThinkingTokens);
+  }
+
   async supportedCommands(): Promise<SlashCommand[]> {
-    return [];
+    return [
+      {
+        name: "compact",
+        description: "Summarise the conversation so far into one message (docs/context.md)",
+        argumentHint: "[instructions]",
+      },
+    ];
   }
 
   async supportedModels(): Promise<ModelInfo[]> {
@@ -386,6 +411,7 @@ class QueryRun implements Query {
         });
         if (!end) return; // closed
         combined = combined ? mergeRunEnds(combined, end) : end;
+        this.spentUsd = addCost(this.spentUsd, end.totalCostUsd ?? undefined);
         next = undefined;
         if (structured && !structured.accepted && !structured.exhausted && end.subtype === "success") {
           structured.missed();
@@ -441,6 +467,11 @@ class QueryRun implements Query {
         permissionMode: this.permissions.mode ?? "default",
         ...(structured ? { extraTools: [structured.tool] } : {}),
         ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+        ...(this.thinking ? { thinking: this.thinking } : {}),
+        // The budget is the query's: a later turn gets what the earlier ones left.
+        ...(this.options.maxBudgetUsd !== undefined && this.spentUsd !== undefined
+          ? { maxBudgetUsd: Math.max(0, this.options.maxBudgetUsd - this.spentUsd) }
+          : {}),
       }),
     );
     let finished = false;
@@ -559,9 +590,16 @@ class QueryRun implements Query {
   }
 
   private runSpec(): RunSpec {
-    const { apiKey, baseURL, env, cwd, model } = this.options;
+    const { apiKey, baseURL, env, cwd, model, contextWindow, maxBudgetUsd, fallbackModel, effort } =
+      this.options;
+    const thinking = optionsThinking(this.options);
     return {
       cwd,
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+      ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
+      ...(fallbackModel !== undefined ? { fallbackModel } : {}),
+      ...(effort !== undefined ? { effort } : {}),
+      ...(thinking ? { thinking } : {}),
       ...(apiKey !== undefined ? { apiKey } : {}),
       ...(baseURL !== undefined ? { baseURL } : {}),
       ...(env !== undefined ? { env: env as NodeJS.ProcessEnv } : {}),
@@ -757,6 +795,24 @@ function finishRun(
     };
   }
   return end;
+}
+
+/** `thinking` wins over the deprecated `maxThinkingTokens`; `display` is cairn's to ignore (thinking is always streamed). */
+function optionsThinking(options: ResolvedOptions): ThinkingSetting | undefined {
+  const { thinking, maxThinkingTokens } = options;
+  if (thinking) {
+    if (thinking.type === "enabled") {
+      return thinking.budgetTokens !== undefined
+        ? { type: "enabled", budgetTokens: thinking.budgetTokens }
+        : { type: "enabled" };
+    }
+    return { type: thinking.type };
+  }
+  return maxThinkingTokens !== undefined ? thinkingFromBudget(maxThinkingTokens) : undefined;
+}
+
+function thinkingFromBudget(budget: number): ThinkingSetting {
+  return budget === 0 ? { type: "disabled" } : { type: "enabled", budgetTokens: budget };
 }
 
 function joinPrompt(prompt: string | string[]): string {

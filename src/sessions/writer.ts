@@ -201,6 +201,18 @@ export class SessionWriter {
       case "turn_end":
         this.sync();
         return;
+      case "compact_boundary":
+        this.append({
+          type: "compact_boundary",
+          ts: now(),
+          trigger: event.trigger,
+          preTokens: event.preTokens,
+          postTokens: event.postTokens,
+          summary: event.summary,
+          messages: event.messages,
+        });
+        this.sync();
+        return;
       case "run_end":
         this.append({
           type: "run_end",

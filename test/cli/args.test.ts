@@ -20,6 +20,7 @@ describe("parseArgs", () => {
       approveMcps: false,
       trust: false,
       prompt: "Hello world",
+      longSession: {},
     });
   });
 
@@ -62,6 +63,16 @@ describe("parseArgs", () => {
           "--strict-mcp-config",
           "--approve-mcps",
           "--trust",
+          "--max-budget-usd",
+          "2.5",
+          "--fallback-model",
+          "haiku",
+          "--context-window",
+          "65536",
+          "--max-thinking-tokens",
+          "1024",
+          "--effort",
+          "high",
           "--",
           "go",
         ],
@@ -90,6 +101,13 @@ describe("parseArgs", () => {
       approveMcps: true,
       trust: true,
       prompt: "go",
+      longSession: {
+        maxBudgetUsd: 2.5,
+        fallbackModel: "haiku",
+        contextWindow: 65536,
+        thinking: { type: "enabled", budgetTokens: 1024 },
+        effort: "high",
+      },
     });
     expect(parseArgs(["-f", "x"], "1")).toMatchObject({ force: true });
   });
@@ -101,6 +119,8 @@ describe("parseArgs", () => {
     [["--model"], /argument missing/],
     [["--fork-session", "-p", "x"], /--fork-session needs --resume/],
     [["--permission-mode", "yolo"], /argument 'yolo' is invalid/],
+    [["--context-window", "512"], /--context-window must be a whole number of at least 1024/],
+    [["--effort", "extreme"], /argument 'extreme' is invalid/],
   ])("%j is a usage error", (argv, message) => {
     expect(() => parseArgs(argv, "1")).toThrow(UsageError);
     expect(() => parseArgs(argv, "1")).toThrow(message);
