@@ -246,7 +246,9 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
             spec.contextWindow ?? chosen.contextWindow ?? config.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
           ...(config.compactThreshold !== undefined ? { compactThreshold: config.compactThreshold } : {}),
         },
-        ...(spec.compactionHooks ? { compactionHooks: spec.compactionHooks } : {}),
+        ...(spec.compactionHooks || hooks
+          ? { compactionHooks: spec.compactionHooks ?? compactionHooksOf(hooks!, turn.signal) }
+          : {}),
         ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
         ...(fallback && fallback.providerModel !== chosen.providerModel ? { fallback } : {}),
         ...(thinking ? { thinking } : {}),
@@ -356,4 +358,21 @@ async function settleBoth<A, B>(
   if (a.status === "fulfilled" && b.status === "fulfilled") return [a.value, b.value];
   if (a.status === "fulfilled") await dispose(a.value).catch(() => {});
   throw a.status === "rejected" ? a.reason : (b as PromiseRejectedResult).reason;
+}
+
+/** PreCompact / PostCompact hooks around every compaction (their records are not shown: the seam is void). */
+function compactionHooksOf(hooks: Hooks, signal: AbortSignal): CompactionHooks {
+  return {
+    async beforeCompact({ trigger, customInstructions }) {
+      if (hooks.has("PreCompact"))
+        await hooks.run(
+          { hook_event_name: "PreCompact", trigger, custom_instructions: customInstructions },
+          { signal },
+        );
+    },
+    async afterCompact({ trigger, summary }) {
+      if (hooks.has("PostCompact"))
+        await hooks.run({ hook_event_name: "PostCompact", trigger, compact_summary: summary }, { signal });
+    },
+  };
 }
