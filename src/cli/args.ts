@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from "commander";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
+import { SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
 import { UsageError } from "./exit-codes.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "./formats/types.js";
 import { HELP } from "./help.js";
@@ -24,6 +25,10 @@ export type CliOptions = {
   allowedTools: string[];
   disallowedTools: string[];
   addDirs: string[];
+  /** `--sandbox`: the OS sandbox for shell commands (default `auto`). */
+  sandbox?: SandboxMode;
+  /** `--sandbox-network`: sandboxed commands may use the network. */
+  sandboxNetwork: boolean;
   /** Exit 3 when the run had permission denials (else they are reported but the run may succeed). */
   failOnDenial: boolean;
   /** The prompt from the command line (undefined: none given). */
@@ -56,6 +61,8 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .option("--disallowed-tools, --disallowedTools <rules...>")
     .option("--add-dir <dir...>")
     .option("--fail-on-denial", "", false)
+    .addOption(new Option("--sandbox <mode>").choices(SANDBOX_MODES))
+    .option("--sandbox-network", "", false)
     .version(version, "-v, --version")
     .helpOption("-h, --help")
     .configureHelp({ formatHelp: () => HELP })
@@ -91,6 +98,8 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     disallowedTools?: string[];
     addDir?: string[];
     failOnDenial: boolean;
+    sandbox?: SandboxMode;
+    sandboxNetwork: boolean;
   }>();
   if (opts.forkSession && opts.resume === undefined && !opts.continue) {
     throw new UsageError("--fork-session needs --resume <id> or --continue (see cairn --help)");
@@ -114,6 +123,8 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     disallowedTools: opts.disallowedTools ?? [],
     addDirs: opts.addDir ?? [],
     failOnDenial: opts.failOnDenial,
+    ...(opts.sandbox !== undefined ? { sandbox: opts.sandbox } : {}),
+    sandboxNetwork: opts.sandboxNetwork,
     ...(words.length > 0 ? { prompt: words.join(" ") } : {}),
   };
 }

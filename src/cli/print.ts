@@ -4,7 +4,9 @@ import type { ModelCallRetryEvent, RunEndEvent } from "../engine/events.js";
 import { splitRuleList } from "../permissions/rules.js";
 import { preparePermissionGate } from "../permissions/setup.js";
 import { openSession } from "../sessions/open-session.js";
+import { resolveSandboxPolicy } from "../sandbox/policy.js";
 import { childEnvironment } from "../tools/child-env.js";
+import { stopRunProcesses } from "../tools/run-processes.js";
 import type { CliOptions } from "./args.js";
 import { writeError } from "./errors.js";
 import { UsageError } from "./exit-codes.js";
@@ -58,7 +60,11 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     env: toolEnv,
     source: "--allowedTools/--disallowedTools",
   });
-  for (const warning of [...session.warnings, ...warnings]) writeError(warning);
+  const sandbox = await resolveSandboxPolicy(
+    { ...(options.sandbox ? { mode: options.sandbox } : {}), network: options.sandboxNetwork },
+    { roots: gate.roots, env: process.env },
+  );
+  for (const warning of [...session.warnings, ...warnings, sandbox.warning ?? []].flat()) writeError(warning);
 
   let end: RunEndEvent | undefined;
   try {
@@ -70,6 +76,7 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
       history: session.history,
       canUseTool: gate,
       toolEnv,
+      sandbox: sandbox.policy,
       // Bare tool names are also taken off the list offered to the model.
       disallowedTools: options.disallowedTools.flatMap(splitRuleList).filter((rule) => !rule.includes("(")),
       ...(options.model !== undefined ? { model: options.model } : {}),
@@ -97,6 +104,7 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     }
   } finally {
     session.writer?.close();
+    await stopRunProcesses(sandbox.policy.runTag);
     progress?.stop();
     await writer.flush();
     signal.removeEventListener("abort", forward);

@@ -87,7 +87,8 @@ function exitCode(outcome: PrintOutcome, interrupts: Interrupts, failOnDenial: b
 }
 
 function interrupted(code: number): number {
-  writeError(code === EXIT.sigint ? "interrupted (SIGINT)." : "terminated (SIGTERM).");
+  const what: Record<number, string> = { [EXIT.sigint]: "interrupted (SIGINT).", [EXIT.sighup]: "hung up (SIGHUP)." };
+  writeError(what[code] ?? "terminated (SIGTERM).");
   return code;
 }
 

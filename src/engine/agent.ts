@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { type ModelSettings, resolveModel } from "../providers/registry.js";
+import type { SandboxPolicy } from "../sandbox/policy.js";
 import { builtinTools } from "../tools/index.js";
 import type { Tool } from "../tools/types.js";
 import { eachEvent } from "./batches.js";
@@ -31,6 +32,8 @@ export type AgentRunOptions = ModelSettings & {
   history?: ConversationMessage[];
   /** Environment for tool child processes. */
   toolEnv?: NodeJS.ProcessEnv;
+  /** The OS sandbox for shell commands (see src/sandbox/). */
+  sandbox?: SandboxPolicy;
   /** Model-call retries; default from CAIRN_MAX_RETRIES / CAIRN_RETRY_BASE_MS / CAIRN_STREAM_IDLE_TIMEOUT_MS. */
   retryPolicy?: RetryPolicy;
 };
@@ -72,6 +75,7 @@ export async function prepareRun(options: AgentRunOptions): Promise<PreparedRun>
       ...(options.permissionMode !== undefined ? { permissionMode: options.permissionMode } : {}),
       ...(options.canUseTool ? { canUseTool: options.canUseTool } : {}),
       ...(options.toolEnv ? { env: options.toolEnv } : {}),
+      ...(options.sandbox ? { sandbox: options.sandbox } : {}),
       retryPolicy: options.retryPolicy ?? retryPolicyFromEnv(options.env ?? process.env),
     },
   };

@@ -1,5 +1,6 @@
 import { addCost, costUSD } from "../providers/cost.js";
 import type { ModelProvider, ToolSpec } from "../providers/types.js";
+import type { SandboxPolicy } from "../sandbox/policy.js";
 import type { Tool, ToolOutcome } from "../tools/types.js";
 import { eachEvent } from "./batches.js";
 import type { EngineEvent, PermissionDenial, RunEndEvent, RunSubtype } from "./events.js";
@@ -37,6 +38,8 @@ export type LoopOptions = {
   canUseTool?: CanUseTool;
   /** Environment for tool child processes. */
   env?: NodeJS.ProcessEnv;
+  /** The OS sandbox for shell commands (ToolContext.sandbox). */
+  sandbox?: SandboxPolicy;
   retryPolicy?: RetryPolicy;
 };
 
@@ -186,7 +189,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
             call.block.id,
             runOneCall(
               call,
-              { cwd: options.cwd, signal, toolUseId: call.block.id, env: options.env },
+              { cwd: options.cwd, signal, toolUseId: call.block.id, env: options.env, sandbox: options.sandbox },
               options.canUseTool,
             ).then((done) => ({ call, ...done })),
           ]),

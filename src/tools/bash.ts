@@ -4,7 +4,10 @@ import * as z from "zod";
 import { CappedOutput } from "./capped-output.js";
 import { childEnvironment } from "./child-env.js";
 import { defineTool } from "./define.js";
-import { findShell, signalGroup, stopGroup } from "./process-group.js";
+import { bwrapCommand } from "../sandbox/bwrap.js";
+import type { SandboxPolicy } from "../sandbox/policy.js";
+import { findShell, KILL_GRACE_MS, signalGroup, stopGroup } from "./process-group.js";
+import { RUN_TAG_VAR } from "./run-processes.js";
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
@@ -38,11 +41,13 @@ export const bashTool = defineTool({
     if (!info?.isDirectory())
       return { content: `Working directory does not exist: ${ctx.cwd}`, isError: true };
     const timeout = args.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
+    const env = ctx.env ?? childEnvironment(process.env);
     const result = await runCommand(args.command, {
       cwd: ctx.cwd,
-      env: ctx.env ?? childEnvironment(process.env),
+      env: ctx.sandbox ? { ...env, [RUN_TAG_VAR]: ctx.sandbox.runTag } : env,
       timeout,
       signal: ctx.signal,
+      ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
     });
     const { stoppedLeftovers: _, ...outcome } = result;
     const data = { command: args.command, workingDirectory: ctx.cwd, ...outcome };
@@ -87,12 +92,18 @@ function describe(result: CommandResult, timeout: number): string {
 /**
  * Runs the command in its own process group and resolves once its output is closed, having stopped
  * the whole group on timeout or abort, so no child outlives the call unless it detached its output.
+ * Under the sandbox the command runs in bubblewrap's PID namespace: everything it started ends with it.
  */
 async function runCommand(
   command: string,
-  options: { cwd: string; env: NodeJS.ProcessEnv; timeout: number; signal: AbortSignal },
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeout: number; signal: AbortSignal; sandbox?: SandboxPolicy },
 ): Promise<CommandResult> {
   const shell = await findShell();
+  const { sandbox } = options;
+  const sandboxed =
+    sandbox?.mode === "enabled" && sandbox.bwrapPath
+      ? bwrapCommand({ ...sandbox, bwrapPath: sandbox.bwrapPath }, [shell, "-c", command], options.cwd)
+      : undefined;
   const started = performance.now();
   const stdout = new CappedOutput();
   const stderr = new CappedOutput();
@@ -102,7 +113,7 @@ async function runCommand(
   let cancelKill: (() => void) | undefined;
   let exited: { code: number | null; signal: string | null } | undefined;
 
-  const child = spawn(shell, ["-c", command], {
+  const child = spawn(sandboxed?.file ?? shell, sandboxed?.args ?? ["-c", command], {
     cwd: options.cwd,
     env: options.env,
     detached: true,
@@ -129,6 +140,7 @@ async function runCommand(
   // An abort that came while the shell was being looked up or spawned has already fired.
   if (options.signal.aborted) onAbort();
   let leftoverTimer: NodeJS.Timeout | undefined;
+  let holderTimer: NodeJS.Timeout | undefined;
 
   const exit = await new Promise<{ code: number | null; signal: string | null; error?: Error }>((resolve) => {
     child.once("exit", (code, signal) => {
@@ -136,6 +148,11 @@ async function runCommand(
       leftoverTimer = setTimeout(() => {
         stoppedLeftovers = !timedOut && !interrupted;
         stop();
+        // A job that left the group (`setsid`) still holds the output: stop reading it.
+        holderTimer = setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+        }, KILL_GRACE_MS + LEFTOVER_GRACE_MS);
       }, LEFTOVER_GRACE_MS);
     });
     child.once("close", (code, signal) => resolve(exited ?? { code, signal }));
@@ -144,6 +161,8 @@ async function runCommand(
 
   clearTimeout(timer);
   clearTimeout(leftoverTimer);
+  clearTimeout(holderTimer);
+  sandboxed?.release();
   options.signal.removeEventListener("abort", onAbort);
   // Keep the pending SIGKILL only while something of the group survives (e.g. a job ignoring SIGTERM).
   if (cancelKill && (pid === undefined || !signalGroup(pid, 0))) cancelKill();

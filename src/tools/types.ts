@@ -1,4 +1,5 @@
 import type * as z from "zod";
+import type { SandboxPolicy } from "../sandbox/policy.js";
 
 /**
  * How a tool touches the world; used to schedule calls (reads in parallel, the rest one at a time)
@@ -13,6 +14,8 @@ export type ToolContext = {
   toolUseId: string;
   /** Environment for child processes (already stripped of secrets by the caller). */
   env?: NodeJS.ProcessEnv;
+  /** The OS sandbox shell commands run under (resolved per run); absent: none, as `disabled`. */
+  sandbox?: SandboxPolicy;
 };
 
 /**
