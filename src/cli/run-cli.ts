@@ -87,7 +87,10 @@ function exitCode(outcome: PrintOutcome, interrupts: Interrupts, failOnDenial: b
 }
 
 function interrupted(code: number): number {
-  const what: Record<number, string> = { [EXIT.sigint]: "interrupted (SIGINT).", [EXIT.sighup]: "hung up (SIGHUP)." };
+  const what: Record<number, string> = {
+    [EXIT.sigint]: "interrupted (SIGINT).",
+    [EXIT.sighup]: "hung up (SIGHUP).",
+  };
   writeError(what[code] ?? "terminated (SIGTERM).");
   return code;
 }

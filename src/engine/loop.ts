@@ -189,7 +189,13 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
             call.block.id,
             runOneCall(
               call,
-              { cwd: options.cwd, signal, toolUseId: call.block.id, env: options.env, sandbox: options.sandbox },
+              {
+                cwd: options.cwd,
+                signal,
+                toolUseId: call.block.id,
+                env: options.env,
+                sandbox: options.sandbox,
+              },
               options.canUseTool,
             ).then((done) => ({ call, ...done })),
           ]),

@@ -1,5 +1,14 @@
 import { spawn } from "node:child_process";
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { SHELL_RC_FILES } from "../permissions/paths.js";
@@ -84,7 +93,11 @@ function coverFor(root: string, target: string): Cover {
     const kind = kindOf(current);
     const last = i === parts.length - 1;
     if (kind === "missing") {
-      return { kind: last && isFileName(parts[i]!) ? "missing-file" : "missing-dir", path: current, ancestors };
+      return {
+        kind: last && isFileName(parts[i]!) ? "missing-file" : "missing-dir",
+        path: current,
+        ancestors,
+      };
     }
     if (last || kind !== "dir") return { kind: "existing", path: current, ancestors };
     ancestors.push(current);
@@ -186,7 +199,15 @@ export function probeBwrap(bwrapPath: string): Promise<string | undefined> {
 
 function runProbe(bwrapPath: string): Promise<string | undefined> {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-  args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--die-with-parent", "--", "true");
+  args.push(
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-net",
+    "--die-with-parent",
+    "--",
+    "true",
+  );
   return new Promise((resolve) => {
     let stderr = "";
     const child = spawn(bwrapPath, args, { stdio: ["ignore", "ignore", "pipe"] });

@@ -8,11 +8,14 @@ import { addUsage, type ConversationMessage, emptyUsage, type Usage } from "../e
 import { splitRuleList } from "../permissions/rules.js";
 import { MODEL_CATALOG } from "../providers/catalog.js";
 import { resolveModel } from "../providers/registry.js";
+import type { SandboxPolicy } from "../sandbox/policy.js";
+import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
 import { type OpenedSession, openSession } from "../sessions/open-session.js";
 import { SessionStore, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
 import { SessionWriteError } from "../sessions/writer.js";
 import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
+import { stopRunProcesses } from "../tools/run-processes.js";
 import type { Tool } from "../tools/types.js";
 import type { PermissionMode, SDKInformationalMessage, SDKMessage, SDKUserMessage } from "./messages.js";
 import { InvalidOptionsError, type Options, type ResolvedOptions, validateOptions } from "./options.js";
@@ -121,7 +124,7 @@ const STOPPED: unique symbol = Symbol("stopped");
 /** Abort reason when a run is ended because the structured output can no longer come. */
 const STRUCTURED_OUTPUT_EXHAUSTED = new Error("The structured output retries are used up.");
 
-type Notice = { tag: "config" | "session"; content: string };
+type Notice = { tag: "config" | "session" | "sandbox"; content: string };
 
 class QueryRun implements Query {
   private readonly generator: AsyncGenerator<SDKMessage, void>;
@@ -140,6 +143,8 @@ class QueryRun implements Query {
   /** close(), return() or throw(): no further messages at all. */
   private closed = false;
   private model: string | undefined;
+  /** The OS sandbox of this query's commands, resolved before its first run. */
+  private sandbox: SandboxPolicy | undefined;
 
   constructor(
     private readonly prompt: string | AsyncIterable<SDKUserMessage>,
@@ -258,6 +263,7 @@ class QueryRun implements Query {
       this.stop.abort(new Error("The query ended."));
       // Also on break, close() and abort: everything recorded so far is fsynced.
       this.session?.writer?.close();
+      if (this.sandbox) await stopRunProcesses(this.sandbox.runTag, this.options.env as NodeJS.ProcessEnv);
     }
   }
 
@@ -319,6 +325,12 @@ class QueryRun implements Query {
     const tools = structured ? [...this.tools, structured.tool] : this.tools;
     const configWarnings = await this.permissions.prepare();
     this.notices.push(...configWarnings.map((content): Notice => ({ tag: "config", content })));
+    if (!this.sandbox) {
+      const env = (this.options.env ?? process.env) as NodeJS.ProcessEnv;
+      const { policy, warnings } = await sdkSandboxPolicy(this.options.sandbox, this.permissions.roots, env);
+      this.sandbox = policy;
+      this.notices.push(...warnings.map((content): Notice => ({ tag: "sandbox", content })));
+    }
     const prepared = await prepareRun({
       ...this.modelSettings(),
       ...(this.model !== undefined ? { model: this.model } : {}),
@@ -334,6 +346,7 @@ class QueryRun implements Query {
       permissionMode: this.permissions.mode ?? "default",
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
       canUseTool: this.permissions.canUseTool,
+      sandbox: this.sandbox,
       ...(this.options.env ? { toolEnv: childEnvironment(this.options.env as NodeJS.ProcessEnv) } : {}),
     });
     // The session is opened once the model is known to resolve, so a misconfigured query leaves no

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import * as z from "zod";
+import { bwrapCommand } from "../sandbox/bwrap.js";
+import type { SandboxPolicy } from "../sandbox/policy.js";
 import { CappedOutput } from "./capped-output.js";
 import { childEnvironment } from "./child-env.js";
 import { defineTool } from "./define.js";
-import { bwrapCommand } from "../sandbox/bwrap.js";
-import type { SandboxPolicy } from "../sandbox/policy.js";
 import { findShell, KILL_GRACE_MS, signalGroup, stopGroup } from "./process-group.js";
 import { RUN_TAG_VAR } from "./run-processes.js";
 
@@ -96,7 +96,13 @@ function describe(result: CommandResult, timeout: number): string {
  */
 async function runCommand(
   command: string,
-  options: { cwd: string; env: NodeJS.ProcessEnv; timeout: number; signal: AbortSignal; sandbox?: SandboxPolicy },
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    timeout: number;
+    signal: AbortSignal;
+    sandbox?: SandboxPolicy;
+  },
 ): Promise<CommandResult> {
   const shell = await findShell();
   const { sandbox } = options;

@@ -1,8 +1,8 @@
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { resolveSandboxPolicy } from "../../src/sandbox/policy.js";
-import { findOnPath } from "../../src/tools/process-group.js";
 import { reply } from "../../src/testing/index.js";
+import { findOnPath } from "../../src/tools/process-group.js";
 import { MODEL, serverEnv, spawnCli, startServer, workspace } from "../conformance/pm/helpers.js";
 import { tempDir } from "../helpers/temp.js";
 

@@ -1,10 +1,17 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { REPO } from "../conformance/pm/helpers.js";
-import { workspace } from "../conformance/pm/helpers.js";
+import { REPO, workspace } from "../conformance/pm/helpers.js";
 import { tempDir } from "../helpers/temp.js";
 import { needsSandbox, pathWithoutBwrap, runBash, sandboxUnavailable } from "./sandbox-helpers.js";
 
@@ -54,7 +61,8 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
   });
 
   test("with --force, .git/hooks and .git/config stay read-only, also through a script the checker cannot read", async () => {
-    const script = "echo evil > .git/hooks/pre-commit; echo '[core]' >> .git/config; mv .git/hooks h; echo done\n";
+    const script =
+      "echo evil > .git/hooks/pre-commit; echo '[core]' >> .git/config; mv .git/hooks h; echo done\n";
     const dir = repository();
     writeFileSync(join(dir, "w.sh"), script);
     const config = readFileSync(join(dir, ".git/config"), "utf8");
@@ -74,13 +82,19 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
 
   test("renaming .git away and planting a new one does not get around the protection", async () => {
     const dir = repository();
-    writeFileSync(join(dir, "w.sh"), "mv .git old; mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit\n");
+    writeFileSync(
+      join(dir, "w.sh"),
+      "mv .git old; mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit\n",
+    );
     await runBash("bash w.sh", SANDBOXED, { dir });
     expect(existsSync(join(dir, ".git/hooks/pre-commit"))).toBe(false);
     expect(existsSync(join(dir, "old"))).toBe(false);
 
     const control = repository();
-    writeFileSync(join(control, "w.sh"), "mv .git old; mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit\n");
+    writeFileSync(
+      join(control, "w.sh"),
+      "mv .git old; mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit\n",
+    );
     await runBash("bash w.sh", UNSANDBOXED, { dir: control });
     expect(existsSync(join(control, ".git/hooks/pre-commit"))).toBe(true);
   });
@@ -100,7 +114,8 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
 
   test("/proc shows the sandbox's own processes: cairn's environment (its API key) is out of reach", async () => {
     const env = { ANTHROPIC_API_KEY: "sk-parent-secret-0123" };
-    const command = "tr '\\0' '\\n' < /proc/$PPID/environ; for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; done";
+    const command =
+      "tr '\\0' '\\n' < /proc/$PPID/environ; for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; done";
     const run = await runBash(command, SANDBOXED, { env });
     expect(run.code).toBe(0);
     expect(run.output).not.toContain("sk-parent-secret-0123");
@@ -200,7 +215,7 @@ describe("where the sandbox cannot run", () => {
   test("a bwrap inside the workspace on PATH is not trusted", async () => {
     const dir = workspace();
     mkdirSync(join(dir, "bin"));
-    writeFileSync(join(dir, "bin/bwrap"), "#!/bin/sh\nshift $#; exec /bin/sh \"$@\"\n", { mode: 0o755 });
+    writeFileSync(join(dir, "bin/bwrap"), '#!/bin/sh\nshift $#; exec /bin/sh "$@"\n', { mode: 0o755 });
     const bin = await pathWithoutBwrap();
     const run = await runBash("echo ok", ["--sandbox", "enabled"], {
       dir,
