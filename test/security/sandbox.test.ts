@@ -11,7 +11,9 @@ import {
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { REPO, workspace } from "../conformance/pm/helpers.js";
+import { reply } from "../../src/testing/index.js";
+import { MODEL, REPO, serverEnv, spawnCli, startServer, workspace } from "../conformance/pm/helpers.js";
+import { isAlive } from "../helpers/process.js";
 import { tempDir } from "../helpers/temp.js";
 import { needsSandbox, pathWithoutBwrap, runBash, sandboxUnavailable } from "./sandbox-helpers.js";
 
@@ -157,38 +159,78 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
   });
 });
 
-describe.skipIf(sandboxUnavailable !== undefined)(`processes a command leaves behind${needsSandbox}`, () => {
-  const marker = () => `${900 + Math.floor(Math.random() * 90_000) / 1000}`;
-  const alive = (seconds: string) => {
-    const pids: number[] = [];
-    for (const name of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
-      try {
-        if (readFileSync(`/proc/${name}/cmdline`, "utf8") === `sleep\0${seconds}\0`) pids.push(Number(name));
-      } catch {}
-    }
-    return pids;
-  };
-  const detach = (seconds: string) => `setsid sleep ${seconds} > /dev/null 2>&1 < /dev/null & echo started`;
-  const keep = { CAIRN_KEEP_BACKGROUND_JOBS: "1" };
+/** A `sleep` with a duration no other test uses, to find it among the host's processes. */
+const uniqueSeconds = () => `${900 + Math.floor(Math.random() * 90_000) / 1000}`;
 
+/** Host pids of live `sleep <seconds>` processes. */
+function sleepers(seconds: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, "utf8") === `sleep\0${seconds}\0` && isAlive(Number(name)))
+        pids.push(Number(name));
+    } catch {}
+  }
+  return pids;
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+/** Starts `sleep <seconds>` in a session of its own and waits until it is running. */
+const detach = (seconds: string) =>
+  `setsid sleep ${seconds} > /dev/null 2>&1 < /dev/null & until grep -qa '^sleep' /proc/$!/cmdline; do :; done;`;
+const KEEP_JOBS = { CAIRN_KEEP_BACKGROUND_JOBS: "1" };
+
+describe.skipIf(sandboxUnavailable !== undefined)(`processes a command leaves behind${needsSandbox}`, () => {
   test("a setsid job ends with the command in the sandbox, even when the user opted in to keeping jobs", async () => {
-    const seconds = marker();
-    const run = await runBash(detach(seconds), SANDBOXED, { env: keep });
+    const seconds = uniqueSeconds();
+    const run = await runBash(`${detach(seconds)} echo started`, SANDBOXED, { env: KEEP_JOBS });
     expect(run.output).toMatch(/started/);
-    expect(alive(seconds)).toEqual([]);
+    expect(sleepers(seconds)).toEqual([]);
   });
 
   test("without the sandbox, a setsid job ends with the run; opted in, it is kept (the positive control)", async () => {
-    const ended = marker();
-    await runBash(detach(ended), UNSANDBOXED);
-    expect(alive(ended)).toEqual([]);
+    const ended = uniqueSeconds();
+    await runBash(`${detach(ended)} echo started`, UNSANDBOXED);
+    expect(sleepers(ended)).toEqual([]);
 
-    const kept = marker();
-    await runBash(detach(kept), UNSANDBOXED, { env: keep });
-    const survivors = alive(kept);
+    const kept = uniqueSeconds();
+    await runBash(`${detach(kept)} echo started`, UNSANDBOXED, { env: KEEP_JOBS });
+    const survivors = sleepers(kept);
     for (const pid of survivors) process.kill(pid, "SIGKILL");
     expect(survivors).toHaveLength(1);
   });
+
+  for (const [signal, code, message] of [
+    ["SIGHUP", 129, "cairn: hung up (SIGHUP).\n"],
+    ["SIGINT", 130, "cairn: interrupted (SIGINT).\n"],
+  ] as const) {
+    for (const [label, args] of [
+      ["in the sandbox", SANDBOXED],
+      ["without the sandbox", UNSANDBOXED],
+    ] as const) {
+      test(`${signal} during a command exits ${code} and ends it and its setsid job (${label})`, async () => {
+        const detached = uniqueSeconds();
+        const foreground = uniqueSeconds();
+        const server = await startServer([
+          reply().tool("Bash", { command: `${detach(detached)} sleep ${foreground}` }),
+          reply().text("never reached"),
+        ]);
+        const cli = spawnCli(["-p", "Hi", "--model", MODEL, ...args], {
+          cwd: workspace(),
+          env: serverEnv(server),
+        });
+        await until(() => sleepers(foreground).length === 1 && sleepers(detached).length === 1);
+        cli.child.kill(signal);
+        expect(await cli.exited).toEqual({ code, signal: null });
+        expect(cli.out.stderr).toBe(message);
+        expect(sleepers(foreground)).toEqual([]);
+        expect(sleepers(detached)).toEqual([]);
+      });
+    }
+  }
 });
 
 describe("where the sandbox cannot run", () => {

@@ -11,7 +11,16 @@ describe("one writer per session", () => {
   test("a second concurrent --resume of a session is refused (exit 1, clear message); after a kill -9 the session resumes", async () => {
     const first = await runCli({ steps: [reply().text("One.")], args: ["--output-format", "json"] });
     const id = first.events[0]!.session_id as string;
-    const args = (prompt: string) => ["-p", prompt, "--model", MODEL, "--output-format", "json", "--resume", id];
+    const args = (prompt: string) => [
+      "-p",
+      prompt,
+      "--model",
+      MODEL,
+      "--output-format",
+      "json",
+      "--resume",
+      id,
+    ];
 
     const busy = await startServer([hang()]);
     const holder = spawnCli(args("keep it busy"), { cwd: first.dir, env: serverEnv(busy) });
