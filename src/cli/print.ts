@@ -6,7 +6,7 @@ import { preparePermissionGate } from "../permissions/setup.js";
 import { resolveSandboxPolicy } from "../sandbox/policy.js";
 import { openSession } from "../sessions/open-session.js";
 import { childEnvironment } from "../tools/child-env.js";
-import { stopRunProcesses } from "../tools/run-processes.js";
+import { killRunProcessesOnExit, stopRunProcesses } from "../tools/run-processes.js";
 import type { CliOptions } from "./args.js";
 import { writeError } from "./errors.js";
 import { UsageError } from "./exit-codes.js";
@@ -62,9 +62,10 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
   });
   const sandbox = await resolveSandboxPolicy(
     { ...(options.sandbox ? { mode: options.sandbox } : {}), network: options.sandboxNetwork },
-    { roots: gate.roots, env: process.env },
+    { roots: gate.roots, env: process.env, onFallback: writeError },
   );
-  for (const warning of [...session.warnings, ...warnings, sandbox.warning ?? []].flat()) writeError(warning);
+  for (const warning of [...session.warnings, ...warnings]) writeError(warning);
+  const cancelExitKill = killRunProcessesOnExit(sandbox.policy.runTag);
 
   let end: RunEndEvent | undefined;
   try {
@@ -105,6 +106,8 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
   } finally {
     session.writer?.close();
     await stopRunProcesses(sandbox.policy.runTag);
+    cancelExitKill();
+    await sandbox.policy.probing; // its fallback warning, if any, is said before cairn exits
     progress?.stop();
     await writer.flush();
     signal.removeEventListener("abort", forward);

@@ -28,7 +28,8 @@ import type { SandboxPolicy } from "./policy.js";
  * renamed or removed, so `mv .git .git2 && mkdir -p .git/hooks` cannot sidestep the protection.
  */
 export function bwrapCommand(
-  policy: SandboxPolicy & { bwrapPath: string },
+  policy: SandboxPolicy,
+  bwrapPath: string,
   shellArgv: string[],
   cwd: string,
 ): { file: string; args: string[]; release(): void } {
@@ -66,7 +67,7 @@ export function bwrapCommand(
   for (const placeholder of placeholders) usePlaceholder(placeholder, +1);
   let released = false;
   return {
-    file: policy.bwrapPath,
+    file: bwrapPath,
     args,
     release() {
       if (released) return;

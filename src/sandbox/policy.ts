@@ -26,9 +26,14 @@ export type SandboxSettings = {
 
 /** The sandbox that applies to a run's commands, resolved once per run (ToolContext.sandbox). */
 export type SandboxPolicy = {
-  /** `enabled`: commands run under bubblewrap at `bwrapPath`; `disabled`: the checker alone. */
-  mode: "enabled" | "disabled";
+  /**
+   * `enabled`: commands run under bubblewrap at `bwrapPath`. `disabled`: the checker alone.
+   * `auto`: bubblewrap was still being probed when the run started; `sandboxRunner` waits for it.
+   */
+  mode: "enabled" | "disabled" | "auto";
   bwrapPath?: string;
+  /** `auto` only: bubblewrap's path once it is known to work, undefined for the fallback. */
+  probing?: Promise<string | undefined>;
   /** Absolute, lexical and real forms: the workspace, `--add-dir` directories, `extraWritable`. */
   writableRoots: string[];
   protectedPaths: string[];
@@ -50,14 +55,18 @@ export type SandboxContext = {
   roots: readonly string[];
   env?: NodeJS.ProcessEnv;
   home?: string;
-  /** Set by tests only: where bubblewrap is looked up (default: PATH, outside the writable roots). */
-  bwrapPath?: string;
   platform?: NodeJS.Platform;
+  /**
+   * With it, `auto` does not wait for the probe (about 10 ms: a process creating namespaces), which
+   * then overlaps with the run's start; the fallback warning comes through here, once.
+   */
+  onFallback?: (warning: string) => void;
 };
 
 /**
  * Resolves the settings into the run's policy. `warning` says, once, why `auto` fell back to the
- * checker alone. Throws SandboxUnavailableError when `enabled` cannot be honoured.
+ * checker alone (unless `onFallback` takes it). Throws SandboxUnavailableError when `enabled` cannot
+ * be honoured: that is always known before the run starts.
  */
 export async function resolveSandboxPolicy(
   settings: SandboxSettings,
@@ -71,18 +80,35 @@ export async function resolveSandboxPolicy(
   const writableRoots = [...new Set(existing.flatMap((dir) => [dir, realOrSelf(dir)]))];
   const base = { writableRoots, network: settings.network === true, runTag: randomUUID() };
   const mode = settings.mode ?? "auto";
-  const off: SandboxPolicy = { mode: "disabled", protectedPaths: [], hiddenPaths: [], ...base };
-  if (mode === "disabled") return { policy: off };
+  if (mode === "disabled") return { policy: { mode, protectedPaths: [], hiddenPaths: [], ...base } };
 
-  const found = await findWorkingBwrap(context, writableRoots, env);
-  if (found.reason !== undefined) {
-    const reason = `the command sandbox is not available: ${found.reason}`;
-    if (mode === "enabled")
-      throw new SandboxUnavailableError(`${reason}; install bubblewrap, or turn the sandbox off`);
-    return { policy: off, warning: `${reason}; shell commands run with the permission checker alone` };
-  }
   const paths = sandboxPaths(writableRoots, { cairnHome: realOrSelf(resolveCairnHome(env, home)), home });
-  return { policy: { mode: "enabled", bwrapPath: found.bwrapPath, ...paths, ...base } };
+  const finding = findWorkingBwrap(context, writableRoots, env);
+  const unavailable = (reason: string) => `the command sandbox is not available: ${reason}`;
+  const fallback = (reason: string) =>
+    `${unavailable(reason)}; shell commands run with the permission checker alone`;
+  const { onFallback } = context;
+  if (mode === "auto" && onFallback) {
+    const probing = finding.then((found) => {
+      if (found.reason !== undefined) onFallback(fallback(found.reason));
+      return found.bwrapPath;
+    });
+    return { policy: { mode, probing, ...paths, ...base } };
+  }
+  const found = await finding;
+  if (found.reason === undefined)
+    return { policy: { mode: "enabled", bwrapPath: found.bwrapPath, ...paths, ...base } };
+  if (mode === "enabled")
+    throw new SandboxUnavailableError(
+      `${unavailable(found.reason)}; install bubblewrap, or turn the sandbox off`,
+    );
+  return { policy: { mode: "disabled", ...paths, ...base }, warning: fallback(found.reason) };
+}
+
+/** The bubblewrap to run a command under, or undefined for none (waits for an `auto` probe). */
+export async function sandboxRunner(policy: SandboxPolicy | undefined): Promise<string | undefined> {
+  if (!policy || policy.mode === "disabled") return undefined;
+  return policy.mode === "enabled" ? policy.bwrapPath : policy.probing;
 }
 
 type Availability = { reason: string; bwrapPath?: undefined } | { reason?: undefined; bwrapPath: string };
@@ -99,7 +125,7 @@ async function findWorkingBwrap(
     .split(path.delimiter)
     .filter((dir) => dir && path.isAbsolute(dir) && !writableRoots.some((root) => isInsideOrSame(root, dir)))
     .join(path.delimiter);
-  const bwrapPath = context.bwrapPath ?? (await findOnPath("bwrap", trustedPath));
+  const bwrapPath = await findOnPath("bwrap", trustedPath);
   if (!bwrapPath) return { reason: "bubblewrap (bwrap) is not installed" };
   const failure = await probeBwrap(bwrapPath);
   return failure ? { reason: failure } : { bwrapPath };

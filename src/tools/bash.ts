@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import * as z from "zod";
 import { bwrapCommand } from "../sandbox/bwrap.js";
-import type { SandboxPolicy } from "../sandbox/policy.js";
+import { type SandboxPolicy, sandboxRunner } from "../sandbox/policy.js";
 import { CappedOutput } from "./capped-output.js";
 import { childEnvironment } from "./child-env.js";
 import { defineTool } from "./define.js";
@@ -33,7 +33,9 @@ export const bashTool = defineTool({
     "Runs a shell command with `bash -c` in the working directory and returns its stdout, stderr and exit code. " +
     "There is no input (stdin is empty) and no terminal, so avoid interactive commands. " +
     `Times out after ${BASH_DEFAULT_TIMEOUT_MS / 1000} s by default (timeout in ms, max ${BASH_MAX_TIMEOUT_MS / 60_000} min); the command and all its child processes are then stopped. ` +
-    "Long outputs keep their start and end. Prefer Read, Glob, Grep and Edit over cat, find, grep and sed.",
+    "Long outputs keep their start and end. Prefer Read, Glob, Grep and Edit over cat, find, grep and sed. " +
+    "Commands may run in a sandbox: then only the working directory (and a /tmp private to the command) is writable, " +
+    "git hooks and config stay read-only, there is no network, and background processes end with the command.",
   input,
   outputLimit: 32_000,
   async run(args, ctx) {
@@ -106,10 +108,9 @@ async function runCommand(
 ): Promise<CommandResult> {
   const shell = await findShell();
   const { sandbox } = options;
+  const bwrapPath = await sandboxRunner(sandbox);
   const sandboxed =
-    sandbox?.mode === "enabled" && sandbox.bwrapPath
-      ? bwrapCommand({ ...sandbox, bwrapPath: sandbox.bwrapPath }, [shell, "-c", command], options.cwd)
-      : undefined;
+    sandbox && bwrapPath ? bwrapCommand(sandbox, bwrapPath, [shell, "-c", command], options.cwd) : undefined;
   const started = performance.now();
   const stdout = new CappedOutput();
   const stderr = new CappedOutput();

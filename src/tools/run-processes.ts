@@ -30,6 +30,19 @@ export async function stopRunProcesses(runTag: string, env: NodeJS.ProcessEnv = 
   for (const pid of pids) signal(pid, "SIGKILL");
 }
 
+/**
+ * The last resort when cairn exits without winding down (a second Ctrl-C, the forced exit after a
+ * signal): SIGKILL for every tagged process, synchronously, from an `exit` handler.
+ */
+export function killRunProcessesOnExit(runTag: string, env: NodeJS.ProcessEnv = process.env): () => void {
+  const onExit = () => {
+    if (env[KEEP_JOBS_VAR] === "1") return;
+    for (const pid of taggedProcesses(runTag)) signal(pid, "SIGKILL");
+  };
+  process.once("exit", onExit);
+  return () => process.off("exit", onExit);
+}
+
 /** Pids of this user's live processes whose environment holds `CAIRN_RUN_TAG=<runTag>`. */
 export function taggedProcesses(runTag: string): number[] {
   let names: string[];
