@@ -62,6 +62,25 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
     expect(existsSync(join(otherTmp, "escaped"))).toBe(true);
   });
 
+  test("an --add-dir directory is writable like the workspace", async () => {
+    const extra = dirOutsideTmp();
+    const run = await runBash(`echo x > ${extra}/written && echo ok`, [...SANDBOXED, "--add-dir", extra]);
+    expect(run.output).toMatch(/ok/);
+    expect(readFileSync(join(extra, "written"), "utf8")).toBe("x\n");
+  });
+
+  test("cairn's home (config with keys, transcripts) reads as empty", async () => {
+    const home = dirOutsideTmp();
+    writeFileSync(join(home, "config.json"), JSON.stringify({ apiKey: "sk-in-cairn-config-42" }));
+    const command = `cat ${home}/config.json; ls -A ${home}`;
+    const run = await runBash(command, SANDBOXED, { env: { CAIRN_HOME: home } });
+    expect(run.output).not.toContain("sk-in-cairn-config-42");
+    expect(run.output).toMatch(/No such file/);
+
+    const control = await runBash(command, UNSANDBOXED, { env: { CAIRN_HOME: home } });
+    expect(control.output).toContain("sk-in-cairn-config-42");
+  });
+
   test("with --force, .git/hooks and .git/config stay read-only, also through a script the checker cannot read", async () => {
     const script =
       "echo evil > .git/hooks/pre-commit; echo '[core]' >> .git/config; mv .git/hooks h; echo done\n";
