@@ -14,8 +14,11 @@ import { readPromptFromStdin } from "./stdin.js";
  * The CLI after `--version`'s fast path: parse, decide the mode (PM-2), find the prompt, run print
  * mode and turn the outcome into an exit code (README: exit codes). Never throws.
  */
-export async function runCli(argv: string[], version: string): Promise<number> {
-  const interrupts = new Interrupts().install();
+export async function runCli(
+  argv: string[],
+  version: string,
+  interrupts: Interrupts = new Interrupts().install(),
+): Promise<number> {
   installLastResort();
   try {
     return await run(argv, version, interrupts);

@@ -11,7 +11,7 @@ import {
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { SHELL_RC_FILES } from "../permissions/paths.js";
+import { resolvePhysical, SHELL_RC_FILES } from "../permissions/paths.js";
 import { isInsideOrSame } from "./paths.js";
 import type { SandboxPolicy } from "./policy.js";
 
@@ -39,9 +39,12 @@ export function bwrapCommand(
   const placeholders: string[] = [];
   const selfBound = new Set<string>();
   const covered = new Set<string>();
-  for (const target of policy.protectedPaths) {
-    const root = policy.writableRoots.find((r) => isInsideOrSame(r, target));
-    if (!root) continue;
+  for (const protectedPath of policy.protectedPaths) {
+    // Mounts go where the path really leads: over a symlink's target (a dangling one included),
+    // which needs covering only when it lies in a writable root.
+    const target = realPath(protectedPath);
+    const root = target && policy.writableRoots.find((r) => isInsideOrSame(r, target));
+    if (!target || !root) continue;
     const cover = coverFor(root, target);
     if (covered.has(cover.path)) continue;
     covered.add(cover.path);
@@ -56,10 +59,11 @@ export function bwrapCommand(
       placeholders.push(cover.path);
     }
   }
-  for (const hidden of policy.hiddenPaths) {
-    const kind = kindOf(hidden);
-    if (kind === "dir") args.push("--ro-bind", emptyDir(), hidden);
-    else if (kind === "file") args.push("--ro-bind", emptyFile(), hidden);
+  for (const hiddenPath of policy.hiddenPaths) {
+    const hidden = realPath(hiddenPath);
+    const kind = hidden ? kindOf(hidden) : "missing";
+    if (hidden && kind !== "missing")
+      args.push("--ro-bind", kind === "dir" ? emptyDir() : emptyFile(), hidden);
   }
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent");
   if (!policy.network) args.push("--unshare-net");
@@ -109,6 +113,15 @@ function coverFor(root: string, target: string): Cover {
 /** Protected names that are files where they exist (`.bashrc`, `.git/config`); the rest are directories. */
 function isFileName(name: string): boolean {
   return SHELL_RC_FILES.includes(name) || name === ".gitconfig" || name === "config";
+}
+
+/** Every symbolic link followed (missing components appended); undefined for a loop. */
+function realPath(p: string): string | undefined {
+  try {
+    return resolvePhysical(p).real;
+  } catch {
+    return undefined;
+  }
 }
 
 function kindOf(p: string): "dir" | "file" | "missing" {

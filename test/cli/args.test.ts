@@ -15,6 +15,7 @@ describe("parseArgs", () => {
       disallowedTools: [],
       addDirs: [],
       failOnDenial: false,
+      sandboxNetwork: false,
       prompt: "Hello world",
     });
   });
@@ -51,6 +52,9 @@ describe("parseArgs", () => {
           "--add-dir",
           "/opt/shared",
           "--fail-on-denial",
+          "--sandbox",
+          "enabled",
+          "--sandbox-network",
           "--",
           "go",
         ],
@@ -74,6 +78,8 @@ describe("parseArgs", () => {
       disallowedTools: ["Write"],
       addDirs: ["/opt/shared"],
       failOnDenial: true,
+      sandbox: "enabled",
+      sandboxNetwork: true,
       prompt: "go",
     });
     expect(parseArgs(["-f", "x"], "1")).toMatchObject({ force: true });
@@ -86,6 +92,7 @@ describe("parseArgs", () => {
     [["--model"], /argument missing/],
     [["--fork-session", "-p", "x"], /--fork-session needs --resume/],
     [["--permission-mode", "yolo"], /argument 'yolo' is invalid/],
+    [["--sandbox", "on"], /argument 'on' is invalid.*auto, enabled, disabled/],
   ])("%j is a usage error", (argv, message) => {
     expect(() => parseArgs(argv, "1")).toThrow(UsageError);
     expect(() => parseArgs(argv, "1")).toThrow(message);

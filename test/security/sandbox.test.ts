@@ -6,6 +6,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -131,6 +132,21 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
     const control = await runBash(command, UNSANDBOXED);
     expect(existsSync(join(control.dir, ".claude/settings.json"))).toBe(true);
     expect(existsSync(join(control.dir, ".git/HEAD"))).toBe(true);
+  });
+
+  test("a protected name that is a dangling symlink is covered where it points, and commands still run", async () => {
+    const command = "echo ran; mkdir -p elsewhere && echo '{}' > .claude/settings.json";
+    const dir = workspace();
+    symlinkSync("elsewhere", join(dir, ".claude"));
+    const run = await runBash(command, SANDBOXED, { dir });
+    expect(run.output).toMatch(/^ran\n/);
+    expect(existsSync(join(dir, "elsewhere/settings.json"))).toBe(false);
+    expect(existsSync(join(dir, "elsewhere"))).toBe(false);
+
+    const control = workspace();
+    symlinkSync("elsewhere", join(control, ".claude"));
+    await runBash(command, UNSANDBOXED, { dir: control });
+    expect(existsSync(join(control, "elsewhere/settings.json"))).toBe(true);
   });
 
   test("/proc shows the sandbox's own processes: cairn's environment (its API key) is out of reach", async () => {
