@@ -1,18 +1,9 @@
-import { spawn } from "node:child_process";
-import {
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmdirSync,
-  rmSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { lstatSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { resolvePhysical, SHELL_RC_FILES } from "../permissions/paths.js";
 import { isInsideOrSame } from "./paths.js";
+import { emptyDir, emptyFile, usePlaceholder } from "./placeholders.js";
 import type { SandboxPolicy } from "./policy.js";
 
 /**
@@ -139,98 +130,4 @@ function privateTempDirs(writableRoots: readonly string[]): string[] {
   const tmp = os.tmpdir();
   if (kindOf(tmp) === "dir") dirs.add(tmp);
   return [...dirs].filter((dir) => !writableRoots.some((root) => isInsideOrSame(root, dir)));
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Placeholders: mount points bubblewrap creates for missing protected paths, removed afterwards.
-// ---------------------------------------------------------------------------------------------------
-
-/** Commands of this process using each placeholder (SDK queries may run commands side by side). */
-const placeholderUsers = new Map<string, number>();
-
-function usePlaceholder(placeholder: string, delta: number): void {
-  const users = (placeholderUsers.get(placeholder) ?? 0) + delta;
-  if (users > 0) {
-    placeholderUsers.set(placeholder, users);
-    return;
-  }
-  placeholderUsers.delete(placeholder);
-  removeIfEmpty(placeholder);
-}
-
-/** Only an empty directory or file is ours to remove; anything with content is left alone. */
-function removeIfEmpty(p: string): void {
-  try {
-    const info = lstatSync(p);
-    if (info.isDirectory() && readdirSync(p).length === 0) rmdirSync(p);
-    else if (info.isFile() && info.size === 0) unlinkSync(p);
-  } catch {
-    // gone already, or not ours to remove
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------
-// The empty, read-only sources of those mounts: one directory per process, removed at exit.
-// ---------------------------------------------------------------------------------------------------
-
-let emptySources: { dir: string; file: string } | undefined;
-
-function sources(): { dir: string; file: string } {
-  if (emptySources) return emptySources;
-  const base = mkdtempSync(path.join(os.tmpdir(), "cairn-sandbox-"));
-  const dir = path.join(base, "empty-dir");
-  const file = path.join(base, "empty-file");
-  mkdirSync(dir, { mode: 0o555 });
-  writeFileSync(file, "", { mode: 0o444 });
-  process.once("exit", () => rmSync(base, { recursive: true, force: true }));
-  emptySources = { dir, file };
-  return emptySources;
-}
-
-function emptyDir(): string {
-  return sources().dir;
-}
-
-function emptyFile(): string {
-  return sources().file;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Whether bubblewrap works here (installed is not enough: containers often forbid namespaces).
-// ---------------------------------------------------------------------------------------------------
-
-const probes = new Map<string, Promise<string | undefined>>();
-
-/** Undefined when `bwrap` can create the sandbox's namespaces; else why not (bubblewrap's own words). */
-export function probeBwrap(bwrapPath: string): Promise<string | undefined> {
-  let probe = probes.get(bwrapPath);
-  if (!probe) {
-    probe = runProbe(bwrapPath);
-    probes.set(bwrapPath, probe);
-  }
-  return probe;
-}
-
-function runProbe(bwrapPath: string): Promise<string | undefined> {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-  args.push(
-    "--unshare-pid",
-    "--unshare-ipc",
-    "--unshare-uts",
-    "--unshare-net",
-    "--die-with-parent",
-    "--",
-    "true",
-  );
-  return new Promise((resolve) => {
-    let stderr = "";
-    const child = spawn(bwrapPath, args, { stdio: ["ignore", "ignore", "pipe"] });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    child.once("error", (error) => resolve(`${bwrapPath} cannot be started (${error.message})`));
-    child.once("close", (code) =>
-      resolve(code === 0 ? undefined : `${bwrapPath} fails here: ${stderr.trim() || `exit code ${code}`}`),
-    );
-  });
 }

@@ -4,8 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { resolveCairnHome } from "../permissions/home.js";
 import { findOnPath } from "../tools/process-group.js";
-import { probeBwrap } from "./bwrap.js";
 import { isInsideOrSame, sandboxPaths } from "./paths.js";
+import { probeBwrap } from "./probe.js";
 
 /**
  * - `enabled`: every shell command runs under bubblewrap; a run where it cannot is refused.
