@@ -15,6 +15,7 @@ import { summarize } from "./lib/stats.mjs";
 import { grep } from "./scenarios/grep.mjs";
 import { compactionCost, longSessionRss } from "./scenarios/long-session.mjs";
 import { mcpStartup } from "./scenarios/mcp.mjs";
+import { sandboxPerCommand } from "./scenarios/sandbox.mjs";
 import { sdkFirstMessage } from "./scenarios/sdk.mjs";
 import { sessionResume } from "./scenarios/sessions.mjs";
 import { oneLine, peakRss, threeTurn, version } from "./scenarios/startup.mjs";
@@ -40,6 +41,7 @@ const SUITE = [
   { scenario: stream20k, runs: 7 },
   { scenario: slowStream, runs: 3 },
   { scenario: bash50, runs: 5 },
+  { scenario: sandboxPerCommand, runs: 5 },
   { scenario: sdkFirstMessage, runs: 1 },
   { scenario: grep, runs: 5 },
   { scenario: sessionResume, runs: 5 },

@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from "commander";
 import type { EffortLevel, ThinkingSetting } from "../engine/provider.js";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
 import { checkModelName } from "../providers/model-names.js";
+import { SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
 import { UsageError } from "./exit-codes.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "./formats/types.js";
 import { HELP } from "./help.js";
@@ -28,6 +29,10 @@ export type CliOptions = {
   addDirs: string[];
   /** `--trust`: the workspace's own hooks (.claude/settings.json, .cursor/hooks.json) may run. */
   trust: boolean;
+  /** `--sandbox`: the OS sandbox for shell commands (default `auto`). */
+  sandbox?: SandboxMode;
+  /** `--sandbox-network`: sandboxed commands may use the network. */
+  sandboxNetwork: boolean;
   /** Exit 3 when the run had permission denials (else they are reported but the run may succeed). */
   failOnDenial: boolean;
   /** `--mcp-config` values (a file or inline JSON each), in order. */
@@ -87,6 +92,8 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .addOption(new Option("--thinking <mode>").choices(["adaptive", "enabled", "disabled"]))
     .option("--max-thinking-tokens <n>", "", (value) => parseNumber("--max-thinking-tokens", value, 0, true))
     .addOption(new Option("--effort <level>").choices(EFFORT_LEVELS))
+    .addOption(new Option("--sandbox <mode>").choices(SANDBOX_MODES))
+    .option("--sandbox-network", "", false)
     .version(version, "-v, --version")
     .helpOption("-h, --help")
     .configureHelp({ formatHelp: () => HELP })
@@ -132,6 +139,8 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     thinking?: "adaptive" | "enabled" | "disabled";
     maxThinkingTokens?: number;
     effort?: EffortLevel;
+    sandbox?: SandboxMode;
+    sandboxNetwork: boolean;
   }>();
   if (opts.forkSession && opts.resume === undefined && !opts.continue) {
     throw new UsageError("--fork-session needs --resume <id> or --continue (see cairn --help)");
@@ -163,6 +172,8 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     strictMcpConfig: opts.strictMcpConfig,
     approveMcps: opts.approveMcps,
     trust: opts.trust,
+    ...(opts.sandbox !== undefined ? { sandbox: opts.sandbox } : {}),
+    sandboxNetwork: opts.sandboxNetwork,
     ...(words.length > 0 ? { prompt: words.join(" ") } : {}),
     longSession: {
       ...(opts.maxBudgetUsd !== undefined ? { maxBudgetUsd: opts.maxBudgetUsd } : {}),

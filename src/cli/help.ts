@@ -46,6 +46,10 @@ Options:
   --strict-mcp-config           Only the servers of --mcp-config (none from config files).
   --approve-mcps                Let the project's MCP servers (.mcp.json, .cursor/mcp.json) start.
   --trust                       Run the workspace's own hooks (.claude/settings.json, .cursor/hooks.json).
+  --sandbox <mode>              auto | enabled | disabled: the OS sandbox under shell commands
+                                (Linux, bubblewrap). auto (default) uses it where it works and
+                                says so once where it cannot; enabled makes that an error.
+  --sandbox-network             Let sandboxed commands use the network (default: none).
   -r, --resume [id]             Continue session <id> (same id); without an id, the latest one here.
   -c, --continue                Continue the latest session of this directory.
   --fork-session                With --resume/--continue: continue under a new session id.
@@ -77,8 +81,10 @@ Environment:
   OPENAI_API_KEY       key for openai/ models           CAIRN_HOME    sessions and config (~/.cairn)
 
 Exit codes: 0 success; 1 the run failed (model or provider error, --max-turns or --max-budget-usd
-reached, unknown session id); 2 usage error (bad flag or value, no prompt, unknown model, missing key, bad config or
-rule); 3 denials with --fail-on-denial; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM). Errors are one line on stderr; stdout carries only the chosen format.
+reached, unknown session id, session in use); 2 usage error (bad flag or value, no prompt, unknown
+model, missing key, bad config or rule, --sandbox enabled without bubblewrap); 3 denials with
+--fail-on-denial; 129 hung up (SIGHUP); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM). Errors
+are one line on stderr; stdout carries only the chosen format.
 
 Output formats, events and tool payloads: docs/events.md
 `;

@@ -1,3 +1,4 @@
+import type { SandboxPolicy } from "../sandbox/policy.js";
 import type { Tool, ToolOutcome } from "../tools/types.js";
 import { eachEvent } from "./batches.js";
 import {
@@ -53,6 +54,8 @@ export type LoopOptions = {
   canUseTool?: CanUseTool;
   /** Environment for tool child processes. */
   env?: NodeJS.ProcessEnv;
+  /** The OS sandbox for shell commands (ToolContext.sandbox). */
+  sandbox?: SandboxPolicy;
   retryPolicy?: RetryPolicy;
   /** The MCP servers of the run and how they stand (reported in `run_start`). */
   mcpServers?: { name: string; status: string }[];
@@ -398,7 +401,13 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
             call.block.id,
             runOneCall(
               call,
-              { cwd: options.cwd, signal, toolUseId: call.block.id, env: options.env },
+              {
+                cwd: options.cwd,
+                signal,
+                toolUseId: call.block.id,
+                env: options.env,
+                sandbox: options.sandbox,
+              },
               options.canUseTool,
               hooks,
             ).then((done) => ({ call, ...done })),

@@ -17,8 +17,10 @@ import type { PermissionGate } from "../permissions/gate.js";
 import { splitRuleList } from "../permissions/rules.js";
 import type { ModelSettings } from "../providers/registry.js";
 import { ConfigError } from "../providers/types.js";
+import type { SandboxPolicy } from "../sandbox/policy.js";
 import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
+import { stopRunProcesses } from "../tools/run-processes.js";
 import type { Tool, ToolDeclaration } from "../tools/types.js";
 import { type RunModel, resolveRunModel } from "./model.js";
 import { buildPermissionGate, type PermissionSetup } from "./permissions.js";
@@ -52,6 +54,14 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   resolvedModel?: RunModel;
   /** MCP servers from flags or options, and how the config files' servers are treated. */
   mcp?: McpSpec;
+  /**
+   * The OS sandbox of the run's shell commands, from the door's settings (`--sandbox`, SDK
+   * `sandbox`): given the directories the gate lets the agent write. Omitted: no sandbox.
+   */
+  sandbox?: (
+    roots: readonly string[],
+    env: NodeJS.ProcessEnv,
+  ) => Promise<{ policy: SandboxPolicy; warnings: string[] }>;
   /** Hooks besides the config files' (docs/hooks.md); omitted: the config files' user-level hooks. */
   hooks?: HookSpec;
   /** The model's context window, over the catalog's (`--context-window`, SDK `contextWindow`). */
@@ -103,6 +113,13 @@ export type AssembledRun = {
   system: string;
   /** The run's MCP servers (tools included in `tools`); the door closes it when the run ends. */
   mcp: McpHub;
+  /** The OS sandbox of the run's shell commands, when the door asked for one. */
+  sandbox?: SandboxPolicy;
+  /**
+   * Ends what the run started: its MCP servers, any process its commands left running (tagged
+   * `CAIRN_RUN_TAG`), and waits for the sandbox probe (so its warning is said before exit).
+   */
+  close(): Promise<void>;
   /** Works out tools, gate and system prompt again after the MCP servers changed (SDK `setMcpServers` …). */
   refreshTools(): Promise<void>;
   /**
@@ -172,6 +189,13 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     return { tools, declarations, built, system, mcpServers };
   };
   let current = await toolsNow();
+  const sandboxed = spec.sandbox
+    ? await spec.sandbox(current.built?.gate.roots ?? [cwd], env).catch(async (error: unknown) => {
+        await mcp.close();
+        throw error;
+      })
+    : undefined;
+  const sandbox = sandboxed?.policy;
   const retryPolicy = spec.retryPolicy ?? retryPolicyFromEnv(env);
   const fallback = await resolveFallback(spec, config, model).catch(async (error: unknown) => {
     await mcp.close(); // the run will not start: its MCP servers end now
@@ -197,6 +221,14 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     tools: current.tools,
     declarations: current.declarations,
     mcp,
+    ...(sandbox ? { sandbox } : {}),
+    async close() {
+      await mcp.close();
+      if (sandbox) {
+        await stopRunProcesses(sandbox.runTag, env);
+        await sandbox.probing;
+      }
+    },
     model,
     system: current.system,
     ...(hooks ? { hooks } : {}),
@@ -233,6 +265,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         prompt: turn.prompt,
         signal: turn.signal,
         env: toolEnv,
+        ...(sandbox ? { sandbox } : {}),
         retryPolicy,
         ...(turn.maxTurns !== undefined ? { maxTurns: turn.maxTurns } : {}),
         ...(spec.maxTokens !== undefined ? { maxTokens: spec.maxTokens } : {}),
@@ -256,7 +289,12 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       };
     },
   };
-  run.warnings = [...warnings, ...assembledHooks.warnings, ...(current.built?.warnings ?? [])];
+  run.warnings = [
+    ...warnings,
+    ...assembledHooks.warnings,
+    ...(current.built?.warnings ?? []),
+    ...(sandboxed?.warnings ?? []),
+  ];
   return run;
 }
 

@@ -340,6 +340,15 @@ export type Options = {
    */
   settingSources?: SettingSource[];
 
+  /**
+   * The OS sandbox for shell commands (docs/security.md, "Sandbox"), in the convention's shape:
+   * `{ enabled: false }` turns it off; `{ enabled: true, failIfUnavailable: true }` requires it;
+   * otherwise (the default) it is used where bubblewrap runs, with a warning where it cannot.
+   * `filesystem.allowWrite` adds writable directories; `network.allowAll: true` (cairn's own key)
+   * gives commands the network. Other keys are reported in a warning and have no effect.
+   */
+  sandbox?: Record<string, unknown>;
+
   // --- cairn's own ------------------------------------------------------------------------------
 
   /** The provider API key for this query; overrides the key from `env` / `process.env`. */
@@ -394,7 +403,6 @@ export type Options = {
   plugins?: { type: "local"; path: string; skipMcpDiscovery?: boolean }[];
   projectConfigRoot?: string;
   promptSuggestions?: boolean;
-  sandbox?: Record<string, unknown>;
   settings?: string | Record<string, unknown>;
   skills?: string[] | "all";
   supportedDialogKinds?: string[];
@@ -454,6 +462,7 @@ const SUPPORTED = {
   ),
   additionalDirectories: stringList,
   allowDangerouslySkipPermissions: z.boolean(),
+  sandbox: record,
   allowedTools: stringList,
   canUseTool: fn,
   continue: z.boolean(),
@@ -555,7 +564,6 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   plugins: z.array(record),
   projectConfigRoot: z.string(),
   promptSuggestions: z.boolean(),
-  sandbox: record,
   settings: z.union([z.string(), record]),
   skills: z.union([stringList, z.literal("all")]),
   supportedDialogKinds: stringList,

@@ -11,6 +11,7 @@ import { splitRuleList } from "../permissions/rules.js";
 import { MODEL_CATALOG } from "../providers/catalog.js";
 import { type AssembledRun, assembleRun, type RunSpec, resolveModelFor } from "../run/assemble.js";
 import type { RunModel } from "../run/model.js";
+import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
 import { type OpenedSession, openSession } from "../sessions/open-session.js";
 import { SessionStore, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
 import { SessionWriteError } from "../sessions/writer.js";
@@ -157,7 +158,7 @@ const STOPPED: unique symbol = Symbol("stopped");
 /** Abort reason when a run is ended because the structured output can no longer come. */
 const STRUCTURED_OUTPUT_EXHAUSTED = new Error("The structured output retries are used up.");
 
-type Notice = { tag: "config" | "session" | "mcp"; content: string };
+type Notice = { tag: "config" | "session" | "mcp" | "sandbox"; content: string };
 
 class QueryRun implements Query {
   private readonly generator: AsyncGenerator<SDKMessage, void>;
@@ -377,7 +378,7 @@ class QueryRun implements Query {
       // Also on break, close() and abort: everything recorded so far is fsynced, MCP servers end.
       this.session?.writer?.close();
       this.ended = true;
-      await this.assembled?.mcp.close();
+      await this.assembled?.close();
     }
   }
 
@@ -568,7 +569,7 @@ class QueryRun implements Query {
       });
       this.assembled = assembled;
       // Closed while the servers were starting: they end now, nobody will use them.
-      if (this.ended) await assembled.mcp.close();
+      if (this.ended) await assembled.close();
       this.permissions.adopt(assembled);
       this.notices.push(...assembled.warnings.map((content): Notice => ({ tag: "config", content })));
       for (const server of assembled.mcp.states())
@@ -606,6 +607,11 @@ class QueryRun implements Query {
       ...(model !== undefined ? { model } : {}),
       permissions: this.permissions.setup(),
       tools: this.tools,
+      sandbox: async (roots, env) => {
+        const { policy, warnings } = await sdkSandboxPolicy(this.options.sandbox, roots, env);
+        for (const content of warnings) this.notices.push({ tag: "sandbox", content });
+        return { policy, warnings: [] };
+      },
       mcp: {
         explicit: entriesFromOptions(this.options.mcpServers),
         strict: this.options.strictMcpConfig === true,

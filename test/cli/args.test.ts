@@ -19,6 +19,7 @@ describe("parseArgs", () => {
       strictMcpConfig: false,
       approveMcps: false,
       trust: false,
+      sandboxNetwork: false,
       prompt: "Hello world",
       longSession: {},
     });
@@ -73,6 +74,9 @@ describe("parseArgs", () => {
           "1024",
           "--effort",
           "high",
+          "--sandbox",
+          "enabled",
+          "--sandbox-network",
           "--",
           "go",
         ],
@@ -100,6 +104,8 @@ describe("parseArgs", () => {
       strictMcpConfig: true,
       approveMcps: true,
       trust: true,
+      sandbox: "enabled",
+      sandboxNetwork: true,
       prompt: "go",
       longSession: {
         maxBudgetUsd: 2.5,
@@ -121,6 +127,7 @@ describe("parseArgs", () => {
     [["--permission-mode", "yolo"], /argument 'yolo' is invalid/],
     [["--context-window", "512"], /--context-window must be a whole number of at least 1024/],
     [["--effort", "extreme"], /argument 'extreme' is invalid/],
+    [["--sandbox", "on"], /argument 'on' is invalid.*auto, enabled, disabled/],
   ])("%j is a usage error", (argv, message) => {
     expect(() => parseArgs(argv, "1")).toThrow(UsageError);
     expect(() => parseArgs(argv, "1")).toThrow(message);
