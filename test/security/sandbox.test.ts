@@ -25,6 +25,11 @@ import { needsSandbox, pathWithoutBwrap, runBash, sandboxUnavailable } from "./s
  */
 const SANDBOXED = ["--sandbox", "enabled", "--force"];
 const UNSANDBOXED = ["--sandbox", "disabled", "--force"];
+/**
+ * Explicit rules that let the permission checker pass writes to protected names, so that what stops
+ * them below is the sandbox alone (the checker guards the same paths: docs/security.md).
+ */
+const PAST_THE_CHECKER = ["--allowedTools", "Write(.claude/**)", "Write(.git/**)", "Write(elsewhere/**)"];
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -123,13 +128,14 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
 
   test("protected paths that do not exist cannot be created, and leave nothing behind", async () => {
     const command = "mkdir -p .claude .git/hooks; echo '{}' > .claude/settings.json; git init -q .; ls -A";
-    const run = await runBash(command, SANDBOXED);
+    const run = await runBash(command, [...SANDBOXED, ...PAST_THE_CHECKER]);
+    expect(run.output).not.toMatch(/Permission to use Bash was denied/);
     expect(existsSync(join(run.dir, ".claude/settings.json"))).toBe(false);
     expect(existsSync(join(run.dir, ".git/HEAD"))).toBe(false);
     // The mount points bubblewrap needed for them are removed once the command is over.
     expect(readdirSync(run.dir)).toEqual([]);
 
-    const control = await runBash(command, UNSANDBOXED);
+    const control = await runBash(command, [...UNSANDBOXED, ...PAST_THE_CHECKER]);
     expect(existsSync(join(control.dir, ".claude/settings.json"))).toBe(true);
     expect(existsSync(join(control.dir, ".git/HEAD"))).toBe(true);
   });
@@ -138,14 +144,14 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
     const command = "echo ran; mkdir -p elsewhere && echo '{}' > .claude/settings.json";
     const dir = workspace();
     symlinkSync("elsewhere", join(dir, ".claude"));
-    const run = await runBash(command, SANDBOXED, { dir });
+    const run = await runBash(command, [...SANDBOXED, ...PAST_THE_CHECKER], { dir });
     expect(run.output).toMatch(/^ran\n/);
     expect(existsSync(join(dir, "elsewhere/settings.json"))).toBe(false);
     expect(existsSync(join(dir, "elsewhere"))).toBe(false);
 
     const control = workspace();
     symlinkSync("elsewhere", join(control, ".claude"));
-    await runBash(command, UNSANDBOXED, { dir: control });
+    await runBash(command, [...UNSANDBOXED, ...PAST_THE_CHECKER], { dir: control });
     expect(existsSync(join(control, "elsewhere/settings.json"))).toBe(true);
   });
 
