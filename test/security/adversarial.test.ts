@@ -14,6 +14,7 @@ import {
   runWithoutCairn,
 } from "./attacks/harness.js";
 import { FORCE_DENY, type Mode, PLAIN_DENY } from "./attacks/types.js";
+import { sandboxUnavailable } from "./sandbox-helpers.js";
 
 /**
  * The permanent adversarial suite (docs/security.md, "The adversarial suite"). Every case is an
@@ -28,6 +29,8 @@ import { FORCE_DENY, type Mode, PLAIN_DENY } from "./attacks/types.js";
  */
 
 const isRoot = process.getuid?.() === 0;
+if (sandboxUnavailable)
+  console.warn(`adversarial suite: the sandbox dimension is skipped (${sandboxUnavailable})`);
 const ALL: NamedCase[] = [...CHECKER_FAMILIES, ...FORCE_FAMILIES].flatMap(({ family, cases }) =>
   cases
     .filter((c) => isRoot || !c.root)
@@ -38,7 +41,12 @@ const ALL: NamedCase[] = [...CHECKER_FAMILIES, ...FORCE_FAMILIES].flatMap(({ fam
  * goes here as a second entry), plus whatever `CAIRN_ATTACK_ARGS` adds to the first.
  */
 const DIMENSIONS: { name: string; args: string[] }[] = [
-  { name: "checker only", args: (process.env.CAIRN_ATTACK_ARGS ?? "").split(/\s+/).filter(Boolean) },
+  {
+    name: "checker only",
+    args: ["--sandbox", "disabled", ...(process.env.CAIRN_ATTACK_ARGS ?? "").split(/\s+/).filter(Boolean)],
+  },
+  // The same attacks with the OS sandbox under every command, where bubblewrap runs (CI installs it).
+  ...(sandboxUnavailable ? [] : [{ name: "sandbox enabled", args: ["--sandbox", "enabled"] }]),
 ];
 
 const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-attacks-")));
