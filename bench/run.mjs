@@ -13,7 +13,9 @@ import { timeNodeBaseline } from "./lib/processes.mjs";
 import { formatTable, machineInfo, sourceInfo, writeResults } from "./lib/report.mjs";
 import { summarize } from "./lib/stats.mjs";
 import { grep } from "./scenarios/grep.mjs";
+import { compactionCost, longSessionRss } from "./scenarios/long-session.mjs";
 import { mcpStartup } from "./scenarios/mcp.mjs";
+import { sandboxPerCommand } from "./scenarios/sandbox.mjs";
 import { sdkFirstMessage } from "./scenarios/sdk.mjs";
 import { sessionResume } from "./scenarios/sessions.mjs";
 import { oneLine, peakRss, threeTurn, version } from "./scenarios/startup.mjs";
@@ -39,10 +41,13 @@ const SUITE = [
   { scenario: stream20k, runs: 7 },
   { scenario: slowStream, runs: 3 },
   { scenario: bash50, runs: 5 },
+  { scenario: sandboxPerCommand, runs: 5 },
   { scenario: sdkFirstMessage, runs: 1 },
   { scenario: grep, runs: 5 },
   { scenario: sessionResume, runs: 5 },
   { scenario: mcpStartup, runs: 7 },
+  { scenario: compactionCost, runs: 5 },
+  { scenario: longSessionRss, runs: 1 },
 ];
 const QUICK = ["one-line"];
 

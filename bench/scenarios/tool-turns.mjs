@@ -28,7 +28,17 @@ export const bash50 = {
         /** @type {number[]} */
         const toolSpans = [];
         let pending = "";
-        const run = await runCli(["-p", `Echo 1 to ${turns}`, "--output-format", "stream-json", "--force"], {
+        // Unsandboxed, so the figure stays comparable across versions (sandbox-per-command has its cost).
+        const args = [
+          "-p",
+          `Echo 1 to ${turns}`,
+          "--output-format",
+          "stream-json",
+          "--force",
+          "--sandbox",
+          "disabled",
+        ];
+        const run = await runCli(args, {
           env: serverEnv(server),
           cwd,
           onStdout(chunk, at) {

@@ -1,6 +1,8 @@
 import { Command, CommanderError, Option } from "commander";
+import type { EffortLevel, ThinkingSetting } from "../engine/provider.js";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
 import { checkModelName } from "../providers/model-names.js";
+import { SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
 import { UsageError } from "./exit-codes.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "./formats/types.js";
 import { HELP } from "./help.js";
@@ -27,6 +29,10 @@ export type CliOptions = {
   addDirs: string[];
   /** `--trust`: the workspace's own hooks (.claude/settings.json, .cursor/hooks.json) may run. */
   trust: boolean;
+  /** `--sandbox`: the OS sandbox for shell commands (default `auto`). */
+  sandbox?: SandboxMode;
+  /** `--sandbox-network`: sandboxed commands may use the network. */
+  sandboxNetwork: boolean;
   /** Exit 3 when the run had permission denials (else they are reported but the run may succeed). */
   failOnDenial: boolean;
   /** `--mcp-config` values (a file or inline JSON each), in order. */
@@ -36,7 +42,19 @@ export type CliOptions = {
   approveMcps: boolean;
   /** The prompt from the command line (undefined: none given). */
   prompt?: string;
+  /** Long sessions and spend (docs/context.md): --max-budget-usd, --fallback-model, --context-window, --thinking, --max-thinking-tokens, --effort. */
+  longSession: LongSessionFlags;
 };
+
+export type LongSessionFlags = {
+  maxBudgetUsd?: number;
+  fallbackModel?: string;
+  contextWindow?: number;
+  thinking?: ThinkingSetting;
+  effort?: EffortLevel;
+};
+
+const EFFORT_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;
 
 /**
  * Parses argv (without node and script). Returns "handled" when --help or --version printed
@@ -68,6 +86,14 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .option("--strict-mcp-config", "", false)
     .option("--approve-mcps", "", false)
     .option("--trust", "", false)
+    .option("--max-budget-usd <usd>", "", (value) => parseNumber("--max-budget-usd", value, 0))
+    .option("--fallback-model <model>")
+    .option("--context-window <tokens>", "", (value) => parseNumber("--context-window", value, 1024, true))
+    .addOption(new Option("--thinking <mode>").choices(["adaptive", "enabled", "disabled"]))
+    .option("--max-thinking-tokens <n>", "", (value) => parseNumber("--max-thinking-tokens", value, 0, true))
+    .addOption(new Option("--effort <level>").choices(EFFORT_LEVELS))
+    .addOption(new Option("--sandbox <mode>").choices(SANDBOX_MODES))
+    .option("--sandbox-network", "", false)
     .version(version, "-v, --version")
     .helpOption("-h, --help")
     .configureHelp({ formatHelp: () => HELP })
@@ -107,12 +133,22 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     strictMcpConfig: boolean;
     approveMcps: boolean;
     trust: boolean;
+    maxBudgetUsd?: number;
+    fallbackModel?: string;
+    contextWindow?: number;
+    thinking?: "adaptive" | "enabled" | "disabled";
+    maxThinkingTokens?: number;
+    effort?: EffortLevel;
+    sandbox?: SandboxMode;
+    sandboxNetwork: boolean;
   }>();
   if (opts.forkSession && opts.resume === undefined && !opts.continue) {
     throw new UsageError("--fork-session needs --resume <id> or --continue (see cairn --help)");
   }
   // An unknown name fails here, before the prompt is read or anything runs (exit 2).
   if (opts.model !== undefined) checkModelName(opts.model);
+  if (opts.fallbackModel !== undefined)
+    for (const name of opts.fallbackModel.split(",")) checkModelName(name.trim());
   const words = program.args;
   return {
     print: opts.print,
@@ -136,8 +172,41 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     strictMcpConfig: opts.strictMcpConfig,
     approveMcps: opts.approveMcps,
     trust: opts.trust,
+    ...(opts.sandbox !== undefined ? { sandbox: opts.sandbox } : {}),
+    sandboxNetwork: opts.sandboxNetwork,
     ...(words.length > 0 ? { prompt: words.join(" ") } : {}),
+    longSession: {
+      ...(opts.maxBudgetUsd !== undefined ? { maxBudgetUsd: opts.maxBudgetUsd } : {}),
+      ...(opts.fallbackModel !== undefined ? { fallbackModel: opts.fallbackModel } : {}),
+      ...(opts.contextWindow !== undefined ? { contextWindow: opts.contextWindow } : {}),
+      ...thinkingFrom(opts.thinking, opts.maxThinkingTokens),
+      ...(opts.effort !== undefined ? { effort: opts.effort } : {}),
+    },
   };
+}
+
+/** As the convention: `--max-thinking-tokens 0` disables thinking, N enables it with that budget. */
+function thinkingFrom(
+  mode: "adaptive" | "enabled" | "disabled" | undefined,
+  budget: number | undefined,
+): { thinking?: ThinkingSetting } {
+  if (budget !== undefined) {
+    if (mode === "disabled" || mode === "adaptive")
+      throw new UsageError(
+        `--max-thinking-tokens cannot be combined with --thinking ${mode} (see cairn --help)`,
+      );
+    return { thinking: budget === 0 ? { type: "disabled" } : { type: "enabled", budgetTokens: budget } };
+  }
+  return mode === undefined ? {} : { thinking: { type: mode } };
+}
+
+function parseNumber(flag: string, value: string, min: number, integer = false): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n)))
+    throw new UsageError(
+      `${flag} must be ${integer ? "a whole number" : "a number"} of at least ${min}, got "${value}"`,
+    );
+  return n;
 }
 
 function parsePositiveInt(value: string): number {

@@ -2,6 +2,7 @@ import { ConfigFileError } from "../config/files.js";
 import { McpConfigError } from "../mcp/config.js";
 import { RuleSyntaxError } from "../permissions/rules.js";
 import { ConfigError } from "../providers/types.js";
+import { SandboxUnavailableError } from "../sandbox/policy.js";
 import { EXIT, UsageError } from "./exit-codes.js";
 
 /**
@@ -17,7 +18,8 @@ export function writeError(message: string): void {
 }
 
 /**
- * Usage and configuration mistakes exit 2 (the user must change the command or a config file);
+ * Usage and configuration mistakes exit 2 (the user must change the command or a config file;
+ * `--sandbox enabled` where bubblewrap cannot run is one);
  * the rest (an unknown session id included) exit 1.
  */
 export function exitCodeFor(error: unknown): number {
@@ -26,7 +28,8 @@ export function exitCodeFor(error: unknown): number {
     error instanceof ConfigError ||
     error instanceof ConfigFileError ||
     error instanceof RuleSyntaxError ||
-    error instanceof McpConfigError;
+    error instanceof McpConfigError ||
+    error instanceof SandboxUnavailableError;
   return usage ? EXIT.usage : EXIT.failure;
 }
 

@@ -9,6 +9,8 @@ export const EXIT = {
   denied: 3,
   /** Interrupted by SIGINT (Ctrl-C). */
   sigint: 130,
+  /** The terminal hung up (SIGHUP): handled like SIGTERM. */
+  sighup: 129,
   /** Terminated by SIGTERM. */
   sigterm: 143,
 } as const;

@@ -46,11 +46,22 @@ Options:
   --strict-mcp-config           Only the servers of --mcp-config (none from config files).
   --approve-mcps                Let the project's MCP servers (.mcp.json, .cursor/mcp.json) start.
   --trust                       Run the workspace's own hooks (.claude/settings.json, .cursor/hooks.json).
+  --sandbox <mode>              auto | enabled | disabled: the OS sandbox under shell commands
+                                (Linux, bubblewrap). auto (default) uses it where it works and
+                                says so once where it cannot; enabled makes that an error.
+  --sandbox-network             Let sandboxed commands use the network (default: none).
   -r, --resume [id]             Continue session <id> (same id); without an id, the latest one here.
   -c, --continue                Continue the latest session of this directory.
   --fork-session                With --resume/--continue: continue under a new session id.
   --workspace <dir>             The directory to work in (default: the current directory).
   --max-turns <n>               Give up (exit 1) after n model turns.
+  --max-budget-usd <usd>        Give up (exit 1) once the run has cost more than usd.
+  --fallback-model <model>      Use this model when the model is overloaded or unavailable.
+  --context-window <tokens>     The model's context window (unknown models: 32768); the
+                                conversation is compacted before it would not fit.
+  --thinking <mode>             adaptive | enabled | disabled; --max-thinking-tokens <n> sets a
+                                thinking budget (0 disables).
+  --effort <level>              low | medium | high | xhigh | max reasoning effort.
   -v, --version                 Print the version.
   -h, --help                    Print this help.
 
@@ -69,9 +80,11 @@ Environment:
   ANTHROPIC_BASE_URL   any server speaking the Anthropic Messages API
   OPENAI_API_KEY       key for openai/ models           CAIRN_HOME    sessions and config (~/.cairn)
 
-Exit codes: 0 success; 1 the run failed (model or provider error, --max-turns reached, unknown
-session id); 2 usage error (bad flag or value, no prompt, unknown model, missing key, bad config or
-rule); 3 denials with --fail-on-denial; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM). Errors are one line on stderr; stdout carries only the chosen format.
+Exit codes: 0 success; 1 the run failed (model or provider error, --max-turns or --max-budget-usd
+reached, unknown session id, session in use); 2 usage error (bad flag or value, no prompt, unknown
+model, missing key, bad config or rule, --sandbox enabled without bubblewrap); 3 denials with
+--fail-on-denial; 129 hung up (SIGHUP); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM). Errors
+are one line on stderr; stdout carries only the chosen format.
 
 Output formats, events and tool payloads: docs/events.md
 `;

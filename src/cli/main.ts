@@ -21,7 +21,10 @@ if (argv.length === 1 && (argv[0] === "-v" || argv[0] === "--version")) {
   // background, which costs about 30 MB of peak memory and 40 ms of CPU per run for code that parses
   // a few kilobytes. The baseline tier is plenty (docs/performance.md). Set before fetch is first used.
   setFlagsFromString("--liftoff-only");
+  // Signals are handled from here on (exit 130/143/129), also while the rest of cairn is loading.
+  const { Interrupts } = await import("./signals.js");
+  const interrupts = new Interrupts().install();
   const { runCli } = await import("./run-cli.js");
   // Exit as soon as the run is over: idle keep-alive sockets or timers must never hold the process.
-  process.exit(await runCli(argv, readVersion()));
+  process.exit(await runCli(argv, readVersion(), interrupts));
 }

@@ -4,7 +4,9 @@ import { type HookRunRecord, hookFailureText } from "../engine/hooks.js";
 import { runAgentLoopBatches } from "../engine/loop.js";
 import { parseMcpConfigFlags } from "../mcp/sources.js";
 import { type AssembledRun, assembleRun } from "../run/assemble.js";
+import { resolveSandboxPolicy } from "../sandbox/policy.js";
 import { openSession } from "../sessions/open-session.js";
+import { killRunProcessesOnExit } from "../tools/run-processes.js";
 import type { CliOptions } from "./args.js";
 import { writeError } from "./errors.js";
 import { UsageError } from "./exit-codes.js";
@@ -59,6 +61,13 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
       trust: options.trust,
       trustHint: "pass --trust, or add the workspace to trustedWorkspaces in the user config",
     },
+    sandbox: async (roots, env) => {
+      const { policy, warning } = await resolveSandboxPolicy(
+        { ...(options.sandbox ? { mode: options.sandbox } : {}), network: options.sandboxNetwork },
+        { roots, env, onFallback: writeError },
+      );
+      return { policy, warnings: warning ? [warning] : [] };
+    },
     mcp: {
       explicit: parseMcpConfigFlags(options.mcpConfigs, options.cwd),
       strict: options.strictMcpConfig,
@@ -68,12 +77,17 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
         if (kind === "event" || process.env.CAIRN_DEBUG) writeError(`MCP server ${server}: ${line}`);
       },
     },
+    ...options.longSession,
   });
+  // A forced exit (a second signal) still kills what the run's commands left behind.
+  const cancelExitKill = run.sandbox ? killRunProcessesOnExit(run.sandbox.runTag) : () => {};
   try {
     return await printRun(run, options, { controller, writer, progress, signal, forward });
   } finally {
-    // MCP servers end with the run, also when it failed or was interrupted (whole process groups).
-    await run.mcp.close();
+    // What the run started ends with it, also when it failed or was interrupted: MCP servers (whole
+    // process groups), leftover background jobs of its commands.
+    await run.close();
+    cancelExitKill();
   }
 }
 
@@ -128,6 +142,10 @@ async function printRun(
         } else progress?.update(event);
         if (event.type === "model_call_retry") process.stderr.write(`${describeRetry(event)}\n`);
         if (event.type === "hook_result") reportHook(event.record);
+        if (event.type === "model_fallback")
+          process.stderr.write(
+            `cairn: ${event.from} is unavailable (${event.error}); continuing with ${event.to}\n`,
+          );
         output += projection.project(event);
       }
       writer.write(output);

@@ -15,8 +15,11 @@ import { readPromptFromStdin } from "./stdin.js";
  * The CLI after `--version`'s fast path: parse, decide the mode (PM-2), find the prompt, run print
  * mode and turn the outcome into an exit code (README: exit codes). Never throws.
  */
-export async function runCli(argv: string[], version: string): Promise<number> {
-  const interrupts = new Interrupts().install();
+export async function runCli(
+  argv: string[],
+  version: string,
+  interrupts: Interrupts = new Interrupts().install(),
+): Promise<number> {
   const libraryOutput = captureLibraryOutput();
   installLastResort(libraryOutput);
   try {
@@ -91,7 +94,11 @@ function exitCode(outcome: PrintOutcome, interrupts: Interrupts, failOnDenial: b
 }
 
 function interrupted(code: number): number {
-  writeError(code === EXIT.sigint ? "interrupted (SIGINT)." : "terminated (SIGTERM).");
+  const what: Record<number, string> = {
+    [EXIT.sigint]: "interrupted (SIGINT).",
+    [EXIT.sighup]: "hung up (SIGHUP).",
+  };
+  writeError(what[code] ?? "terminated (SIGTERM).");
   return code;
 }
 

@@ -3,15 +3,24 @@ import { EXIT } from "./exit-codes.js";
 /** After a signal, the run has this long to wind down (kill tool processes, flush) before a hard exit. */
 export const FORCE_EXIT_MS = 3000;
 
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+const EXIT_CODES: Record<(typeof SIGNALS)[number], number> = {
+  SIGINT: EXIT.sigint,
+  SIGTERM: EXIT.sigterm,
+  SIGHUP: EXIT.sighup,
+};
+
 /**
- * SIGINT / SIGTERM for the whole CLI, installed before anything can wait (reading stdin included).
- * The first signal aborts `signal`, which the prompt reader and the engine honour (the engine stops
- * the model call and the tools' process groups); the CLI then exits 130 or 143. A second signal, or
- * a run that does not wind down within FORCE_EXIT_MS, exits at once with the same code.
+ * SIGINT / SIGTERM / SIGHUP for the whole CLI, installed before anything can wait (reading stdin
+ * included). The first signal aborts `signal`, which the prompt reader and the engine honour (the
+ * engine stops the model call and the tools' process groups, the run its leftover processes); the
+ * CLI then exits 130, 143 or 129. A second signal, or a run that does not wind down within
+ * FORCE_EXIT_MS, exits at once with the same code. SIGHUP (the terminal or ssh session went away)
+ * is handled like SIGTERM: without a handler Node would die at once and leave the commands running.
  */
 export class Interrupts {
   private readonly controller = new AbortController();
-  /** 130 after SIGINT, 143 after SIGTERM; undefined while no signal came. */
+  /** 130 after SIGINT, 143 after SIGTERM, 129 after SIGHUP; undefined while no signal came. */
   exitCode: number | undefined;
   private readonly handler = (signal: NodeJS.Signals) => this.receive(signal);
 
@@ -20,18 +29,16 @@ export class Interrupts {
   }
 
   install(): this {
-    process.on("SIGINT", this.handler);
-    process.on("SIGTERM", this.handler);
+    for (const name of SIGNALS) process.on(name, this.handler);
     return this;
   }
 
   dispose(): void {
-    process.off("SIGINT", this.handler);
-    process.off("SIGTERM", this.handler);
+    for (const name of SIGNALS) process.off(name, this.handler);
   }
 
   private receive(signal: NodeJS.Signals): void {
-    const code = signal === "SIGINT" ? EXIT.sigint : EXIT.sigterm;
+    const code = EXIT_CODES[signal as (typeof SIGNALS)[number]] ?? EXIT.sigterm;
     if (this.exitCode !== undefined) process.exit(this.exitCode);
     this.exitCode = code;
     this.controller.abort(new Error(`Interrupted by ${signal}`));

@@ -44,6 +44,10 @@ export type LoadedConfig = {
   hooks: ConfiguredHooks[];
   /** `trustedWorkspaces` of the user file, absolute: workspaces whose own hooks may run. */
   trustedWorkspaces: string[];
+  /** `contextWindow` of the user file: the window of models the catalog does not know (docs/context.md). */
+  contextWindow?: number;
+  /** `compactThreshold` of the user file (docs/context.md). */
+  compactThreshold?: number;
   /** What was not applied and why, one line each. */
   warnings: string[];
   /** The files read, in order, and which of them exist. */
@@ -105,6 +109,8 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     if (config.mcpServers !== undefined) loaded.mcpServers = config.mcpServers;
     for (const [dir, names] of Object.entries(config.mcpApprovals ?? {}))
       loaded.mcpApprovals[path.resolve(expandTilde(dir, home))] = names;
+    if (config.contextWindow !== undefined) loaded.contextWindow = config.contextWindow;
+    if (config.compactThreshold !== undefined) loaded.compactThreshold = config.compactThreshold;
     for (const key of keysOf(user))
       if (!CAIRN_CONFIG_KEYS.includes(key)) loaded.warnings.push(`${userFile}: unknown key ${key} ignored`);
   }

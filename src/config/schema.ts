@@ -42,6 +42,16 @@ export const cairnConfigSchema = z.object({
   hooks: claudeHooksSchema.optional(),
   /** Workspaces whose own hooks may run (each directory and everything below it). */
   trustedWorkspaces: z.array(z.string(), { error: "must be an array of paths" }).optional(),
+  contextWindow: z
+    .number({ error: "must be a number" })
+    .int({ error: "must be a whole number of tokens" })
+    .min(1024, { error: "must be at least 1024 tokens" })
+    .optional(),
+  compactThreshold: z
+    .number({ error: "must be a number" })
+    .min(0, { error: "must be between 0 and 1" })
+    .max(1, { error: "must be between 0 and 1" })
+    .optional(),
 });
 
 export type CairnConfigFile = z.infer<typeof cairnConfigSchema>;
@@ -54,6 +64,8 @@ export const CAIRN_CONFIG_KEYS: readonly string[] = [
   "mcpApprovals",
   "hooks",
   "trustedWorkspaces",
+  "contextWindow",
+  "compactThreshold",
   ...Object.keys(permissionsSchema.shape).map((key) => `permissions.${key}`),
 ];
 

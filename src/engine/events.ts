@@ -1,4 +1,5 @@
 import type { ToolOutcome } from "../tools/types.js";
+import type { CompactTrigger } from "./compaction.js";
 import type { HookRunRecord } from "./hooks.js";
 import type {
   AssistantContentBlock,
@@ -19,7 +20,8 @@ import type {
  * `tool_start` … `hook_result`* … `tool_end` (reads may interleave; ends arrive in completion order),
  * `turn_end`; `hook_result` events also come before the first model call (SessionStart,
  * UserPromptSubmit) and after a `turn_end` without tool calls (Stop);
- * finally exactly one `run_end`.
+ * finally exactly one `run_end`. A `compact_boundary` comes before a `model_call_start` whose request
+ * was compacted (or alone, for `/compact`); `model_fallback` before the call the fallback model makes.
  */
 export type EngineEvent =
   | RunStartEvent
@@ -33,7 +35,39 @@ export type EngineEvent =
   | TurnEndEvent
   | HookResultEvent
   | UserTurnEvent
+  | CompactBoundaryEvent
+  | ModelFallbackEvent
   | RunEndEvent;
+
+/**
+ * The history was compacted: older turns replaced by a model-written summary, recent turns kept
+ * verbatim (docs/context.md). `messages` is the history from here on (what `--resume` loads).
+ */
+export type CompactBoundaryEvent = {
+  type: "compact_boundary";
+  turn: number;
+  trigger: CompactTrigger;
+  /** Estimated tokens of the request before and after. */
+  preTokens: number;
+  postTokens: number;
+  /** Time the compaction took, the summary call included. */
+  durationMs: number;
+  summary: string;
+  messages: ConversationMessage[];
+  /** USD cost of the summary call; null when the price is unknown. */
+  costUsd: number | null;
+};
+
+/** The primary model failed after its retries; `to` takes over for the rest of the run. */
+export type ModelFallbackEvent = {
+  type: "model_fallback";
+  turn: number;
+  /** Model names as reported (`anthropic/claude-…`). */
+  from: string;
+  to: string;
+  /** The primary's error. */
+  error: string;
+};
 
 export type RunStartEvent = {
   type: "run_start";
@@ -138,7 +172,7 @@ export type UserTurnEvent = {
 
 export type TurnEndEvent = { type: "turn_end"; turn: number; stopReason: StopReason | null };
 
-export type RunSubtype = "success" | "error_max_turns" | "error_during_execution";
+export type RunSubtype = "success" | "error_max_turns" | "error_max_budget_usd" | "error_during_execution";
 
 export type PermissionDenial = {
   tool_name: string;

@@ -1,5 +1,14 @@
+import type { SandboxPolicy } from "../sandbox/policy.js";
 import type { Tool, ToolOutcome } from "../tools/types.js";
 import { eachEvent } from "./batches.js";
+import {
+  type CompactionHooks,
+  type CompactTrigger,
+  compactHistory,
+  fitToolResults,
+  manualCompaction,
+} from "./compaction.js";
+import { type ContextLimits, ContextMeter } from "./context-meter.js";
 import type { EngineEvent, HookResultEvent, PermissionDenial, RunEndEvent, RunSubtype } from "./events.js";
 import type { HookDispatcher, HookEventFields, HookRunRecord, HookVerdict } from "./hooks.js";
 import type { MessageAssembler } from "./message-assembler.js";
@@ -15,7 +24,13 @@ import {
   type UserContentBlock,
 } from "./messages.js";
 import { callModel, type ModelCallResult } from "./model-call.js";
-import type { ModelProvider, ToolSpec } from "./provider.js";
+import {
+  type EffortLevel,
+  type ModelProvider,
+  ProviderError,
+  type ThinkingSetting,
+  type ToolSpec,
+} from "./provider.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { type CanUseTool, type PreparedCall, rejected, runOneCall, scheduleBatches } from "./tool-runner.js";
 
@@ -39,6 +54,8 @@ export type LoopOptions = {
   canUseTool?: CanUseTool;
   /** Environment for tool child processes. */
   env?: NodeJS.ProcessEnv;
+  /** The OS sandbox for shell commands (ToolContext.sandbox). */
+  sandbox?: SandboxPolicy;
   retryPolicy?: RetryPolicy;
   /** The MCP servers of the run and how they stand (reported in `run_start`). */
   mcpServers?: { name: string; status: string }[];
@@ -48,6 +65,24 @@ export type LoopOptions = {
   hooks?: HookDispatcher;
   /** Fire SessionStart before the first model call: this run starts (or resumes) a session. */
   sessionStart?: "startup" | "resume";
+  /** The model's context window and when to compact (the run assembly reads them from the catalog). */
+  context?: ContextLimits;
+  /** Called around every compaction (hooks: PreCompact / PostCompact). */
+  compactionHooks?: CompactionHooks;
+  /** The run stops with `error_max_budget_usd` once its cost passes this many USD (unknown prices: not enforced). */
+  maxBudgetUsd?: number;
+  /** Takes over for the rest of the run when the primary model is overloaded or unavailable after its retries. */
+  fallback?: LoopModel;
+  thinking?: ThinkingSetting;
+  effort?: EffortLevel;
+};
+
+/** A model the loop can call: provider, names, price. */
+export type LoopModel = {
+  provider: ModelProvider;
+  model: string;
+  providerModel: string;
+  priceUsage?: (usage: Partial<Usage>) => number | undefined;
 };
 
 /** A Stop hook may send the agent back to work this many times in a row; then the stop stands. */
@@ -55,6 +90,8 @@ export const MAX_STOP_HOOK_CONTINUATIONS = 8;
 /** After this many identical failing calls in a row the run ends instead of looping. */
 const MAX_IDENTICAL_FAILURES = 3;
 const DEFAULT_MAX_TOKENS = 16_384;
+/** Automatic compaction keeps this share of the room for input as verbatim recent turns (at least the last turn). */
+const KEEP_RECENT_SHARE = 0.25;
 
 /**
  * The agent loop: send the conversation, stream the reply, run the requested tools, append the
@@ -94,6 +131,122 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
   let requestId: string | undefined;
   let subtype: RunSubtype = "success";
   let lastFailure = { key: "", count: 0 };
+  const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const meter = new ContextMeter(options.context ?? {}, maxTokens, options.system, toolSpecs);
+  let active: LoopModel = options;
+  const retryPolicy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
+
+  /** Adds one call's usage to the run's totals; returns its cost (undefined: unknown). */
+  const account = (callUsage: Usage): number | undefined => {
+    usage = addUsage(usage, callUsage);
+    const callCost = active.priceUsage?.(callUsage);
+    totalCost = addCost(totalCost, callCost);
+    modelCost[active.providerModel] = addCost(modelCost[active.providerModel] ?? 0, callCost);
+    modelUsage[active.providerModel] = addUsage(modelUsage[active.providerModel] ?? emptyUsage(), callUsage);
+    return callCost;
+  };
+
+  /** Compacts the history in place; false when there was nothing to summarise. */
+  async function* compact(
+    trigger: CompactTrigger,
+    instructions: string | null,
+    keepTokens: number,
+  ): AsyncGenerator<EngineEvent[], boolean> {
+    const outcome = yield* compactHistory(history, {
+      trigger,
+      instructions,
+      keepTokens,
+      provider: active.provider,
+      providerModel: active.providerModel,
+      system: options.system,
+      tools: toolSpecs,
+      maxTokens,
+      turn,
+      signal,
+      retryPolicy,
+      meter,
+      ...(options.compactionHooks ? { hooks: options.compactionHooks } : {}),
+    });
+    if (!outcome) return false;
+    apiMs += outcome.durationMs;
+    const costUsd = account(outcome.usage) ?? null;
+    history.splice(0, history.length, ...outcome.messages);
+    yield [
+      {
+        type: "compact_boundary",
+        turn,
+        trigger,
+        preTokens: outcome.preTokens,
+        postTokens: outcome.postTokens,
+        durationMs: outcome.durationMs,
+        summary: outcome.summary,
+        messages: outcome.messages,
+        costUsd,
+      },
+    ];
+    return true;
+  }
+
+  /** Makes room before a request: compaction past the threshold, then cut tool results that still do not fit. */
+  async function* makeRoom(): AsyncGenerator<EngineEvent[], void> {
+    if (meter.estimate(history) > meter.compactAt) {
+      yield* compact("auto", null, Math.floor(meter.room * KEEP_RECENT_SHARE));
+    }
+    fitToolResults(history, meter.room, meter);
+  }
+
+  /**
+   * One model call: a context overflow is met with one compaction (keeping only the last turn) and
+   * one retry; a primary that stays unavailable after its retries hands over to the fallback model.
+   */
+  async function* requestModel(): AsyncGenerator<EngineEvent[], ModelCallResult> {
+    let recovered = false;
+    while (true) {
+      try {
+        const sent = history.length;
+        const result = yield* callModel(
+          active.provider,
+          {
+            model: active.providerModel,
+            system: options.system,
+            messages: history,
+            tools: toolSpecs,
+            maxTokens,
+            ...(options.thinking ? { thinking: options.thinking } : {}),
+            ...(options.effort ? { effort: options.effort } : {}),
+          },
+          turn,
+          signal,
+          retryPolicy,
+        );
+        meter.record(sent, result.message.usage);
+        return result;
+      } catch (error) {
+        if (signal.aborted || !(error instanceof ProviderError)) throw error;
+        if (error.contextOverflow && !recovered) {
+          recovered = true;
+          const compacted = yield* compact("auto", null, 0);
+          // The estimate fell short of the server's count: leave the request half the room.
+          const cuts = fitToolResults(history, Math.floor(meter.room / 2), meter);
+          if (compacted || cuts > 0) continue;
+        }
+        if (error.contextOverflow) {
+          throw new Error(
+            `${error.message} (the request did not fit the model's context window of ${meter.window} tokens, also after compaction; set the window with --context-window if it is wrong)`,
+          );
+        }
+        const fallback = options.fallback;
+        if (fallback && active !== fallback && isUnavailable(error)) {
+          yield [
+            { type: "model_fallback", turn, from: active.model, to: fallback.model, error: error.message },
+          ];
+          active = fallback;
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
 
   yield [
     {
@@ -110,6 +263,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
       startedAt,
     },
   ];
+  const manual = manualCompaction(options.prompt);
   const hooks = options.hooks;
   /** Runs one event's hooks outside a tool call, yielding what ran. */
   async function* runHooks(fields: HookEventFields): AsyncGenerator<EngineEvent[], HookVerdict | undefined> {
@@ -150,32 +304,33 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
         stopped = true;
       }
     }
-    if (!stopped) history.push(userMessage(options.prompt, context));
-    while (!stopped) {
+    if (!stopped && manual) {
+      const done = yield* compact("manual", manual.instructions, 0);
+      finalText = done ? "The conversation was compacted." : "There is nothing to compact yet.";
+      textSegments.push(finalText);
+    }
+    if (!stopped && !manual) addPrompt(history, userMessage(options.prompt, context));
+    while (!stopped && !manual) {
       if (signal.aborted) throw abortError();
       if (options.maxTurns !== undefined && turn >= options.maxTurns) {
         subtype = "error_max_turns";
         errors.push(`Reached the maximum number of turns (${options.maxTurns}).`);
         break;
       }
+      if (options.maxBudgetUsd !== undefined && totalCost !== undefined && totalCost > options.maxBudgetUsd) {
+        subtype = "error_max_budget_usd";
+        errors.push(
+          `Reached the maximum budget of $${options.maxBudgetUsd} (the run cost $${totalCost.toFixed(4)}).`,
+        );
+        break;
+      }
       turn += 1;
+      yield* makeRoom();
       const callStarted = performance.now();
       yield [{ type: "model_call_start", turn, startedAt: Date.now() }];
       let call: ModelCallResult;
       try {
-        call = yield* callModel(
-          options.provider,
-          {
-            model: options.providerModel,
-            system: options.system,
-            messages: history,
-            tools: toolSpecs,
-            maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
-          },
-          turn,
-          signal,
-          options.retryPolicy ?? DEFAULT_RETRY_POLICY,
-        );
+        call = yield* requestModel();
       } finally {
         apiMs += performance.now() - callStarted;
       }
@@ -189,14 +344,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
           finalText = "";
         }
       }
-      usage = addUsage(usage, message.usage);
-      const callCost = options.priceUsage?.(message.usage);
-      totalCost = addCost(totalCost, callCost);
-      modelCost[options.providerModel] = addCost(modelCost[options.providerModel] ?? 0, callCost);
-      modelUsage[options.providerModel] = addUsage(
-        modelUsage[options.providerModel] ?? emptyUsage(),
-        message.usage,
-      );
+      const callCost = account(message.usage);
       yield [
         {
           type: "model_call_end",
@@ -253,7 +401,13 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
             call.block.id,
             runOneCall(
               call,
-              { cwd: options.cwd, signal, toolUseId: call.block.id, env: options.env },
+              {
+                cwd: options.cwd,
+                signal,
+                toolUseId: call.block.id,
+                env: options.env,
+                sandbox: options.sandbox,
+              },
               options.canUseTool,
               hooks,
             ).then((done) => ({ call, ...done })),
@@ -372,28 +526,6 @@ function prepareCalls(
   });
 }
 
-function hookEvents(turn: number, records: HookRunRecord[], toolUseId?: string): HookResultEvent[] {
-  return records.map((record) => ({
-    type: "hook_result",
-    turn,
-    ...(toolUseId ? { toolUseId } : {}),
-    record,
-  }));
-}
-
-/** A user turn: the text, and what hooks added for the model as further text blocks. */
-function userMessage(
-  text: string,
-  context: readonly string[],
-): Extract<ConversationMessage, { role: "user" }> {
-  if (context.length === 0) return { role: "user", content: text };
-  return { role: "user", content: [text, ...context].map((part) => ({ type: "text" as const, text: part })) };
-}
-
-function textOf(content: readonly (AssistantContentBlock | undefined)[]): string {
-  return content.map((block) => (block?.type === "text" ? block.text : "")).join("");
-}
-
 function toToolResult(toolUseId: string, outcome: ToolOutcome): ToolResultBlock {
   return {
     type: "tool_result",
@@ -429,6 +561,54 @@ function closeDanglingToolUses(history: ConversationMessage[]): void {
       toToolResult(block.id, rejected("The tool call was interrupted.", "aborted")),
     ),
   });
+}
+
+/** Appends the prompt; after a `/compact` the history ends with the summary, which the prompt joins (one user message). */
+function addPrompt(
+  history: ConversationMessage[],
+  prompt: Extract<ConversationMessage, { role: "user" }>,
+): void {
+  const last = history.at(-1);
+  if (
+    last?.role === "user" &&
+    Array.isArray(last.content) &&
+    last.content.every((block) => block.type === "text")
+  ) {
+    const added =
+      typeof prompt.content === "string" ? [{ type: "text" as const, text: prompt.content }] : prompt.content;
+    history[history.length - 1] = { role: "user", content: [...last.content, ...added] };
+    return;
+  }
+  history.push(prompt);
+}
+
+function hookEvents(turn: number, records: HookRunRecord[], toolUseId?: string): HookResultEvent[] {
+  return records.map((record) => ({
+    type: "hook_result",
+    turn,
+    ...(toolUseId ? { toolUseId } : {}),
+    record,
+  }));
+}
+
+/** A user turn: the text, and what hooks added for the model as further text blocks. */
+function userMessage(
+  text: string,
+  context: readonly string[],
+): Extract<ConversationMessage, { role: "user" }> {
+  if (context.length === 0) return { role: "user", content: text };
+  return { role: "user", content: [text, ...context].map((part) => ({ type: "text" as const, text: part })) };
+}
+
+function textOf(content: readonly (AssistantContentBlock | undefined)[]): string {
+  return content.map((block) => (block?.type === "text" ? block.text : "")).join("");
+}
+
+/** Overloaded, down, unreachable or without the model: what a fallback model can help with. */
+function isUnavailable(error: ProviderError): boolean {
+  const status = error.status;
+  if (status === undefined) return error.retryable;
+  return status === 404 || status === 429 || status === 529 || status >= 500;
 }
 
 function abortError(): Error {

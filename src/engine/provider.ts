@@ -17,7 +17,19 @@ export type ModelRequest = {
   messages: ConversationMessage[];
   tools: ToolSpec[];
   maxTokens: number;
+  /** Extended thinking; each provider maps it to its own parameter (docs/context.md, "Thinking and effort"). */
+  thinking?: ThinkingSetting;
+  /** Reasoning effort; each provider maps it to its own parameter. */
+  effort?: EffortLevel;
 };
+
+/** `enabled` without `budgetTokens` means the model decides (as `adaptive`). */
+export type ThinkingSetting =
+  | { type: "adaptive" }
+  | { type: "enabled"; budgetTokens?: number }
+  | { type: "disabled" };
+
+export type EffortLevel = "low" | "medium" | "high" | "xhigh" | "max";
 
 /** One model call in flight: the request id (when the server sent one) and the raw event stream. */
 export type ModelResponse = {
@@ -38,6 +50,8 @@ export interface ModelProvider {
   readonly displayName: string;
   /** How the credential was supplied, as reported in `system/init.apiKeySource`. */
   readonly apiKeySource: ApiKeySource;
+  /** The context window the provider itself knows of (a local model's context size); else the catalog's. */
+  readonly contextWindow?: number;
   /** Starts one streamed model call. Rejects (or the iterable throws) on provider failure. */
   stream(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
 }
@@ -55,6 +69,11 @@ export type ProviderErrorOptions = {
    * is retryable.
    */
   retryable?: boolean;
+  /**
+   * The request did not fit the model's context window (Anthropic "prompt is too long", OpenAI
+   * `context_length_exceeded`, a local model's full context). The engine compacts and retries once.
+   */
+  contextOverflow?: boolean;
 };
 
 /** A provider failure (HTTP error, broken or idle stream). The engine retries it when retryable. */
@@ -62,6 +81,7 @@ export class ProviderError extends Error {
   override name = "ProviderError";
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
+  readonly contextOverflow: boolean;
   constructor(
     message: string,
     readonly status?: number,
@@ -69,7 +89,8 @@ export class ProviderError extends Error {
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.retryAfterMs = options.retryAfterMs;
-    this.retryable = options.retryable ?? isRetryableStatus(status);
+    this.contextOverflow = options.contextOverflow ?? false;
+    this.retryable = options.contextOverflow ? false : (options.retryable ?? isRetryableStatus(status));
   }
 }
 

@@ -62,6 +62,7 @@ export class AnthropicProvider implements ModelProvider {
           {
             model: request.model,
             max_tokens: request.maxTokens,
+            ...(thinkingParams(request) as Partial<CreateParams>),
             ...(this.options.promptCaching
               ? withCacheBreakpoints(request)
               : // The engine's shapes are the Messages API's own; the cast only bridges declared types.
@@ -98,6 +99,29 @@ export class AnthropicProvider implements ModelProvider {
     }));
     return this.client;
   }
+}
+
+/** Room for the answer beside a thinking budget: the API wants `budget_tokens` below `max_tokens`. */
+const ANSWER_ROOM = 4_096;
+
+/**
+ * `thinking` and `effort` as Messages API parameters: `thinking: {type: "enabled", budget_tokens}`
+ * (max_tokens raised above the budget when needed), `{type: "adaptive"}` (enabled without a
+ * budget), `{type: "disabled"}`; effort as `output_config.effort`.
+ */
+export function thinkingParams(
+  request: Pick<ModelRequest, "thinking" | "effort" | "maxTokens">,
+): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  const thinking = request.thinking;
+  if (thinking?.type === "enabled" && thinking.budgetTokens !== undefined) {
+    params.thinking = { type: "enabled", budget_tokens: thinking.budgetTokens };
+    if (request.maxTokens <= thinking.budgetTokens) params.max_tokens = thinking.budgetTokens + ANSWER_ROOM;
+  } else if (thinking) {
+    params.thinking = { type: thinking.type === "disabled" ? "disabled" : "adaptive" };
+  }
+  if (request.effort) params.output_config = { effort: request.effort };
+  return params;
 }
 
 /** A signal that follows `signal` until `unlink()`. */

@@ -89,19 +89,13 @@ export function toProviderError(error: unknown, context: ErrorContext): Error {
   if (typeof e.status === "number") {
     const retryAfterMs = retryAfterMsFromHeaders(e.headers);
     const shouldRetry = readHeader(e.headers, "x-should-retry");
-    return new ProviderError(
-      `${provider} API error ${e.status}: ${apiMessage(e.error) ?? message}`,
-      e.status,
-      {
-        cause: error,
-        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-        ...(shouldRetry === "true"
-          ? { retryable: true }
-          : shouldRetry === "false"
-            ? { retryable: false }
-            : {}),
-      },
-    );
+    const text = apiMessage(e.error) ?? message;
+    return new ProviderError(`${provider} API error ${e.status}: ${text}`, e.status, {
+      cause: error,
+      ...(isContextOverflow(e.status, e.error, text) ? { contextOverflow: true } : {}),
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      ...(shouldRetry === "true" ? { retryable: true } : shouldRetry === "false" ? { retryable: false } : {}),
+    });
   }
 
   const kind = errorKind(error);
@@ -155,6 +149,22 @@ export function toProviderError(error: unknown, context: ErrorContext): Error {
     cause: error,
     retryable: false,
   });
+}
+
+/**
+ * How each API says a request did not fit the context window: Anthropic 400 "prompt is too long:
+ * N tokens > M maximum" (413 `request_too_large` for a body over the size limit); OpenAI and
+ * compatible servers 400 with code `context_length_exceeded` or "maximum context length"; llama.cpp's
+ * server "exceeds the available context size"; Ollama/vLLM "context length", "too many tokens".
+ */
+const OVERFLOW_TEXT =
+  /prompt is too long|context[_ ]length[_ ]exceeded|maximum context length|exceeds? the (available )?context|context window|too many tokens|input is too long/i;
+
+export function isContextOverflow(status: number | undefined, body: unknown, message: string): boolean {
+  if (status !== undefined && status !== 400 && status !== 413) return false;
+  const code = (body as { code?: unknown; error?: { code?: unknown } } | undefined) ?? {};
+  if (code.code === "context_length_exceeded" || code.error?.code === "context_length_exceeded") return true;
+  return OVERFLOW_TEXT.test(message);
 }
 
 function readHeader(headers: HeadersLike | undefined, name: string): string | undefined {

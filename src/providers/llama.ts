@@ -315,6 +315,7 @@ class LlamaProvider implements ModelProvider {
   readonly wire = "llama" as const;
   readonly apiKeySource = "none" as const;
   readonly displayName: string;
+  readonly contextWindow: number;
   private calls = 0;
 
   constructor(
@@ -323,6 +324,7 @@ class LlamaProvider implements ModelProvider {
     private readonly settings: SessionSettings,
   ) {
     this.displayName = settings.displayName;
+    this.contextWindow = settings.contextSize;
   }
 
   async stream(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
@@ -394,7 +396,7 @@ class LlamaProvider implements ModelProvider {
           const hint = tooLong
             ? ` (the prompt is about ${prompt.total} tokens and the context ${this.settings.contextSize}; set CAIRN_LOCAL_CONTEXT_SIZE higher if the model allows it)`
             : "";
-          queue.fail(localError("generation failed", error, hint));
+          queue.fail(localError("generation failed", error, hint, tooLong));
         });
       for await (const event of queue) {
         // Nothing more is shown once the caller aborted, even events already queued.
@@ -630,10 +632,11 @@ function abortError(signal: AbortSignal): Error {
   return error;
 }
 
-function localError(what: string, error: unknown, hint = ""): ProviderError {
+function localError(what: string, error: unknown, hint = "", contextOverflow = false): ProviderError {
   const message = error instanceof Error ? error.message : String(error);
   return new ProviderError(`Local model ${what}: ${message}${hint}`, undefined, {
     cause: error,
     retryable: false,
+    ...(contextOverflow ? { contextOverflow: true } : {}),
   });
 }

@@ -9,6 +9,7 @@ import type { ConversationMessage, ModelStreamEvent, StopReason, TextBlock } fro
 import { toProviderError } from "./errors.js";
 import { createOpenAIClient } from "./openai-client.js";
 import type { CompatQuirks } from "./openai-compat.js";
+import { openaiEffort } from "./openai-effort.js";
 import { usageFromChatCompletions } from "./openai-usage.js";
 import { AnthropicStreamBuilder, endedEarly } from "./stream-builder.js";
 import {
@@ -87,6 +88,7 @@ export function toChatRequest(
   if (quirks.streamUsage) body.stream_options = { include_usage: true };
   body[quirks.maxTokensField] = request.maxTokens;
   if (request.tools.length > 0) body.tools = request.tools.map(toChatTool);
+  if (request.effort) body.reasoning_effort = openaiEffort(request.effort) as "high";
   return body;
 }
 

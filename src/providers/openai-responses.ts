@@ -9,6 +9,7 @@ import type { ConversationMessage, ModelStreamEvent, StopReason } from "../engin
 import { toProviderError } from "./errors.js";
 import { toolResultText } from "./openai-chat.js";
 import { createOpenAIClient } from "./openai-client.js";
+import { openaiEffort } from "./openai-effort.js";
 import { usageFromResponses } from "./openai-usage.js";
 import { AnthropicStreamBuilder, endedEarly } from "./stream-builder.js";
 import {
@@ -93,6 +94,9 @@ export function toResponsesRequest(
   if (request.system.length > 0) body.instructions = request.system;
   if (request.tools.length > 0) body.tools = request.tools.map(toFunctionTool);
   if (options.reasoningSummaries) body.reasoning = { summary: "auto" };
+  if (request.effort) {
+    body.reasoning = { ...body.reasoning, effort: openaiEffort(request.effort) as "high" };
+  }
   return body;
 }
 

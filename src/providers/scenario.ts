@@ -210,7 +210,5 @@ export function chunkText(text: string, size: number): string[] {
   return chunks;
 }
 
-/** A rough, deterministic token estimate (4 characters a token) for scripted usage numbers. */
-export function estimateTokens(value: unknown): number {
-  return Math.max(1, Math.ceil(JSON.stringify(value).length / 4));
-}
+/** The engine's own estimate (4 characters of JSON a token), so scripted usage and cairn's context accounting agree. */
+export { estimateTokens } from "../engine/tokens.js";

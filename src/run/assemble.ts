@@ -1,9 +1,12 @@
 import os from "node:os";
 import { resolve } from "node:path";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
+import type { CompactionHooks } from "../engine/compaction.js";
 import { buildSystemPrompt } from "../engine/context.js";
+import { DEFAULT_CONTEXT_WINDOW } from "../engine/context-meter.js";
 import type { LoopOptions } from "../engine/loop.js";
 import type { ConversationMessage } from "../engine/messages.js";
+import type { EffortLevel, ThinkingSetting } from "../engine/provider.js";
 import { type RetryPolicy, retryPolicyFromEnv } from "../engine/retry.js";
 import type { CanUseTool } from "../engine/tool-runner.js";
 import { buildHooks, type HookCallbackMatcher, type Hooks } from "../hooks/index.js";
@@ -13,8 +16,11 @@ import { collectMcpServers } from "../mcp/sources.js";
 import type { PermissionGate } from "../permissions/gate.js";
 import { splitRuleList } from "../permissions/rules.js";
 import type { ModelSettings } from "../providers/registry.js";
+import { ConfigError } from "../providers/types.js";
+import type { SandboxPolicy } from "../sandbox/policy.js";
 import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
+import { stopRunProcesses } from "../tools/run-processes.js";
 import type { Tool, ToolDeclaration } from "../tools/types.js";
 import { type RunModel, resolveRunModel } from "./model.js";
 import { buildPermissionGate, type PermissionSetup } from "./permissions.js";
@@ -48,8 +54,26 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   resolvedModel?: RunModel;
   /** MCP servers from flags or options, and how the config files' servers are treated. */
   mcp?: McpSpec;
+  /**
+   * The OS sandbox of the run's shell commands, from the door's settings (`--sandbox`, SDK
+   * `sandbox`): given the directories the gate lets the agent write. Omitted: no sandbox.
+   */
+  sandbox?: (
+    roots: readonly string[],
+    env: NodeJS.ProcessEnv,
+  ) => Promise<{ policy: SandboxPolicy; warnings: string[] }>;
   /** Hooks besides the config files' (docs/hooks.md); omitted: the config files' user-level hooks. */
   hooks?: HookSpec;
+  /** The model's context window, over the catalog's (`--context-window`, SDK `contextWindow`). */
+  contextWindow?: number;
+  /** `--max-budget-usd`, SDK `maxBudgetUsd`. */
+  maxBudgetUsd?: number;
+  /** `--fallback-model`, SDK `fallbackModel`: takes over when the model is unavailable after retries. */
+  fallbackModel?: string;
+  thinking?: ThinkingSetting;
+  effort?: EffortLevel;
+  /** Called around every compaction (hooks: PreCompact / PostCompact). */
+  compactionHooks?: CompactionHooks;
 };
 
 export type McpSpec = {
@@ -89,6 +113,13 @@ export type AssembledRun = {
   system: string;
   /** The run's MCP servers (tools included in `tools`); the door closes it when the run ends. */
   mcp: McpHub;
+  /** The OS sandbox of the run's shell commands, when the door asked for one. */
+  sandbox?: SandboxPolicy;
+  /**
+   * Ends what the run started: its MCP servers, any process its commands left running (tagged
+   * `CAIRN_RUN_TAG`), and waits for the sandbox probe (so its warning is said before exit).
+   */
+  close(): Promise<void>;
   /** Works out tools, gate and system prompt again after the MCP servers changed (SDK `setMcpServers` …). */
   refreshTools(): Promise<void>;
   /**
@@ -119,6 +150,10 @@ export type TurnSpec = {
   transcriptPath?: string;
   /** This run starts or resumes the session: SessionStart hooks fire before the first model call. */
   sessionStart?: "startup" | "resume";
+  /** Over the spec's thinking from this prompt on (SDK `setMaxThinkingTokens`). */
+  thinking?: ThinkingSetting;
+  /** Over the spec's budget (what is left of a query's budget after its earlier turns). */
+  maxBudgetUsd?: number;
 };
 
 export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
@@ -154,7 +189,19 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     return { tools, declarations, built, system, mcpServers };
   };
   let current = await toolsNow();
+  const sandboxed = spec.sandbox
+    ? await spec.sandbox(current.built?.gate.roots ?? [cwd], env).catch(async (error: unknown) => {
+        await mcp.close();
+        throw error;
+      })
+    : undefined;
+  const sandbox = sandboxed?.policy;
   const retryPolicy = spec.retryPolicy ?? retryPolicyFromEnv(env);
+  const fallback = await resolveFallback(spec, config, model).catch(async (error: unknown) => {
+    await mcp.close(); // the run will not start: its MCP servers end now
+    throw error;
+  });
+  const warnings = [...config.warnings, ...longSessionWarnings(spec, model)];
   const assembledHooks = buildHooks({
     cwd,
     env: toolEnv,
@@ -168,12 +215,20 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   const run: AssembledRun = {
     cwd,
     config,
-    warnings: config.warnings,
+    warnings,
     toolEnv,
     ...(current.built ? { gate: current.built.gate, permissionMode: current.built.reportedMode } : {}),
     tools: current.tools,
     declarations: current.declarations,
     mcp,
+    ...(sandbox ? { sandbox } : {}),
+    async close() {
+      await mcp.close();
+      if (sandbox) {
+        await stopRunProcesses(sandbox.runTag, env);
+        await sandbox.probing;
+      }
+    },
     model,
     system: current.system,
     ...(hooks ? { hooks } : {}),
@@ -195,6 +250,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         transcriptPath: turn.transcriptPath ?? "",
         ...(permissionMode !== undefined ? { permissionMode } : {}),
       });
+      const thinking = turn.thinking ?? spec.thinking;
+      const maxBudgetUsd = turn.maxBudgetUsd ?? spec.maxBudgetUsd;
       return {
         sessionId: turn.sessionId,
         cwd,
@@ -208,6 +265,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         prompt: turn.prompt,
         signal: turn.signal,
         env: toolEnv,
+        ...(sandbox ? { sandbox } : {}),
         retryPolicy,
         ...(turn.maxTurns !== undefined ? { maxTurns: turn.maxTurns } : {}),
         ...(spec.maxTokens !== undefined ? { maxTokens: spec.maxTokens } : {}),
@@ -216,11 +274,75 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         ...(mcpServers.length > 0 ? { mcpServers } : {}),
         ...(hooks ? { hooks } : {}),
         ...(hooks && turn.sessionStart ? { sessionStart: turn.sessionStart } : {}),
+        context: {
+          contextWindow:
+            spec.contextWindow ?? chosen.contextWindow ?? config.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+          ...(config.compactThreshold !== undefined ? { compactThreshold: config.compactThreshold } : {}),
+        },
+        ...(spec.compactionHooks || hooks
+          ? { compactionHooks: spec.compactionHooks ?? compactionHooksOf(hooks!, turn.signal) }
+          : {}),
+        ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
+        ...(fallback && fallback.providerModel !== chosen.providerModel ? { fallback } : {}),
+        ...(thinking ? { thinking } : {}),
+        ...(spec.effort ? { effort: spec.effort } : {}),
       };
     },
   };
-  run.warnings = [...config.warnings, ...assembledHooks.warnings, ...(current.built?.warnings ?? [])];
+  run.warnings = [
+    ...warnings,
+    ...assembledHooks.warnings,
+    ...(current.built?.warnings ?? []),
+    ...(sandboxed?.warnings ?? []),
+  ];
   return run;
+}
+
+/**
+ * The fallback model, resolved up front so a bad name fails before the run. The convention allows a
+ * comma-separated list; cairn falls back once, to the first (a warning names the rest).
+ */
+async function resolveFallback(
+  spec: RunSpec,
+  config: LoadedConfig,
+  model: RunModel,
+): Promise<RunModel | undefined> {
+  const first = spec.fallbackModel?.split(",")[0]?.trim();
+  if (!first) return undefined;
+  const fallback = await resolveModelFor(spec, config, first);
+  if (fallback.model === model.model) {
+    throw new ConfigError(`The fallback model ${first} is the model itself; name another one.`);
+  }
+  return fallback;
+}
+
+/** What the long-session settings cannot do for this model, said once. */
+function longSessionWarnings(spec: RunSpec, model: RunModel): string[] {
+  const warnings: string[] = [];
+  const names =
+    spec.fallbackModel
+      ?.split(",")
+      .map((name) => name.trim())
+      .filter(Boolean) ?? [];
+  if (names.length > 1) {
+    warnings.push(`fallback model: only the first of ${names.join(", ")} is used (${names[0]}).`);
+  }
+  if (spec.maxBudgetUsd !== undefined && model.priceUsage({ input_tokens: 1_000_000 }) === undefined) {
+    warnings.push(
+      `max budget: the price of ${model.model} is unknown, so the budget of $${spec.maxBudgetUsd} cannot be enforced.`,
+    );
+  }
+  const wire = model.provider.wire;
+  if ((spec.thinking || spec.effort) && (wire === "llama" || wire === "replay")) {
+    warnings.push(
+      `thinking and effort settings are ignored by ${model.model} (no such parameter on this model).`,
+    );
+  } else if (spec.thinking && (wire === "openai-chat" || wire === "openai-responses")) {
+    warnings.push(
+      `thinking is ignored by ${model.model}: OpenAI models take a reasoning effort instead (set effort).`,
+    );
+  }
+  return warnings;
 }
 
 /** Resolves `name` (undefined: the configured default) with the spec's provider settings. */
@@ -274,4 +396,21 @@ async function settleBoth<A, B>(
   if (a.status === "fulfilled" && b.status === "fulfilled") return [a.value, b.value];
   if (a.status === "fulfilled") await dispose(a.value).catch(() => {});
   throw a.status === "rejected" ? a.reason : (b as PromiseRejectedResult).reason;
+}
+
+/** PreCompact / PostCompact hooks around every compaction (their records are not shown: the seam is void). */
+function compactionHooksOf(hooks: Hooks, signal: AbortSignal): CompactionHooks {
+  return {
+    async beforeCompact({ trigger, customInstructions }) {
+      if (hooks.has("PreCompact"))
+        await hooks.run(
+          { hook_event_name: "PreCompact", trigger, custom_instructions: customInstructions },
+          { signal },
+        );
+    },
+    async afterCompact({ trigger, summary }) {
+      if (hooks.has("PostCompact"))
+        await hooks.run({ hook_event_name: "PostCompact", trigger, compact_summary: summary }, { signal });
+    },
+  };
 }

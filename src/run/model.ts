@@ -1,6 +1,7 @@
 import type { LoadedConfig } from "../config/load.js";
 import type { Usage } from "../engine/messages.js";
 import type { ModelProvider } from "../engine/provider.js";
+import { findModel } from "../providers/catalog.js";
 import { costUSD } from "../providers/cost.js";
 import { type ModelSettings, resolveModel } from "../providers/registry.js";
 
@@ -12,6 +13,8 @@ export type RunModel = {
   /** The id sent to the provider. */
   providerModel: string;
   priceUsage(usage: Partial<Usage>): number | undefined;
+  /** From the catalog (or the provider: a local model's context size); undefined when unknown. */
+  contextWindow?: number;
 };
 
 /**
@@ -36,5 +39,10 @@ export async function resolveRunModel(config: LoadedConfig, settings: ModelSetti
     ...defaults,
     promptCaching: settings.promptCaching ?? true,
   });
-  return { ...resolved, priceUsage: (usage) => costUSD(resolved.model, usage) };
+  const contextWindow = findModel(resolved.providerModel)?.contextWindow ?? resolved.provider.contextWindow;
+  return {
+    ...resolved,
+    priceUsage: (usage) => costUSD(resolved.model, usage),
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+  };
 }

@@ -450,7 +450,7 @@ export type SDKResultSuccess = SDKResultBase & {
  * (`error_during_execution`), an abort or `interrupt()` (`error_during_execution`, "The run was
  * interrupted."), the `maxTurns` limit (`error_max_turns`), or, with `outputFormat`, no valid output
  * in three attempts (`error_max_structured_output_retries`). The iterator then finishes normally.
- * `error_max_budget_usd` is declared for compatibility and not produced yet.
+ * `error_max_budget_usd`: the query's `maxBudgetUsd` was passed (the cost so far is in the result).
  */
 export type SDKResultError = SDKResultBase & {
   subtype:
@@ -536,6 +536,24 @@ export type SDKHookResponseMessage = {
   session_id: string;
 };
 
+/**
+ * The conversation was compacted (docs/context.md): older turns replaced by a summary the model
+ * wrote, recent turns kept verbatim. `trigger`: `auto` (the next request would not have fitted, or the
+ * server said so), `manual` (the prompt `/compact`). Tokens are estimates.
+ */
+export type SDKCompactBoundaryMessage = {
+  type: "system";
+  subtype: "compact_boundary";
+  compact_metadata: {
+    trigger: "manual" | "auto";
+    pre_tokens: number;
+    post_tokens?: number;
+    duration_ms?: number;
+  };
+  uuid: UUID;
+  session_id: string;
+};
+
 // ---------------------------------------------------------------------------------------------------
 // Declared for compatibility, not produced yet (SDK-11: consumers must accept other system subtypes)
 // ---------------------------------------------------------------------------------------------------
@@ -546,15 +564,6 @@ export type SDKStatusMessage = {
   subtype: "status";
   status: "compacting" | "requesting" | null;
   permissionMode?: PermissionMode;
-  uuid: UUID;
-  session_id: string;
-};
-
-/** The conversation was compacted. Not produced by cairn yet. */
-export type SDKCompactBoundaryMessage = {
-  type: "system";
-  subtype: "compact_boundary";
-  compact_metadata: { trigger: "manual" | "auto"; pre_tokens: number; post_tokens?: number };
   uuid: UUID;
   session_id: string;
 };

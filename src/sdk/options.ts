@@ -340,12 +340,36 @@ export type Options = {
    */
   settingSources?: SettingSource[];
 
+  /**
+   * The OS sandbox for shell commands (docs/security.md, "Sandbox"), in the convention's shape:
+   * `{ enabled: false }` turns it off; `{ enabled: true, failIfUnavailable: true }` requires it;
+   * otherwise (the default) it is used where bubblewrap runs, with a warning where it cannot.
+   * `filesystem.allowWrite` adds writable directories; `network.allowAll: true` (cairn's own key)
+   * gives commands the network. Other keys are reported in a warning and have no effect.
+   */
+  sandbox?: Record<string, unknown>;
+
   // --- cairn's own ------------------------------------------------------------------------------
 
   /** The provider API key for this query; overrides the key from `env` / `process.env`. */
   apiKey?: string;
   /** The provider base URL for this query (any server speaking the provider's API). */
   baseURL?: string;
+  /** The model's context window in tokens, over the catalog's (docs/context.md); for models it does not know. */
+  contextWindow?: number;
+
+  // --- long sessions and spend (docs/context.md) -------------------------------------------------
+
+  /** Reasoning effort: Anthropic `output_config.effort`, OpenAI `reasoning.effort` (`max` → `xhigh`). */
+  effort?: EffortLevel;
+  /** Takes over when the model is overloaded or unavailable after retries (the first of a comma-separated list). */
+  fallbackModel?: string;
+  /** The turn ends with `error_max_budget_usd` once the query's cost passes this many USD. */
+  maxBudgetUsd?: number;
+  /** Deprecated in the convention; use `thinking`. 0 disables thinking, N enables it with that budget. */
+  maxThinkingTokens?: number;
+  /** Extended thinking (Anthropic `thinking`); ignored with a warning where the model has no such parameter. */
+  thinking?: ThinkingConfig;
 
   // --- accepted, not yet supported ---------------------------------------------------------------
 
@@ -365,14 +389,9 @@ export type Options = {
   betas?: string[];
   debug?: boolean;
   debugFile?: string;
-  effort?: EffortLevel;
   enableFileCheckpointing?: boolean;
-  fallbackModel?: string;
   forwardSubagentText?: boolean;
   managedSettings?: Record<string, unknown>;
-  maxBudgetUsd?: number;
-  /** Deprecated in the convention; use `thinking`. */
-  maxThinkingTokens?: number;
   mcpServersDelivery?: "argv" | "initialize";
   onElicitation?(request: unknown, options: { signal: AbortSignal }): Promise<unknown>;
   onUserDialog?(request: unknown, options: { signal: AbortSignal }): Promise<unknown>;
@@ -384,12 +403,10 @@ export type Options = {
   plugins?: { type: "local"; path: string; skipMcpDiscovery?: boolean }[];
   projectConfigRoot?: string;
   promptSuggestions?: boolean;
-  sandbox?: Record<string, unknown>;
   settings?: string | Record<string, unknown>;
   skills?: string[] | "all";
   supportedDialogKinds?: string[];
   taskBudget?: { total: number };
-  thinking?: ThinkingConfig;
   toolAliases?: Record<string, string>;
   toolConfig?: Record<string, unknown>;
   verbatimPrompts?: boolean;
@@ -445,6 +462,7 @@ const SUPPORTED = {
   ),
   additionalDirectories: stringList,
   allowDangerouslySkipPermissions: z.boolean(),
+  sandbox: record,
   allowedTools: stringList,
   canUseTool: fn,
   continue: z.boolean(),
@@ -506,6 +524,16 @@ const SUPPORTED = {
   baseURL: z.url(),
   mcpServers: z.record(z.string(), record),
   strictMcpConfig: z.boolean(),
+  contextWindow: z.number().int().min(1024),
+  effort: z.enum(["low", "medium", "high", "xhigh", "max"]),
+  fallbackModel: z.string(),
+  maxBudgetUsd: nonNegative,
+  maxThinkingTokens: nonNegative,
+  thinking: z.discriminatedUnion("type", [
+    z.object({ type: z.literal("adaptive") }),
+    z.object({ type: z.literal("enabled"), budgetTokens: nonNegative.optional() }),
+    z.object({ type: z.literal("disabled") }),
+  ]),
 } satisfies Record<string, z.ZodType>;
 
 /** Options of the convention cairn accepts but does not implement yet (a warning names them). */
@@ -522,13 +550,9 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   betas: stringList,
   debug: z.boolean(),
   debugFile: z.string(),
-  effort: z.enum(["low", "medium", "high", "xhigh", "max"]),
   enableFileCheckpointing: z.boolean(),
-  fallbackModel: z.string(),
   forwardSubagentText: z.boolean(),
   managedSettings: record,
-  maxBudgetUsd: nonNegative,
-  maxThinkingTokens: nonNegative,
   mcpServersDelivery: z.enum(["argv", "initialize"]),
   onElicitation: fn,
   onUserDialog: fn,
@@ -540,16 +564,10 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   plugins: z.array(record),
   projectConfigRoot: z.string(),
   promptSuggestions: z.boolean(),
-  sandbox: record,
   settings: z.union([z.string(), record]),
   skills: z.union([stringList, z.literal("all")]),
   supportedDialogKinds: stringList,
   taskBudget: z.object({ total: nonNegative }),
-  thinking: z.discriminatedUnion("type", [
-    z.object({ type: z.literal("adaptive") }),
-    z.object({ type: z.literal("enabled"), budgetTokens: nonNegative.optional() }),
-    z.object({ type: z.literal("disabled") }),
-  ]),
   toolAliases: z.record(z.string(), z.string()),
   toolConfig: record,
   verbatimPrompts: z.boolean(),

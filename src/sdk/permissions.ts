@@ -54,6 +54,11 @@ export class SdkPermissions {
     this.mode ??= run.gate?.mode;
   }
 
+  /** The directories the agent may write (lexical and real), once prepared. */
+  get roots(): readonly string[] {
+    return this.gate?.roots ?? [this.options.cwd];
+  }
+
   /** `setPermissionMode()`: applies to the next tool call, also inside the running turn. */
   setMode(mode: PermissionMode): void {
     this.mode = mode;

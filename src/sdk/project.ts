@@ -69,6 +69,8 @@ export type _EngineBlockFitsContract = Assignable<AssistantContentBlock, SDKAssi
  * - `tool_end` → `user` with the `tool_result` block and `tool_use_result`
  * - `hook_result` → `hook_started`, `hook_progress`, `hook_response` (only with `includeHookEvents`),
  *   and a `system`/`informational` message (tag `hook`) for a hook's `systemMessage` or failure
+ * - `compact_boundary` → `system`/`compact_boundary`
+ * - `model_fallback` → `system`/`informational` (level `warning`, tag `model_fallback`)
  * - `run_end` → `result`
  *
  * Payloads are copied, so a consumer mutating a message cannot change the engine's conversation.
@@ -124,6 +126,33 @@ export function createSdkProjection(options: SdkProjectionOptions): SdkProjectio
           return [toolResultMessage(event, sessionId, uuid())];
         case "hook_result":
           return hookMessages(event.record, sessionId, options.includeHookEvents === true, uuid);
+        case "compact_boundary":
+          return [
+            {
+              type: "system",
+              subtype: "compact_boundary",
+              compact_metadata: {
+                trigger: event.trigger,
+                pre_tokens: event.preTokens,
+                post_tokens: event.postTokens,
+                duration_ms: event.durationMs,
+              },
+              uuid: uuid(),
+              session_id: sessionId,
+            },
+          ];
+        case "model_fallback":
+          return [
+            {
+              type: "system",
+              subtype: "informational",
+              content: `${event.from} is unavailable (${event.error}); continuing with ${event.to}.`,
+              level: "warning",
+              tag: "model_fallback",
+              uuid: uuid(),
+              session_id: sessionId,
+            },
+          ];
         case "run_end":
           return [resultMessage(event, stopReason, uuid())];
         default:

@@ -4,12 +4,14 @@ import { join } from "node:path";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { RunEndEvent } from "../engine/events.js";
 import { runAgentLoop } from "../engine/loop.js";
-import { addUsage, type ConversationMessage, emptyUsage, type Usage } from "../engine/messages.js";
+import { addCost, addUsage, type ConversationMessage, emptyUsage, type Usage } from "../engine/messages.js";
+import type { ThinkingSetting } from "../engine/provider.js";
 import { entriesFromOptions } from "../mcp/sources.js";
 import { splitRuleList } from "../permissions/rules.js";
 import { MODEL_CATALOG } from "../providers/catalog.js";
 import { type AssembledRun, assembleRun, type RunSpec, resolveModelFor } from "../run/assemble.js";
 import type { RunModel } from "../run/model.js";
+import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
 import { type OpenedSession, openSession } from "../sessions/open-session.js";
 import { SessionStore, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
 import { SessionWriteError } from "../sessions/writer.js";
@@ -87,7 +89,12 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
    * released, and the iterator finishes. Idempotent.
    */
   close(): void;
-  /** cairn has no slash commands: `[]`. */
+  /**
+   * Sets the thinking budget from the next turn on: 0 disables thinking, N enables it with N tokens,
+   * null returns to `options.thinking` / `options.maxThinkingTokens`. Deprecated in the convention.
+   */
+  setMaxThinkingTokens(maxThinkingTokens: number | null): Promise<void>;
+  /** The one slash command: `/compact [instructions]`. */
   supportedCommands(): Promise<SlashCommand[]>;
   /** The models of cairn's catalog (any other `provider/model` id works too). */
   supportedModels(): Promise<ModelInfo[]>;
@@ -151,7 +158,7 @@ const STOPPED: unique symbol = Symbol("stopped");
 /** Abort reason when a run is ended because the structured output can no longer come. */
 const STRUCTURED_OUTPUT_EXHAUSTED = new Error("The structured output retries are used up.");
 
-type Notice = { tag: "config" | "session" | "mcp"; content: string };
+type Notice = { tag: "config" | "session" | "mcp" | "sandbox"; content: string };
 
 class QueryRun implements Query {
   private readonly generator: AsyncGenerator<SDKMessage, void>;
@@ -172,6 +179,10 @@ class QueryRun implements Query {
   /** Set by `setModel()`; undefined: the model the run was assembled with. */
   private model: RunModel | undefined;
   private assembling: Promise<AssembledRun> | undefined;
+  /** Set by `setMaxThinkingTokens()`. */
+  private thinking: ThinkingSetting | undefined;
+  /** What the turns of this query have cost so far (undefined once a cost was unknown). */
+  private spentUsd: number | undefined = 0;
   private configLoading: Promise<LoadedConfig> | undefined;
   private assembled: AssembledRun | undefined;
   /** The query is over: what it started (MCP servers) ends. */
@@ -242,8 +253,23 @@ class QueryRun implements Query {
     this.generator.return().catch(() => {});
   }
 
+  async setMaxThinkingTokens(maxThinkingTokens: number | null): Promise<void> {
+    if (maxThinkingTokens === null) {
+      this.thinking = undefined;
+      return;
+    }
+    validateOptions({ maxThinkingTokens, cwd: this.options.cwd });
+    this.thinking = thinkingFromBudget(maxThinkingTokens);
+  }
+
   async supportedCommands(): Promise<SlashCommand[]> {
-    return [];
+    return [
+      {
+        name: "compact",
+        description: "Summarise the conversation so far into one message (docs/context.md)",
+        argumentHint: "[instructions]",
+      },
+    ];
   }
 
   async supportedModels(): Promise<ModelInfo[]> {
@@ -352,7 +378,7 @@ class QueryRun implements Query {
       // Also on break, close() and abort: everything recorded so far is fsynced, MCP servers end.
       this.session?.writer?.close();
       this.ended = true;
-      await this.assembled?.mcp.close();
+      await this.assembled?.close();
     }
   }
 
@@ -386,6 +412,7 @@ class QueryRun implements Query {
         });
         if (!end) return; // closed
         combined = combined ? mergeRunEnds(combined, end) : end;
+        this.spentUsd = addCost(this.spentUsd, end.totalCostUsd ?? undefined);
         next = undefined;
         if (structured && !structured.accepted && !structured.exhausted && end.subtype === "success") {
           structured.missed();
@@ -441,6 +468,11 @@ class QueryRun implements Query {
         permissionMode: this.permissions.mode ?? "default",
         ...(structured ? { extraTools: [structured.tool] } : {}),
         ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+        ...(this.thinking ? { thinking: this.thinking } : {}),
+        // The budget is the query's: a later turn gets what the earlier ones left.
+        ...(this.options.maxBudgetUsd !== undefined && this.spentUsd !== undefined
+          ? { maxBudgetUsd: Math.max(0, this.options.maxBudgetUsd - this.spentUsd) }
+          : {}),
       }),
     );
     let finished = false;
@@ -537,7 +569,7 @@ class QueryRun implements Query {
       });
       this.assembled = assembled;
       // Closed while the servers were starting: they end now, nobody will use them.
-      if (this.ended) await assembled.mcp.close();
+      if (this.ended) await assembled.close();
       this.permissions.adopt(assembled);
       this.notices.push(...assembled.warnings.map((content): Notice => ({ tag: "config", content })));
       for (const server of assembled.mcp.states())
@@ -559,15 +591,27 @@ class QueryRun implements Query {
   }
 
   private runSpec(): RunSpec {
-    const { apiKey, baseURL, env, cwd, model } = this.options;
+    const { apiKey, baseURL, env, cwd, model, contextWindow, maxBudgetUsd, fallbackModel, effort } =
+      this.options;
+    const thinking = optionsThinking(this.options);
     return {
       cwd,
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+      ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
+      ...(fallbackModel !== undefined ? { fallbackModel } : {}),
+      ...(effort !== undefined ? { effort } : {}),
+      ...(thinking ? { thinking } : {}),
       ...(apiKey !== undefined ? { apiKey } : {}),
       ...(baseURL !== undefined ? { baseURL } : {}),
       ...(env !== undefined ? { env: env as NodeJS.ProcessEnv } : {}),
       ...(model !== undefined ? { model } : {}),
       permissions: this.permissions.setup(),
       tools: this.tools,
+      sandbox: async (roots, env) => {
+        const { policy, warnings } = await sdkSandboxPolicy(this.options.sandbox, roots, env);
+        for (const content of warnings) this.notices.push({ tag: "sandbox", content });
+        return { policy, warnings: [] };
+      },
       mcp: {
         explicit: entriesFromOptions(this.options.mcpServers),
         strict: this.options.strictMcpConfig === true,
@@ -757,6 +801,24 @@ function finishRun(
     };
   }
   return end;
+}
+
+/** `thinking` wins over the deprecated `maxThinkingTokens`; `display` is cairn's to ignore (thinking is always streamed). */
+function optionsThinking(options: ResolvedOptions): ThinkingSetting | undefined {
+  const { thinking, maxThinkingTokens } = options;
+  if (thinking) {
+    if (thinking.type === "enabled") {
+      return thinking.budgetTokens !== undefined
+        ? { type: "enabled", budgetTokens: thinking.budgetTokens }
+        : { type: "enabled" };
+    }
+    return { type: thinking.type };
+  }
+  return maxThinkingTokens !== undefined ? thinkingFromBudget(maxThinkingTokens) : undefined;
+}
+
+function thinkingFromBudget(budget: number): ThinkingSetting {
+  return budget === 0 ? { type: "disabled" } : { type: "enabled", budgetTokens: budget };
 }
 
 function joinPrompt(prompt: string | string[]): string {

@@ -168,7 +168,11 @@ export async function loadTranscript(file: string): Promise<LoadedTranscript> {
         continue;
       }
       if (record.type === "run_end") runs.push(record);
-      else if (record.type !== "hook") messages.push(record); // hook records are not conversation
+      else if (record.type === "compact_boundary") {
+        // What came before was summarised: the history starts again from the compacted messages.
+        messages.length = 0;
+        for (const message of record.messages) messages.push(asRecord(message, record.ts));
+      } else if (record.type !== "hook") messages.push(record); // hook records are not conversation
     }
   } catch (error) {
     if (error instanceof TranscriptError) throw error;
@@ -180,6 +184,10 @@ export async function loadTranscript(file: string): Promise<LoadedTranscript> {
   const history = rebuildHistory(messages, historyWarnings);
   for (const warning of historyWarnings) warnings.push({ kind: "history", message: warning.message });
   return { header, history, runs, warnings, lines };
+}
+
+function asRecord(message: ConversationMessage, ts: string): UserRecord | AssistantRecord {
+  return message.role === "user" ? { type: "user", ts, message } : { type: "assistant", ts, message };
 }
 
 export type TranscriptSummary = {

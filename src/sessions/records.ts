@@ -23,7 +23,8 @@ import type {
  * {"type":"run_end","ts":"…","subtype":"success","isError":false,"numTurns":2,"usage":{…},…}
  * ```
  *
- * History (`ConversationMessage[]`) is rebuilt from `user`, `assistant` and `tool_result` records:
+ * History (`ConversationMessage[]`) is rebuilt from `user`, `assistant` and `tool_result` records
+ * (after the last `compact_boundary`, which starts it with the compacted messages it holds):
  * consecutive `tool_result` records form the user message that answers the assistant message before
  * them. Readers ignore unknown record types and unknown fields (forward compatible); a header with
  * a higher `version` is refused.
@@ -111,6 +112,21 @@ export type HookRecord = {
   systemMessage?: string;
 };
 
+/**
+ * The history was compacted (docs/context.md): from here on the conversation is `messages` (the
+ * summary, then the recent turns verbatim) followed by the records after this one. The records
+ * before it stay, for audit; `--resume` does not load them.
+ */
+export type CompactBoundaryRecord = {
+  type: "compact_boundary";
+  ts: string;
+  trigger: "auto" | "manual";
+  preTokens: number;
+  postTokens: number;
+  summary: string;
+  messages: ConversationMessage[];
+};
+
 /** Written when a session is reopened after a crash cut its last line short: that line is to be ignored. */
 export type RepairRecord = { type: "repair"; ts: string; note: string };
 
@@ -121,6 +137,7 @@ export type TranscriptRecord =
   | ToolResultRecord
   | RunEndRecord
   | HookRecord
+  | CompactBoundaryRecord
   | RepairRecord;
 
 /** Serialises a record as one line (with its newline). `type` is the first key. */
@@ -179,6 +196,15 @@ export function validateRecord(
       return typeof value.event === "string" && typeof value.hook === "string"
         ? { record: value as HookRecord }
         : { problem: "hook record without event or hook" };
+    case "compact_boundary": {
+      const messages = value.messages;
+      if (
+        !Array.isArray(messages) ||
+        messages.some((m) => !isObject(m) || (m.role !== "user" && m.role !== "assistant"))
+      )
+        return { problem: "compact_boundary record without its messages" };
+      return { record: value as CompactBoundaryRecord };
+    }
     default:
       return { unknownType: type };
   }

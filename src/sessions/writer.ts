@@ -12,6 +12,7 @@ import {
 import path from "node:path";
 import type { EngineEvent } from "../engine/events.js";
 import type { ConversationMessage } from "../engine/messages.js";
+import { TranscriptLock } from "./lock.js";
 import { type HeaderRecord, serializeRecord, type TranscriptRecord } from "./records.js";
 
 /** Transcripts are private: they hold prompts, code and command output. */
@@ -47,6 +48,7 @@ export class SessionWriter {
     readonly sessionId: string,
     readonly path: string,
     fd: number,
+    private readonly lock: TranscriptLock,
   ) {
     this.fd = fd;
   }
@@ -88,14 +90,17 @@ export class SessionWriter {
    * loader reports it as repaired rather than as corruption, and nothing already written is changed.
    */
   static openFile(file: string, sessionId: string): SessionWriter {
+    // One writer per transcript at a time: a second one is refused (SessionLockedError).
+    const lock = TranscriptLock.acquire(file, sessionId);
     let fd: number;
     try {
       fd = openSync(file, "a", FILE_MODE);
       fchmodSync(fd, FILE_MODE);
     } catch (error) {
+      lock.release();
       throw new SessionWriteError(file, error);
     }
-    const writer = new SessionWriter(sessionId, file, fd);
+    const writer = new SessionWriter(sessionId, file, fd, lock);
     if (endsTorn(file)) {
       writer.writeLine(
         `\n${serializeRecord({ type: "repair", ts: now(), note: "the previous line was cut short by a crash and is ignored" })}`,
@@ -201,6 +206,18 @@ export class SessionWriter {
       case "turn_end":
         this.sync();
         return;
+      case "compact_boundary":
+        this.append({
+          type: "compact_boundary",
+          ts: now(),
+          trigger: event.trigger,
+          preTokens: event.preTokens,
+          postTokens: event.postTokens,
+          summary: event.summary,
+          messages: event.messages,
+        });
+        this.sync();
+        return;
       case "run_end":
         this.append({
           type: "run_end",
@@ -245,6 +262,7 @@ export class SessionWriter {
     } finally {
       this.fd = undefined;
       closeSync(fd);
+      this.lock.release();
     }
   }
 

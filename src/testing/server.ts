@@ -10,6 +10,7 @@ import {
   DEFAULT_CHUNK_SIZE,
   DEFAULT_SCENARIO_MODEL,
   type ErrorStep,
+  estimateTokens,
   type ReplyStep,
   type ScenarioStep,
   type StepInput,
@@ -35,6 +36,19 @@ export type ScriptedServerOptions = {
   chunkSize?: number;
   /** Model id reported in replies (default "scripted-model"). */
   model?: string;
+  /**
+   * The model's context window in tokens: a request whose estimated size (4 characters of its JSON
+   * body a token, as the reported `input_tokens`) exceeds it is answered 400 as the real API does
+   * (Anthropic "prompt is too long: N tokens > M maximum", OpenAI `context_length_exceeded`) and
+   * consumes no step. Default: no limit.
+   */
+  contextWindow?: number;
+  /**
+   * Asked first for every valid model request: a step to answer it with, or undefined to take the
+   * next scenario step. For replies that depend on the request (a compaction's summary request,
+   * a session longer than any script).
+   */
+  respond?: (request: RecordedRequest) => StepInput | undefined;
   /** Accepted so a `Scenario` object can be passed directly; not used. */
   version?: 1;
   description?: string;
@@ -94,7 +108,10 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
   if (!Number.isInteger(chunkSize) || chunkSize < 1) {
     throw new ConfigError(`${SOURCE}: chunkSize must be a positive integer, got ${chunkSize}`);
   }
-  const server = new ScriptedModelServer(steps, chunkSize, model ?? DEFAULT_SCENARIO_MODEL);
+  const server = new ScriptedModelServer(steps, chunkSize, model ?? DEFAULT_SCENARIO_MODEL, {
+    ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+    ...(options.respond ? { respond: options.respond } : {}),
+  });
   await server.listen();
   return server;
 }
@@ -115,6 +132,7 @@ class ScriptedModelServer implements ScriptedServer {
     private readonly steps: ScenarioStep[],
     private readonly chunkSize: number,
     private readonly model: string,
+    private readonly limits: Pick<ScriptedServerOptions, "contextWindow" | "respond"> = {},
   ) {
     this.http = createServer((req, res) => {
       this.handle(req, res).catch((error: unknown) => this.internalError(res, error));
@@ -214,7 +232,31 @@ class ScriptedModelServer implements ScriptedServer {
       return;
     }
 
+    const window = this.limits.contextWindow;
+    if (window !== undefined) {
+      const tokens = estimateTokens(body);
+      if (tokens > window) {
+        sendJson(res, 400, wire.overflowBody(tokens, window, requestId), {
+          ...idHeader,
+          "x-should-retry": "false",
+        });
+        return;
+      }
+    }
     const callNumber = ++this.callCount;
+    const answer = this.limits.respond?.(record);
+    if (answer !== undefined) {
+      await this.answer(
+        res,
+        wire,
+        validateSteps([toStep(answer)], SOURCE)[0]!,
+        body,
+        -1,
+        requestId,
+        abort.signal,
+      );
+      return;
+    }
     if (this.cursor >= this.steps.length) {
       const count = this.steps.length;
       const message =
@@ -228,8 +270,19 @@ class ScriptedModelServer implements ScriptedServer {
     }
     const stepIndex = this.cursor++;
     record.stepIndex = stepIndex;
-    const step = this.steps[stepIndex];
+    await this.answer(res, wire, this.steps[stepIndex]!, body, stepIndex, requestId, abort.signal);
+  }
 
+  /** Answers with one step; `stepIndex` -1 for a step from `respond` (its tool ids count replies instead). */
+  private async answer(
+    res: ServerResponse,
+    wire: ScriptedWire,
+    step: ScenarioStep,
+    body: unknown,
+    stepIndex: number,
+    requestId: string,
+    signal: AbortSignal,
+  ): Promise<void> {
     switch (step.kind) {
       case "hang":
         return; // never answered; close() or the client's abort ends it
@@ -237,15 +290,16 @@ class ScriptedModelServer implements ScriptedServer {
         this.sendError(res, wire, step, requestId);
         return;
       case "reply": {
+        const replyNumber = ++this.replyCount;
         const context: ReplyContext = {
-          stepIndex,
-          replyNumber: ++this.replyCount,
+          stepIndex: stepIndex >= 0 ? stepIndex : 1_000_000 + replyNumber,
+          replyNumber,
           chunkSize: this.chunkSize,
           model: this.model,
           requestId,
         };
-        if (wire.isStreaming(body)) await streamReply(res, wire, step, body, context, abort.signal);
-        else await answerReply(res, wire, step, body, context, abort.signal);
+        if (wire.isStreaming(body)) await streamReply(res, wire, step, body, context, signal);
+        else await answerReply(res, wire, step, body, context, signal);
         return;
       }
     }

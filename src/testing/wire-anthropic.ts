@@ -134,6 +134,15 @@ export const anthropicWire: ScriptedWire = {
     };
   },
 
+  overflowBody(tokens, window, requestId) {
+    return this.errorBody(
+      400,
+      `prompt is too long: ${tokens} tokens > ${window} maximum`,
+      "invalid_request_error",
+      requestId,
+    );
+  },
+
   summarizeRequest(body) {
     if (!isObject(body) || !Array.isArray(body.messages)) return "(no messages)";
     const messages = body.messages as unknown[];

@@ -51,6 +51,18 @@ export function openaiErrorBody(
   };
 }
 
+/** OpenAI's answer to a request over the context window (Chat Completions and Responses alike). */
+export function openaiOverflowBody(tokens: number, window: number, param: string): unknown {
+  return {
+    error: {
+      message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+      type: "invalid_request_error",
+      param,
+      code: "context_length_exceeded",
+    },
+  };
+}
+
 /** Usage of a reply in Anthropic naming: the step's overrides over estimates of request and reply. */
 export function replyUsage(step: ReplyStep, body: unknown): Usage {
   let outputChars = 0;
@@ -222,6 +234,10 @@ export const openaiChatWire: ScriptedWire = {
 
   errorBody(status, message, errorType) {
     return openaiErrorBody(status, message, errorType);
+  },
+
+  overflowBody(tokens, window) {
+    return openaiOverflowBody(tokens, window, "messages");
   },
 
   summarizeRequest(body) {

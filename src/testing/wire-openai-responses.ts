@@ -2,7 +2,7 @@ import type { Usage } from "../engine/messages.js";
 import { usageToOpenAI } from "../providers/openai-usage.js";
 import { chunkText, type ReplyStep } from "../providers/scenario.js";
 import { isObject, partsText, quote, type ReplyContext, type ScriptedWire, type WireFrame } from "./wire.js";
-import { defaultStopReason, openaiErrorBody, replyUsage } from "./wire-openai-chat.js";
+import { defaultStopReason, openaiErrorBody, openaiOverflowBody, replyUsage } from "./wire-openai-chat.js";
 
 /**
  * The OpenAI Responses API as the scripted server speaks it (`POST /v1/responses`), rendered from
@@ -199,6 +199,10 @@ export const openaiResponsesWire: ScriptedWire = {
 
   errorBody(status, message, errorType) {
     return openaiErrorBody(status, message, errorType);
+  },
+
+  overflowBody(tokens, window) {
+    return openaiOverflowBody(tokens, window, "input");
   },
 
   summarizeRequest(body) {

@@ -42,6 +42,8 @@ export interface ScriptedWire {
     errorType: string | undefined,
     requestId: string,
   ): unknown;
+  /** The 400 body the real API sends when a request of `tokens` exceeds a context window of `window`. */
+  overflowBody(tokens: number, window: number, requestId: string): unknown;
   /** A short, one-line description of a request, for the "scenario exhausted" error. */
   summarizeRequest(body: unknown): string;
 }

@@ -1,10 +1,13 @@
 import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import * as z from "zod";
+import { bwrapCommand } from "../sandbox/bwrap.js";
+import { type SandboxPolicy, sandboxRunner } from "../sandbox/policy.js";
 import { CappedOutput } from "./capped-output.js";
 import { childEnvironment } from "./child-env.js";
 import { defineTool } from "./define.js";
-import { findShell, signalGroup, stopGroup } from "./process-group.js";
+import { findShell, KILL_GRACE_MS, signalGroup, stopGroup } from "./process-group.js";
+import { RUN_TAG_VAR } from "./run-processes.js";
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
@@ -32,7 +35,9 @@ export const bashTool = defineTool({
     "Runs a shell command with `bash -c` in the working directory and returns its stdout, stderr and exit code. " +
     "There is no input (stdin is empty) and no terminal, so avoid interactive commands. " +
     `Times out after ${BASH_DEFAULT_TIMEOUT_MS / 1000} s by default (timeout in ms, max ${BASH_MAX_TIMEOUT_MS / 60_000} min); the command and all its child processes are then stopped. ` +
-    "Long outputs keep their start and end. Prefer Read, Glob, Grep and Edit over cat, find, grep and sed.",
+    "Long outputs keep their start and end. Prefer Read, Glob, Grep and Edit over cat, find, grep and sed. " +
+    "Commands may run in a sandbox: then only the working directory (and a /tmp private to the command) is writable, " +
+    "git hooks and config stay read-only, there is no network, and background processes end with the command.",
   input,
   outputLimit: 32_000,
   async run(args, ctx) {
@@ -40,11 +45,13 @@ export const bashTool = defineTool({
     if (!info?.isDirectory())
       return { content: `Working directory does not exist: ${ctx.cwd}`, isError: true };
     const timeout = args.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
+    const env = ctx.env ?? childEnvironment(process.env);
     const result = await runCommand(args.command, {
       cwd: ctx.cwd,
-      env: ctx.env ?? childEnvironment(process.env),
+      env: ctx.sandbox ? { ...env, [RUN_TAG_VAR]: ctx.sandbox.runTag } : env,
       timeout,
       signal: ctx.signal,
+      ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
     });
     const { stoppedLeftovers: _, ...outcome } = result;
     const data = { command: args.command, workingDirectory: ctx.cwd, ...outcome };
@@ -89,12 +96,23 @@ function describe(result: CommandResult, timeout: number): string {
 /**
  * Runs the command in its own process group and resolves once its output is closed, having stopped
  * the whole group on timeout or abort, so no child outlives the call unless it detached its output.
+ * Under the sandbox the command runs in bubblewrap's PID namespace: everything it started ends with it.
  */
 async function runCommand(
   command: string,
-  options: { cwd: string; env: NodeJS.ProcessEnv; timeout: number; signal: AbortSignal },
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    timeout: number;
+    signal: AbortSignal;
+    sandbox?: SandboxPolicy;
+  },
 ): Promise<CommandResult> {
   const shell = await findShell();
+  const { sandbox } = options;
+  const bwrapPath = await sandboxRunner(sandbox);
+  const sandboxed =
+    sandbox && bwrapPath ? bwrapCommand(sandbox, bwrapPath, [shell, "-c", command], options.cwd) : undefined;
   const started = performance.now();
   const stdout = new CappedOutput();
   const stderr = new CappedOutput();
@@ -104,7 +122,7 @@ async function runCommand(
   let cancelKill: (() => void) | undefined;
   let exited: { code: number | null; signal: string | null } | undefined;
 
-  const child = spawn(shell, ["-c", command], {
+  const child = spawn(sandboxed?.file ?? shell, sandboxed?.args ?? ["-c", command], {
     cwd: options.cwd,
     env: options.env,
     detached: true,
@@ -131,6 +149,7 @@ async function runCommand(
   // An abort that came while the shell was being looked up or spawned has already fired.
   if (options.signal.aborted) onAbort();
   let leftoverTimer: NodeJS.Timeout | undefined;
+  let holderTimer: NodeJS.Timeout | undefined;
 
   const exit = await new Promise<{ code: number | null; signal: string | null; error?: Error }>((resolve) => {
     child.once("exit", (code, signal) => {
@@ -138,6 +157,11 @@ async function runCommand(
       leftoverTimer = setTimeout(() => {
         stoppedLeftovers = !timedOut && !interrupted;
         stop();
+        // A job that left the group (`setsid`) still holds the output: stop reading it.
+        holderTimer = setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+        }, KILL_GRACE_MS + LEFTOVER_GRACE_MS);
       }, LEFTOVER_GRACE_MS);
     });
     child.once("close", (code, signal) => resolve(exited ?? { code, signal }));
@@ -146,6 +170,8 @@ async function runCommand(
 
   clearTimeout(timer);
   clearTimeout(leftoverTimer);
+  clearTimeout(holderTimer);
+  sandboxed?.release();
   options.signal.removeEventListener("abort", onAbort);
   // Keep the pending SIGKILL only while something of the group survives (e.g. a job ignoring SIGTERM).
   if (cancelKill && (pid === undefined || !signalGroup(pid, 0))) cancelKill();

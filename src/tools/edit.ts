@@ -1,10 +1,11 @@
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
 import { looksBinary } from "./binary.js";
 import { defineTool } from "./define.js";
 import { diffCreation, diffReplacements } from "./edit-diff.js";
 import { resolveToolPath } from "./paths.js";
+import { writeTextFile } from "./write-file.js";
 
 const input = z.object({
   file_path: z
@@ -86,7 +87,7 @@ export const editTool = defineTool({
       };
     }
     const after = before.split(target).join(replacement);
-    await writeFile(filePath, after, "utf8");
+    await writeTextFile(filePath, after);
     const diff = diffReplacements(before, offsets, target.length, replacement, after);
     return {
       content:
@@ -99,7 +100,7 @@ export const editTool = defineTool({
 });
 
 async function create(filePath: string, content: string, created: boolean) {
-  await writeFile(filePath, content, "utf8");
+  await writeTextFile(filePath, content);
   return {
     content: created
       ? `File created successfully at: ${filePath}`

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { type GrepQuery, GrepQueryError, type GrepSink, globOverrides, typeMatcher } from "./grep-query.js";
 import { IgnoreFilter, walkFiles } from "./ignore-walk.js";
+import { RegexDeadlineError, RegexWorker } from "./regex-worker.js";
 
 /** Larger files are skipped by the fallback: it reads whole files into memory. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -11,21 +12,33 @@ const MAX_FILE_BYTES = 64 * 1024 * 1024;
  * rules as Glob), skips binary files as ripgrep does, and matches with JS regular expressions.
  * Reports results in the same order and units as the ripgrep engine.
  */
-export async function searchWithJs(query: GrepQuery, sink: GrepSink): Promise<void> {
-  const regex = compile(query);
-  if (query.rootIsFile) {
-    await searchFile(query.root, regex, query, sink);
-    return;
-  }
-  // Like ripgrep, filters and ignore files apply to what the walk finds, not to a file named directly.
-  const override = globOverrides(query.globs);
-  const ofType = typeMatcher(query.type);
-  const filter = await IgnoreFilter.create(query.root);
-  for await (const rel of walkFiles(query.root, filter, { signal: query.signal, override })) {
-    // A file an including glob names is searched whatever its type, as ripgrep does.
-    if (override?.(rel, false) === "include" || ofType(rel)) {
-      await searchFile(path.join(query.root, rel), regex, query, sink);
+export async function searchWithJs(
+  query: GrepQuery,
+  sink: GrepSink,
+  options: { regexDeadlineMs?: number } = {},
+): Promise<void> {
+  // Matching runs in a worker with a deadline: a backtracking pattern must not hang the agent.
+  const matcher = new RegexWorker(compile(query), query.signal, options.regexDeadlineMs);
+  try {
+    if (query.rootIsFile) {
+      await searchFile(query.root, matcher, query, sink);
+      return;
     }
+    // Like ripgrep, filters and ignore files apply to what the walk finds, not to a file named directly.
+    const override = globOverrides(query.globs);
+    const ofType = typeMatcher(query.type);
+    const filter = await IgnoreFilter.create(query.root);
+    for await (const rel of walkFiles(query.root, filter, { signal: query.signal, override })) {
+      // A file an including glob names is searched whatever its type, as ripgrep does.
+      if (override?.(rel, false) === "include" || ofType(rel)) {
+        await searchFile(path.join(query.root, rel), matcher, query, sink);
+      }
+    }
+  } catch (error) {
+    if (error instanceof RegexDeadlineError) throw new GrepQueryError(error.message);
+    throw error;
+  } finally {
+    await matcher.close();
   }
 }
 
@@ -45,7 +58,12 @@ function compile(query: GrepQuery): RegExp {
   }
 }
 
-async function searchFile(file: string, regex: RegExp, query: GrepQuery, sink: GrepSink): Promise<void> {
+async function searchFile(
+  file: string,
+  matcher: RegexWorker,
+  query: GrepQuery,
+  sink: GrepSink,
+): Promise<void> {
   let bytes: Buffer;
   try {
     bytes = await readFile(file);
@@ -58,7 +76,8 @@ async function searchFile(file: string, regex: RegExp, query: GrepQuery, sink: G
   const lines = text.split("\n");
   if (text.endsWith("\n")) lines.pop();
   const marks = new Uint8Array(lines.length); // 0 not shown, 1 context, 2 match
-  const matches = regex.multiline ? markMultiline(text, lines, regex, marks) : markLines(lines, regex, marks);
+  const hits = await matcher.match(text);
+  const matches = matcher.multiline ? markMultiline(text, lines, hits, marks) : markLines(hits, marks);
   if (matches === 0) return;
   if (query.wantLines) {
     addContext(marks, query.before, query.after);
@@ -69,15 +88,9 @@ async function searchFile(file: string, regex: RegExp, query: GrepQuery, sink: G
   sink.fileDone(file, matches);
 }
 
-function markLines(lines: string[], regex: RegExp, marks: Uint8Array): number {
-  let count = 0;
-  lines.forEach((line, i) => {
-    if (regex.test(line)) {
-      marks[i] = 2;
-      count += 1;
-    }
-  });
-  return count;
+function markLines(matchingLines: number[], marks: Uint8Array): number {
+  for (const i of matchingLines) marks[i] = 2;
+  return matchingLines.length;
 }
 
 /**
@@ -100,7 +113,7 @@ export function mayMatchNewline(source: string): boolean {
  * Marks the lines each match spans. Matches on the same or adjacent lines form one block, counted
  * once, as ripgrep's multi-line searcher reports them as one match.
  */
-function markMultiline(text: string, lines: string[], regex: RegExp, marks: Uint8Array): number {
+function markMultiline(text: string, lines: string[], spans: number[], marks: Uint8Array): number {
   const starts: number[] = [];
   let position = 0;
   for (const line of lines) {
@@ -119,11 +132,9 @@ function markMultiline(text: string, lines: string[], regex: RegExp, marks: Uint
   };
   let blocks = 0;
   let blockLast = -2;
-  regex.lastIndex = 0;
-  for (let match = regex.exec(text); match; match = regex.exec(text)) {
-    const start = match.index;
-    const end = start + match[0].length;
-    if (match[0].length === 0) regex.lastIndex += 1;
+  for (let k = 0; k < spans.length; k += 2) {
+    const start = spans[k]!;
+    const end = spans[k + 1]!;
     // A match at the very end of a file ending in a newline belongs to no line.
     if (start >= text.length && text.endsWith("\n")) break;
     const first = lineOf(start);

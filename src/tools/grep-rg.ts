@@ -5,6 +5,11 @@ import { CappedOutput } from "./capped-output.js";
 import { type GrepQuery, GrepQueryError, type GrepSink } from "./grep-query.js";
 import { findOnPath } from "./process-group.js";
 
+/** A search that takes longer is stopped: the agent must never wait on one without end. */
+export const RIPGREP_TIME_BUDGET_MS = 120_000;
+/** A JSON record (one matching line) longer than this is not collected: ripgrep is stopped instead. */
+const MAX_RECORD_CHARS = 64 * 1024 * 1024;
+
 let rgLookup: Promise<string | undefined> | undefined;
 
 /** ripgrep's path, looked up once on first use; undefined when it is not installed. */
@@ -41,6 +46,18 @@ export async function searchWithRipgrep(rg: string, query: GrepQuery, sink: Grep
   });
   const onAbort = () => child.kill("SIGKILL");
   query.signal.addEventListener("abort", onAbort, { once: true });
+  let stoppedBecause: string | undefined;
+  const stopBecause = (reason: string) => {
+    stoppedBecause ??= reason;
+    child.kill("SIGKILL");
+  };
+  const budget = setTimeout(
+    () =>
+      stopBecause(
+        `the search took more than ${RIPGREP_TIME_BUDGET_MS / 1000} s and was stopped; narrow the path or pattern`,
+      ),
+    RIPGREP_TIME_BUDGET_MS,
+  );
   const stderr = new CappedOutput(4000, 4000);
   child.stderr.on("data", (chunk: Buffer) => stderr.write(chunk));
 
@@ -86,12 +103,17 @@ export async function searchWithRipgrep(rg: string, query: GrepQuery, sink: Grep
       start = newline + 1;
     }
     pending = pending.slice(start);
+    if (pending.length > MAX_RECORD_CHARS) stopBecause("a matching line is too long to show (over 64 MB)");
   });
 
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once("error", reject);
     child.once("close", resolve);
-  }).finally(() => query.signal.removeEventListener("abort", onAbort));
+  }).finally(() => {
+    clearTimeout(budget);
+    query.signal.removeEventListener("abort", onAbort);
+  });
+  if (stoppedBecause) throw new GrepQueryError(stoppedBecause);
   pending += decoder.end();
   if (pending.trim()) handle(pending);
   // Exit 1 means no match. Exit 2 is an error, but with results (say, one unreadable file) still an answer.

@@ -1,4 +1,5 @@
 import type * as z from "zod";
+import type { SandboxPolicy } from "../sandbox/policy.js";
 
 /**
  * Which family of tools a tool belongs to, for permission rules and scheduling: `Read(...)` rules
@@ -57,6 +58,8 @@ export type ToolContext = {
   toolUseId: string;
   /** Environment for child processes (already stripped of secrets by the caller). */
   env?: NodeJS.ProcessEnv;
+  /** The OS sandbox shell commands run under (resolved per run); absent: none, as `disabled`. */
+  sandbox?: SandboxPolicy;
 };
 
 /**

@@ -1,9 +1,10 @@
-import { mkdir, stat, writeFile } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
 import { defineTool } from "./define.js";
 import { resolveToolPath } from "./paths.js";
 import { countLines } from "./text-lines.js";
+import { writeTextFile } from "./write-file.js";
 
 const input = z.object({
   file_path: z
@@ -34,7 +35,7 @@ export const writeTool = defineTool({
       return { content: `${filePath} is a directory; give the path of a file to write.`, isError: true };
     }
     await mkdir(path.dirname(filePath), { recursive: true });
-    await writeFile(filePath, args.content, "utf8");
+    await writeTextFile(filePath, args.content);
     const created = existing === undefined;
     return {
       content: created

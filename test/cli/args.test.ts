@@ -19,7 +19,9 @@ describe("parseArgs", () => {
       strictMcpConfig: false,
       approveMcps: false,
       trust: false,
+      sandboxNetwork: false,
       prompt: "Hello world",
+      longSession: {},
     });
   });
 
@@ -62,6 +64,19 @@ describe("parseArgs", () => {
           "--strict-mcp-config",
           "--approve-mcps",
           "--trust",
+          "--max-budget-usd",
+          "2.5",
+          "--fallback-model",
+          "haiku",
+          "--context-window",
+          "65536",
+          "--max-thinking-tokens",
+          "1024",
+          "--effort",
+          "high",
+          "--sandbox",
+          "enabled",
+          "--sandbox-network",
           "--",
           "go",
         ],
@@ -89,7 +104,16 @@ describe("parseArgs", () => {
       strictMcpConfig: true,
       approveMcps: true,
       trust: true,
+      sandbox: "enabled",
+      sandboxNetwork: true,
       prompt: "go",
+      longSession: {
+        maxBudgetUsd: 2.5,
+        fallbackModel: "haiku",
+        contextWindow: 65536,
+        thinking: { type: "enabled", budgetTokens: 1024 },
+        effort: "high",
+      },
     });
     expect(parseArgs(["-f", "x"], "1")).toMatchObject({ force: true });
   });
@@ -101,6 +125,9 @@ describe("parseArgs", () => {
     [["--model"], /argument missing/],
     [["--fork-session", "-p", "x"], /--fork-session needs --resume/],
     [["--permission-mode", "yolo"], /argument 'yolo' is invalid/],
+    [["--context-window", "512"], /--context-window must be a whole number of at least 1024/],
+    [["--effort", "extreme"], /argument 'extreme' is invalid/],
+    [["--sandbox", "on"], /argument 'on' is invalid.*auto, enabled, disabled/],
   ])("%j is a usage error", (argv, message) => {
     expect(() => parseArgs(argv, "1")).toThrow(UsageError);
     expect(() => parseArgs(argv, "1")).toThrow(message);

@@ -37,7 +37,9 @@ export function validLine(line: string): Record<string, unknown> {
 function schemaFileFor(value: Record<string, unknown>): string {
   switch (value.type) {
     case "system":
-      return "system-init.schema.json";
+      return value.subtype === "compact_boundary"
+        ? "system-compact-boundary.schema.json"
+        : "system-init.schema.json";
     case "user":
       return "user.schema.json";
     case "assistant":

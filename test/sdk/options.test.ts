@@ -114,7 +114,7 @@ describe("option names", () => {
     // cairn's own additions are exactly these.
     expect(
       [...known].filter((name) => !(REFERENCE_OPTIONS as readonly string[]).includes(name)).sort(),
-    ).toEqual(["apiKey", "baseURL"]);
+    ).toEqual(["apiKey", "baseURL", "contextWindow"]);
     // The Options type declares each of them.
     expectTypeOf<(typeof REFERENCE_OPTIONS)[number]>().toMatchTypeOf<keyof Options>();
   });
@@ -217,12 +217,12 @@ describe("option values", () => {
 
 describe("accepted but not yet supported", () => {
   test("accepted, with one process warning per option name", async () => {
-    validateOptions({ resumeSessionAt: "abc", betas: [], maxBudgetUsd: 1 });
+    validateOptions({ resumeSessionAt: "abc", betas: [] });
     validateOptions({ resumeSessionAt: "def" });
     await new Promise((resolve) => setImmediate(resolve));
     const messages = warnings.map((w) => w.message);
     expect(messages.filter((m) => m.includes('"resumeSessionAt"'))).toHaveLength(1);
-    for (const name of ["resumeSessionAt", "betas", "maxBudgetUsd"]) {
+    for (const name of ["resumeSessionAt", "betas"]) {
       expect(messages.some((m) => m.includes(`option "${name}" is accepted but not yet supported`))).toBe(
         true,
       );

@@ -519,7 +519,7 @@ describe("control methods", () => {
       displayName: expect.any(String),
       description: expect.any(String),
     });
-    expect(await q.supportedCommands()).toEqual([]);
+    expect((await q.supportedCommands()).map((command) => command.name)).toEqual(["compact"]);
     expect(await q.supportedAgents()).toEqual([]);
     expect(await q.mcpServerStatus()).toEqual([]);
     q.close();

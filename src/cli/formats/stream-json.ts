@@ -112,6 +112,19 @@ export function streamJsonProjection(options: { partial: boolean; payloads: Tool
             session_id: sessionId(),
           });
         }
+        case "compact_boundary":
+          // An added system event (PM-5): consumers that do not know it skip it.
+          return line({
+            type: "system",
+            subtype: "compact_boundary",
+            session_id: sessionId(),
+            compact_metadata: {
+              trigger: event.trigger,
+              pre_tokens: event.preTokens,
+              post_tokens: event.postTokens,
+              duration_ms: event.durationMs,
+            },
+          });
         case "run_end":
           // On failure the stream ends without `result` (PM-18); the error goes to stderr.
           return closeSegment() + (event.isError ? "" : line(resultObject(event)));

@@ -134,11 +134,26 @@ describe("exit codes and errors", () => {
     });
   }
 
-  /** Runs `command` (which writes its sleeper's pid to sleep.pid) through Bash, then sends SIGINT. */
+  /**
+   * Runs `command` (which writes its sleeper's pid to sleep.pid) through Bash, then sends SIGINT.
+   * Without the sandbox, whose PID namespace would hide the host pid (test/security/sandbox.test.ts
+   * checks signals under the sandbox).
+   */
   async function interruptShell(command: string): Promise<number> {
     const server = await startServer([reply().tool("Bash", { command }), reply().text("never reached")]);
     const dir = workspace();
-    const cli = spawnCli(["-p", "Hi", "--model", MODEL, "--output-format", "stream-json", "--force"], {
+    const args = [
+      "-p",
+      "Hi",
+      "--model",
+      MODEL,
+      "--output-format",
+      "stream-json",
+      "--force",
+      "--sandbox",
+      "disabled",
+    ];
+    const cli = spawnCli(args, {
       cwd: dir,
       env: serverEnv(server),
     });

@@ -182,11 +182,16 @@ describe("print-mode conformance: tool calls", () => {
 
     test("Bash → shellToolCall: a command ended by a signal reports 128 + its number, as a shell does", async () => {
       // `kill` is not a read-only command: print mode runs it only when allowed (here by a rule).
+      const allow = ["--allowedTools", "Bash(kill:*)"];
       const { completed } = await toolCall("Bash", { command: "kill -TERM $$" }, {}, [
-        "--allowedTools",
-        "Bash(kill:*)",
+        ...allow,
+        "--sandbox",
+        "disabled",
       ]);
       expect(completed.shellToolCall!.result!.success).toMatchObject({ exitCode: 143, signal: "SIGTERM" });
+      // Under the sandbox bubblewrap reports the signal as the exit code only (docs/security.md).
+      const sandboxed = await toolCall("Bash", { command: "kill -TERM $$" }, {}, allow);
+      expect(sandboxed.completed.shellToolCall!.result!.success).toMatchObject({ exitCode: 143 });
     });
 
     test("Grep → grepToolCall {pattern, path?, outputMode?, …, toolCallId} → {pattern, path, outputMode, matches, numFiles, numMatches, truncated}", async () => {

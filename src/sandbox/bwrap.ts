@@ -1,0 +1,133 @@
+import { lstatSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { resolvePhysical, SHELL_RC_FILES } from "../permissions/paths.js";
+import { isInsideOrSame } from "./paths.js";
+import { emptyDir, emptyFile, usePlaceholder } from "./placeholders.js";
+import type { SandboxPolicy } from "./policy.js";
+
+/**
+ * bubblewrap argv for one shell command. The mounts, in order (a later mount covers an earlier one):
+ * the whole file system read-only; a fresh /dev and a /proc of the command's own PID namespace (so
+ * cairn's /proc/<pid>/environ is out of sight); private, writable /tmp (and $TMPDIR); the writable
+ * roots; the protected paths read-only over them; the hidden paths replaced by empty read-only ones.
+ *
+ * A protected path that does not exist yet is covered at its first missing component by an empty
+ * read-only directory or file, so it cannot be created either. bubblewrap has to create that mount
+ * point in the (writable) root; `release()` removes it again once the command is over. Every
+ * directory between a root and a protected path is bound onto itself as well: a mount point cannot be
+ * renamed or removed, so `mv .git .git2 && mkdir -p .git/hooks` cannot sidestep the protection.
+ */
+export function bwrapCommand(
+  policy: SandboxPolicy,
+  bwrapPath: string,
+  shellArgv: string[],
+  cwd: string,
+): { file: string; args: string[]; release(): void } {
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  for (const dir of privateTempDirs(policy.writableRoots)) args.push("--tmpfs", dir);
+  for (const root of policy.writableRoots) args.push("--bind", root, root);
+  const placeholders: string[] = [];
+  const selfBound = new Set<string>();
+  const covered = new Set<string>();
+  for (const protectedPath of policy.protectedPaths) {
+    // Mounts go where the path really leads: over a symlink's target (a dangling one included),
+    // which needs covering only when it lies in a writable root.
+    const target = realPath(protectedPath);
+    const root = target && policy.writableRoots.find((r) => isInsideOrSame(r, target));
+    if (!target || !root) continue;
+    const cover = coverFor(root, target);
+    if (covered.has(cover.path)) continue;
+    covered.add(cover.path);
+    for (const dir of cover.ancestors) {
+      if (selfBound.has(dir)) continue;
+      selfBound.add(dir);
+      args.push("--bind", dir, dir);
+    }
+    if (cover.kind === "existing") args.push("--ro-bind", cover.path, cover.path);
+    else {
+      args.push("--ro-bind", cover.kind === "missing-file" ? emptyFile() : emptyDir(), cover.path);
+      placeholders.push(cover.path);
+    }
+  }
+  for (const hiddenPath of policy.hiddenPaths) {
+    const hidden = realPath(hiddenPath);
+    const kind = hidden ? kindOf(hidden) : "missing";
+    if (hidden && kind !== "missing")
+      args.push("--ro-bind", kind === "dir" ? emptyDir() : emptyFile(), hidden);
+  }
+  args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent");
+  if (!policy.network) args.push("--unshare-net");
+  args.push("--chdir", cwd, "--", ...shellArgv);
+  for (const placeholder of placeholders) usePlaceholder(placeholder, +1);
+  let released = false;
+  return {
+    file: bwrapPath,
+    args,
+    release() {
+      if (released) return;
+      released = true;
+      for (const placeholder of placeholders) usePlaceholder(placeholder, -1);
+    },
+  };
+}
+
+type Cover =
+  | { kind: "existing"; path: string; ancestors: string[] }
+  | { kind: "missing-dir" | "missing-file"; path: string; ancestors: string[] };
+
+/**
+ * What to mount to protect `target` inside `root`: the target itself when it exists; else its first
+ * missing component, or the first component that is not a directory (a `.git` file of a worktree).
+ */
+function coverFor(root: string, target: string): Cover {
+  const parts = path.relative(root, target).split(path.sep);
+  const ancestors: string[] = [];
+  let current = root;
+  for (let i = 0; i < parts.length; i++) {
+    current = path.join(current, parts[i]!);
+    const kind = kindOf(current);
+    const last = i === parts.length - 1;
+    if (kind === "missing") {
+      return {
+        kind: last && isFileName(parts[i]!) ? "missing-file" : "missing-dir",
+        path: current,
+        ancestors,
+      };
+    }
+    if (last || kind !== "dir") return { kind: "existing", path: current, ancestors };
+    ancestors.push(current);
+  }
+  return { kind: "existing", path: current, ancestors };
+}
+
+/** Protected names that are files where they exist (`.bashrc`, `.git/config`); the rest are directories. */
+function isFileName(name: string): boolean {
+  return SHELL_RC_FILES.includes(name) || name === ".gitconfig" || name === "config";
+}
+
+/** Every symbolic link followed (missing components appended); undefined for a loop. */
+function realPath(p: string): string | undefined {
+  try {
+    return resolvePhysical(p).real;
+  } catch {
+    return undefined;
+  }
+}
+
+function kindOf(p: string): "dir" | "file" | "missing" {
+  try {
+    const info = lstatSync(p);
+    return info.isDirectory() ? "dir" : "file";
+  } catch {
+    return "missing";
+  }
+}
+
+/** /tmp, and $TMPDIR when it is elsewhere, unless a writable root is there (it is bound over it). */
+function privateTempDirs(writableRoots: readonly string[]): string[] {
+  const dirs = new Set(["/tmp"]);
+  const tmp = os.tmpdir();
+  if (kindOf(tmp) === "dir") dirs.add(tmp);
+  return [...dirs].filter((dir) => !writableRoots.some((root) => isInsideOrSame(root, dir)));
+}

@@ -1,0 +1,78 @@
+import os from "node:os";
+import path from "node:path";
+import { SHELL_RC_FILES } from "../permissions/paths.js";
+
+/**
+ * Inside every writable root, these stay read-only under the sandbox, also with `--force`: writing
+ * them runs code later, outside the sandbox (git hooks and config; the project settings of cairn and
+ * of the other agents, which name hooks and commands; editor tasks).
+ */
+export const PROTECTED_IN_EVERY_ROOT: readonly string[] = [
+  ".git/hooks",
+  ".git/config",
+  ".cairn",
+  ".claude",
+  ".cursor",
+  ".vscode",
+];
+
+/** Read-only too when a writable root holds them (the workspace is the home directory, say). */
+function protectedInHome(home: string): string[] {
+  return [
+    ...SHELL_RC_FILES.map((name) => path.join(home, name)),
+    path.join(home, ".gitconfig"),
+    path.join(home, ".config", "git"),
+    path.join(home, ".config", "fish"),
+    path.join(home, ".ssh"),
+  ];
+}
+
+/**
+ * Credentials commands have no business reading: replaced by an empty read-only file or directory in
+ * the sandbox when they exist. A short list of the usual places, not a guarantee (docs/security.md).
+ */
+function secretsInHome(home: string): string[] {
+  return [
+    ".ssh",
+    ".aws",
+    ".azure",
+    ".gnupg",
+    ".kube",
+    ".docker/config.json",
+    ".netrc",
+    ".git-credentials",
+    ".pypirc",
+    ".config/gh",
+    ".config/gcloud",
+  ].map((name) => path.join(home, name));
+}
+
+export type SandboxPaths = {
+  /** Read-only even inside a writable root; a missing one cannot be created. */
+  protectedPaths: string[];
+  /** Replaced by an empty read-only file or directory when they exist. */
+  hiddenPaths: string[];
+};
+
+/**
+ * The protected and hidden paths for these writable roots. cairn's home (user config with keys,
+ * transcripts) is both: hidden from reads, and not writable when a root holds it.
+ */
+export function sandboxPaths(
+  writableRoots: readonly string[],
+  context: { cairnHome: string; home?: string },
+): SandboxPaths {
+  const home = context.home ?? os.homedir();
+  const inRoots = (p: string) => writableRoots.some((root) => isInsideOrSame(root, p));
+  const perRoot = writableRoots.flatMap((root) => PROTECTED_IN_EVERY_ROOT.map((rel) => path.join(root, rel)));
+  const homeLevel = [...protectedInHome(home), context.cairnHome].filter(inRoots);
+  return {
+    protectedPaths: [...new Set([...perRoot, ...homeLevel])],
+    hiddenPaths: [...new Set([...secretsInHome(home), context.cairnHome])],
+  };
+}
+
+export function isInsideOrSame(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}

@@ -1,0 +1,152 @@
+import { randomUUID } from "node:crypto";
+import { realpathSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { resolveCairnHome } from "../permissions/home.js";
+import { findOnPath } from "../tools/process-group.js";
+import { isInsideOrSame, sandboxPaths } from "./paths.js";
+import { probeBwrap } from "./probe.js";
+
+/**
+ * - `enabled`: every shell command runs under bubblewrap; a run where it cannot is refused.
+ * - `disabled`: commands run with the permission checker alone.
+ * - `auto` (the default): enabled where bubblewrap works, else the checker alone, said once.
+ */
+export const SANDBOX_MODES = ["auto", "enabled", "disabled"] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+/** What a user sets (CLI flags, SDK `sandbox`, config): see docs/security.md, "Sandbox". */
+export type SandboxSettings = {
+  mode?: SandboxMode;
+  /** Commands may use the network (default: no network at all, loopback included). */
+  network?: boolean;
+  /** Writable besides the workspace and the `--add-dir` directories (protected paths still are not). */
+  extraWritable?: readonly string[];
+};
+
+/** The sandbox that applies to a run's commands, resolved once per run (ToolContext.sandbox). */
+export type SandboxPolicy = {
+  /**
+   * `enabled`: commands run under bubblewrap at `bwrapPath`. `disabled`: the checker alone.
+   * `auto`: bubblewrap was still being probed when the run started; `sandboxRunner` waits for it.
+   */
+  mode: "enabled" | "disabled" | "auto";
+  bwrapPath?: string;
+  /** `auto` only: bubblewrap's path once it is known to work, undefined for the fallback. */
+  probing?: Promise<string | undefined>;
+  /** Absolute, lexical and real forms: the workspace, `--add-dir` directories, `extraWritable`. */
+  writableRoots: string[];
+  protectedPaths: string[];
+  hiddenPaths: string[];
+  network: boolean;
+  /**
+   * Set in the environment of every process a command starts (`CAIRN_RUN_TAG`), so the processes
+   * still running when the run ends can be found and stopped (see run-processes.ts).
+   */
+  runTag: string;
+};
+
+export class SandboxUnavailableError extends Error {
+  override name = "SandboxUnavailableError";
+}
+
+export type SandboxContext = {
+  /** The workspace first, then the other directories the agent may write (the gate's roots). */
+  roots: readonly string[];
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+  platform?: NodeJS.Platform;
+  /**
+   * With it, `auto` does not wait for the probe (about 10 ms: a process creating namespaces), which
+   * then overlaps with the run's start; the fallback warning comes through here, once.
+   */
+  onFallback?: (warning: string) => void;
+};
+
+/**
+ * Resolves the settings into the run's policy. `warning` says, once, why `auto` fell back to the
+ * checker alone (unless `onFallback` takes it). Throws SandboxUnavailableError when `enabled` cannot
+ * be honoured: that is always known before the run starts.
+ */
+export async function resolveSandboxPolicy(
+  settings: SandboxSettings,
+  context: SandboxContext,
+): Promise<{ policy: SandboxPolicy; warning?: string }> {
+  const env = context.env ?? process.env;
+  const home = context.home ?? os.homedir();
+  const given = [...context.roots, ...(settings.extraWritable ?? []).map((dir) => expandHome(dir, home))];
+  // Only existing directories can be bound (a missing --add-dir would make every command fail).
+  const existing = given.map((dir) => path.resolve(dir)).filter(isDirectory);
+  const writableRoots = [...new Set(existing.flatMap((dir) => [dir, realOrSelf(dir)]))];
+  const base = { writableRoots, network: settings.network === true, runTag: randomUUID() };
+  const mode = settings.mode ?? "auto";
+  if (mode === "disabled") return { policy: { mode, protectedPaths: [], hiddenPaths: [], ...base } };
+
+  const paths = sandboxPaths(writableRoots, { cairnHome: realOrSelf(resolveCairnHome(env, home)), home });
+  const finding = findWorkingBwrap(context, writableRoots, env);
+  const unavailable = (reason: string) => `the command sandbox is not available: ${reason}`;
+  const fallback = (reason: string) =>
+    `${unavailable(reason)}; shell commands run with the permission checker alone`;
+  const { onFallback } = context;
+  if (mode === "auto" && onFallback) {
+    const probing = finding.then((found) => {
+      if (found.reason !== undefined) onFallback(fallback(found.reason));
+      return found.bwrapPath;
+    });
+    return { policy: { mode, probing, ...paths, ...base } };
+  }
+  const found = await finding;
+  if (found.reason === undefined)
+    return { policy: { mode: "enabled", bwrapPath: found.bwrapPath, ...paths, ...base } };
+  if (mode === "enabled")
+    throw new SandboxUnavailableError(
+      `${unavailable(found.reason)}; install bubblewrap, or turn the sandbox off`,
+    );
+  return { policy: { mode: "disabled", ...paths, ...base }, warning: fallback(found.reason) };
+}
+
+/** The bubblewrap to run a command under, or undefined for none (waits for an `auto` probe). */
+export async function sandboxRunner(policy: SandboxPolicy | undefined): Promise<string | undefined> {
+  if (!policy || policy.mode === "disabled") return undefined;
+  return policy.mode === "enabled" ? policy.bwrapPath : policy.probing;
+}
+
+type Availability = { reason: string; bwrapPath?: undefined } | { reason?: undefined; bwrapPath: string };
+
+async function findWorkingBwrap(
+  context: SandboxContext,
+  writableRoots: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<Availability> {
+  const platform = context.platform ?? process.platform;
+  if (platform !== "linux") return { reason: `not implemented on ${platform} (Linux with bubblewrap only)` };
+  // A bwrap the agent itself could have written (in the workspace, on PATH) is no boundary.
+  const trustedPath = (env.PATH ?? "")
+    .split(path.delimiter)
+    .filter((dir) => dir && path.isAbsolute(dir) && !writableRoots.some((root) => isInsideOrSame(root, dir)))
+    .join(path.delimiter);
+  const bwrapPath = await findOnPath("bwrap", trustedPath);
+  if (!bwrapPath) return { reason: "bubblewrap (bwrap) is not installed" };
+  const failure = await probeBwrap(bwrapPath);
+  return failure ? { reason: failure } : { bwrapPath };
+}
+
+function expandHome(dir: string, home: string): string {
+  return dir === "~" ? home : dir.startsWith("~/") ? path.join(home, dir.slice(2)) : dir;
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}

@@ -1,0 +1,119 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { query } from "../../src/index.js";
+import { sandboxSettingsFromSdk } from "../../src/sandbox/sdk-option.js";
+import { reply } from "../../src/testing/index.js";
+import { needsSandbox, pathWithoutBwrap, sandboxUnavailable } from "../security/sandbox-helpers.js";
+import {
+  cleanUp,
+  collect,
+  envFor,
+  labels,
+  REPO,
+  result,
+  runQuery,
+  startServer,
+  workspace,
+} from "./helpers.js";
+
+afterEach(cleanUp);
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Outside the workspace and outside /tmp (which is private in the sandbox anyway). */
+function outsideDir(): string {
+  const dir = mkdtempSync(join(REPO, ".sdk-sandbox-test-"));
+  dirs.push(dir);
+  return dir;
+}
+
+const writeOutside = (dir: string) => [
+  reply().tool("Bash", { command: `echo x > ${dir}/escaped` }),
+  reply().text("done"),
+];
+
+describe("SDK sandbox option (convention shape)", () => {
+  test("maps enabled / failIfUnavailable / filesystem.allowWrite / network.allowAll, and names what it ignores", () => {
+    expect(sandboxSettingsFromSdk({ enabled: false }).settings).toEqual({ mode: "disabled" });
+    expect(sandboxSettingsFromSdk({ enabled: true }).settings).toEqual({ mode: "auto" });
+    expect(sandboxSettingsFromSdk({ enabled: true, failIfUnavailable: true }).settings).toEqual({
+      mode: "enabled",
+    });
+    const mapped = sandboxSettingsFromSdk({
+      filesystem: { allowWrite: ["/data"], denyRead: ["/x"] },
+      network: { allowAll: true, allowedDomains: ["github.com"] },
+      excludedCommands: ["docker"],
+    });
+    expect(mapped.settings).toEqual({ extraWritable: ["/data"], network: true });
+    expect(mapped.ignored).toEqual([
+      "filesystem.denyRead",
+      "network.allowedDomains (no domain filtering: network is all or nothing)",
+      "excludedCommands",
+    ]);
+  });
+
+  test.skipIf(sandboxUnavailable !== undefined)(
+    `by default a query's shell commands run sandboxed; { enabled: false } turns it off${needsSandbox}`,
+    async () => {
+      const outside = outsideDir();
+      const sandboxed = await runQuery(writeOutside(outside), { permissionMode: "bypassPermissions" });
+      expect(result(sandboxed.messages).subtype).toBe("success");
+      expect(existsSync(join(outside, "escaped"))).toBe(false);
+
+      await runQuery(writeOutside(outside), {
+        permissionMode: "bypassPermissions",
+        sandbox: { enabled: false },
+      });
+      expect(existsSync(join(outside, "escaped"))).toBe(true);
+    },
+  );
+
+  test("ignored keys and the fallback come as system/informational warnings after system/init", async () => {
+    const bin = await pathWithoutBwrap();
+    const server = await startServer([reply().text("ok")]);
+    const messages = await collect(
+      query({
+        prompt: "Go",
+        options: {
+          cwd: workspace(),
+          env: { ...envFor(server), PATH: bin },
+          sandbox: { enabled: true, network: { allowedDomains: ["github.com"] } },
+        },
+      }),
+    );
+    expect(labels(messages).slice(0, 3)).toEqual([
+      "system/init",
+      "system/informational",
+      "system/informational",
+    ]);
+    expect(messages[1]).toMatchObject({ tag: "sandbox", content: expect.stringMatching(/allowedDomains/) });
+    expect(messages[2]).toMatchObject({
+      tag: "sandbox",
+      content: expect.stringMatching(/not available: bubblewrap \(bwrap\) is not installed.*checker alone/),
+    });
+  });
+
+  test("{ enabled: true, failIfUnavailable: true } fails the query where bubblewrap is missing; nothing runs", async () => {
+    const bin = await pathWithoutBwrap();
+    const server = await startServer([reply().tool("Bash", { command: "touch made" }), reply().text("ok")]);
+    const cwd = workspace();
+    const run = collect(
+      query({
+        prompt: "Go",
+        options: {
+          cwd,
+          env: { ...envFor(server), PATH: bin },
+          permissionMode: "bypassPermissions",
+          sandbox: { enabled: true, failIfUnavailable: true },
+        },
+      }),
+    );
+    await expect(run).rejects.toThrow(/command sandbox is not available/);
+    expect(server.requests).toHaveLength(0);
+    expect(existsSync(join(cwd, "made"))).toBe(false);
+  });
+});
