@@ -61,7 +61,13 @@ const VALUE_FLAGS = new Set([
 ]);
 
 /** Flags accepted for compatibility that have nothing to do in cairn (no reason to warn). */
-const NO_OP_FLAGS = new Set(["verbose", "output-format", "input-format", "allow-dangerously-skip-permissions", "print"]);
+const NO_OP_FLAGS = new Set([
+  "verbose",
+  "output-format",
+  "input-format",
+  "allow-dangerously-skip-permissions",
+  "print",
+]);
 
 export function parseProtocolArgs(argv: readonly string[]): ProtocolArgs {
   const options: Options = {};
@@ -83,7 +89,13 @@ export function parseProtocolArgs(argv: readonly string[]): ProtocolArgs {
     const flag = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
     let value: string | undefined = eq === -1 ? undefined : arg.slice(eq + 1);
     if (value === undefined && VALUE_FLAGS.has(flag)) value = argv[++i] ?? "";
-    if (value === undefined && !VALUE_FLAGS.has(flag) && argv[i + 1] !== undefined && !argv[i + 1]!.startsWith("--") && !KNOWN_BOOLEANS.has(flag))
+    if (
+      value === undefined &&
+      !VALUE_FLAGS.has(flag) &&
+      argv[i + 1] !== undefined &&
+      !argv[i + 1]!.startsWith("--") &&
+      !KNOWN_BOOLEANS.has(flag)
+    )
       value = argv[++i]; // an unknown flag's value (`extraArgs` as `--k v`)
     if (NO_OP_FLAGS.has(flag)) continue;
     switch (flag) {
@@ -109,7 +121,11 @@ export function parseProtocolArgs(argv: readonly string[]): ProtocolArgs {
         break;
       case "permission-prompt-tool":
         if (value === "stdio") result.permissionPromptStdio = true;
-        else ignored(flag, `only "stdio" is supported (got ${JSON.stringify(value)}); calls that would ask are denied`);
+        else
+          ignored(
+            flag,
+            `only "stdio" is supported (got ${JSON.stringify(value)}); calls that would ask are denied`,
+          );
         break;
       case "include-partial-messages":
         options.includePartialMessages = true;
@@ -172,7 +188,9 @@ export function parseProtocolArgs(argv: readonly string[]): ProtocolArgs {
         (options as Record<string, unknown>).thinking = { type: value };
         break;
       default:
-        warnings.push(`--${flag}${value !== undefined ? ` ${value}` : ""} is not supported by cairn and was ignored`);
+        warnings.push(
+          `--${flag}${value !== undefined ? ` ${value}` : ""} is not supported by cairn and was ignored`,
+        );
     }
   }
   return result;

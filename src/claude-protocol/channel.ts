@@ -4,7 +4,11 @@ import { createInterface } from "node:readline";
 /** One line of the protocol, either way: a JSON object. */
 export type Frame = Record<string, unknown> & { type?: string };
 
-export type ControlRequest = { type: "control_request"; request_id: string; request: Record<string, unknown> & { subtype: string } };
+export type ControlRequest = {
+  type: "control_request";
+  request_id: string;
+  request: Record<string, unknown> & { subtype: string };
+};
 
 /**
  * The NDJSON channel between cairn and the agent SDK that spawned it: frames in on stdin, frames out
@@ -12,7 +16,10 @@ export type ControlRequest = { type: "control_request"; request_id: string; requ
  * each gets exactly one control response with its `request_id`.
  */
 export class Channel {
-  private readonly pending = new Map<string, { resolve(value: Record<string, unknown>): void; reject(error: Error): void }>();
+  private readonly pending = new Map<
+    string,
+    { resolve(value: Record<string, unknown>): void; reject(error: Error): void }
+  >();
   private closed = false;
 
   constructor(private readonly output: NodeJS.WritableStream = process.stdout) {}
@@ -35,7 +42,8 @@ export class Channel {
       }
     } finally {
       this.closed = true;
-      for (const waiter of this.pending.values()) waiter.reject(new Error("stdin closed before the host answered"));
+      for (const waiter of this.pending.values())
+        waiter.reject(new Error("stdin closed before the host answered"));
       this.pending.clear();
     }
   }
@@ -45,15 +53,24 @@ export class Channel {
   }
 
   respond(request: ControlRequest, response: Record<string, unknown> = {}): void {
-    this.send({ type: "control_response", response: { subtype: "success", request_id: request.request_id, response } });
+    this.send({
+      type: "control_response",
+      response: { subtype: "success", request_id: request.request_id, response },
+    });
   }
 
   fail(request: ControlRequest, error: string): void {
-    this.send({ type: "control_response", response: { subtype: "error", request_id: request.request_id, error } });
+    this.send({
+      type: "control_response",
+      response: { subtype: "error", request_id: request.request_id, error },
+    });
   }
 
   /** Sends a control request to the host and resolves with its answer (rejects on an error answer). */
-  request(request: Record<string, unknown> & { subtype: string }, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  request(
+    request: Record<string, unknown> & { subtype: string },
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.reject(new Error("the host closed stdin"));
     const id = randomUUID();
     return new Promise((resolve, reject) => {
@@ -78,11 +95,14 @@ export class Channel {
   }
 
   private settle(frame: Frame): void {
-    const response = frame.response as { subtype?: string; request_id?: string; response?: Record<string, unknown>; error?: string } | undefined;
+    const response = frame.response as
+      | { subtype?: string; request_id?: string; response?: Record<string, unknown>; error?: string }
+      | undefined;
     const waiter = response?.request_id ? this.pending.get(response.request_id) : undefined;
     if (!waiter || !response?.request_id) return;
     this.pending.delete(response.request_id);
-    if (response.subtype === "error") waiter.reject(new Error(response.error ?? "the host answered with an error"));
+    if (response.subtype === "error")
+      waiter.reject(new Error(response.error ?? "the host answered with an error"));
     else waiter.resolve(response.response ?? {});
   }
 }
