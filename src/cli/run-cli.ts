@@ -39,6 +39,12 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
   if (argv[0] === "models") return runModels(argv.slice(1));
   if (argv[0] === "ls") return runList(argv.slice(1));
   if (argv[0] === "mcp") return (await import("./mcp-command.js")).runMcp(argv.slice(1));
+  // The agent SDKs' dialect (docs/protocols.md): print mode's contract never reads stream-json input.
+  if (speaksAgentSdkProtocol(argv)) {
+    const { serveAgentSdkProtocol } = await import("../claude-protocol/serve.js");
+    const code = await serveAgentSdkProtocol(argv, interrupts.signal);
+    return interrupts.exitCode ?? code;
+  }
   const options = parseArgs(argv, version);
   if (options === "handled") return EXIT.success;
   const terminal: Terminal = {
@@ -115,4 +121,12 @@ function installLastResort(libraryOutput: { flush(): void }): void {
   };
   process.on("uncaughtException", fatal);
   process.on("unhandledRejection", fatal);
+}
+
+/** `--input-format stream-json` (either spelling) selects the agent-SDK CLI protocol. */
+function speaksAgentSdkProtocol(argv: readonly string[]): boolean {
+  return argv.some(
+    (arg, i) =>
+      arg === "--input-format=stream-json" || (arg === "--input-format" && argv[i + 1] === "stream-json"),
+  );
 }

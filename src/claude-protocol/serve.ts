@@ -1,0 +1,149 @@
+import type { SDKUserMessage } from "../sdk/messages.js";
+import type { Options, PermissionResult } from "../sdk/options.js";
+import type { Query } from "../sdk/query.js";
+import { query } from "../sdk/query.js";
+import { parseProtocolArgs } from "./args.js";
+import { Channel, type ControlRequest, type Frame } from "./channel.js";
+import { bridgedHooks, type HostHookMatchers } from "./hooks-bridge.js";
+import { initializeOptions, initializeResponse } from "./initialize.js";
+import { bridgedServer } from "./mcp-bridge.js";
+import { MessageQueue } from "./queue.js";
+
+/**
+ * The agent-SDK CLI protocol (docs/protocols.md): what the official agent SDKs (and the editor
+ * adapters and providers built on them) speak to the CLI they spawn. Entered with
+ * `--input-format stream-json`. stdin carries the host's user messages and control requests, stdout
+ * the SDK's messages and control responses, one JSON object a line. Under the hood it is cairn's own
+ * in-process `query()` in streaming-input mode: one turn per user message.
+ *
+ * Resolves the exit code: 0 when stdin ended and the last turn is done.
+ */
+export async function serveAgentSdkProtocol(argv: readonly string[], signal: AbortSignal): Promise<number> {
+  const args = parseProtocolArgs(argv);
+  for (const warning of args.warnings) process.stderr.write(`cairn: ${warning}\n`);
+  const channel = new Channel();
+  const prompts = new MessageQueue<SDKUserMessage>();
+  let running: Query | undefined;
+  let started: ((q: Query) => void) | undefined;
+  const ready = new Promise<Query>((resolve) => {
+    started = resolve;
+  });
+
+  const start = (init: Record<string, unknown>) => {
+    if (running) return running;
+    const options = buildOptions(args.options, init, channel, args.permissionPromptStdio);
+    running = query({ prompt: prompts, options });
+    started?.(running);
+    return running;
+  };
+
+  const reading = (async () => {
+    for await (const frame of channel.frames()) {
+      if (frame.type === "control_request") await answer(frame as ControlRequest);
+      else if (frame.type === "user") {
+        start({});
+        if (args.replayUserMessages) channel.send({ ...frame, isReplay: false });
+        prompts.push(frame as unknown as SDKUserMessage);
+      }
+    }
+    prompts.end();
+  })();
+
+  async function answer(request: ControlRequest): Promise<void> {
+    const body = request.request;
+    try {
+      if (body.subtype === "initialize") {
+        const q = start(body);
+        channel.respond(request, await initializeResponse(q));
+        return;
+      }
+      const q = running ?? start({});
+      switch (body.subtype) {
+        case "interrupt":
+          await q.interrupt();
+          return channel.respond(request, { still_queued: [] });
+        case "set_permission_mode":
+          return channel.respond(request, (await q.setPermissionMode(body.mode as never)) ?? {});
+        case "set_model":
+          await q.setModel(typeof body.model === "string" ? body.model : undefined);
+          return channel.respond(request, {});
+        case "set_max_thinking_tokens":
+          await q.setMaxThinkingTokens((body.max_thinking_tokens as number | null | undefined) ?? null);
+          return channel.respond(request, {});
+        case "mcp_status":
+          return channel.respond(request, { mcpServers: await q.mcpServerStatus() });
+        case "mcp_reconnect":
+          await q.reconnectMcpServer(String(body.serverName));
+          return channel.respond(request, {});
+        case "mcp_toggle":
+          await q.toggleMcpServer(String(body.serverName), body.enabled === true);
+          return channel.respond(request, {});
+        case "mcp_set_servers":
+          return channel.respond(request, await q.setMcpServers(body.servers as never));
+        default:
+          channel.send({
+            type: "control_response",
+            response: {
+              subtype: "error",
+              request_id: request.request_id,
+              error: `Unsupported control request subtype: ${body.subtype}`,
+              error_code: "unsupported_request",
+            },
+          });
+      }
+    } catch (error) {
+      channel.fail(request, (error as Error).message);
+    }
+  }
+
+  const onSignal = () => running?.close();
+  signal.addEventListener("abort", onSignal, { once: true });
+  try {
+    // A host that closes stdin without a message gets a clean exit, no query at all.
+    const q = await Promise.race([ready, reading.then(() => undefined)]);
+    if (q) for await (const message of q) channel.send(message as unknown as Frame);
+    await reading;
+    return 0;
+  } finally {
+    signal.removeEventListener("abort", onSignal);
+  }
+}
+
+/** The query's options: the flags', then what `initialize` adds (prompt, schema, hooks, host MCP servers). */
+function buildOptions(
+  fromArgs: Options,
+  init: Record<string, unknown>,
+  channel: Channel,
+  permissionPromptStdio: boolean,
+): Options {
+  const options: Options = { ...fromArgs, ...initializeOptions(init) };
+  const hostServers = Array.isArray(init.sdkMcpServers) ? (init.sdkMcpServers as string[]) : [];
+  if (hostServers.length > 0) {
+    options.mcpServers = {
+      ...options.mcpServers,
+      ...Object.fromEntries(hostServers.map((name) => [name, bridgedServer(name, channel) as never])),
+    };
+  }
+  if (init.hooks && typeof init.hooks === "object")
+    options.hooks = bridgedHooks(init.hooks as HostHookMatchers, channel) as Options["hooks"];
+  if (permissionPromptStdio) {
+    options.canUseTool = async (
+      toolName,
+      input,
+      { signal, toolUseID, suggestions, blockedPath, decisionReason },
+    ) =>
+      (await channel.request(
+        {
+          subtype: "can_use_tool",
+          tool_name: toolName,
+          input,
+          tool_use_id: toolUseID,
+          ...(suggestions && suggestions.length > 0 ? { permission_suggestions: suggestions } : {}),
+          ...(blockedPath !== undefined ? { blocked_path: blockedPath } : {}),
+          ...(decisionReason !== undefined ? { decision_reason: decisionReason } : {}),
+        },
+        signal,
+      )) as unknown as PermissionResult;
+  }
+  return options;
+}

@@ -1,0 +1,228 @@
+/**
+ * The official agent SDK (`@anthropic-ai/claude-agent-sdk`, a devDependency) driving cairn as its CLI
+ * through `pathToClaudeCodeExecutable`, over the agent-SDK CLI protocol (docs/protocols.md), against
+ * the scripted model server.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { createSdkMcpServer, query, tool } from "@anthropic-ai/claude-agent-sdk";
+import { afterEach, describe, expect, test } from "vitest";
+import * as z from "zod";
+import { reply } from "../../src/testing/index.js";
+import { cleanUp, startServer, workspace } from "../sdk/helpers.js";
+import { throughCairn } from "./agent-sdk.helpers.js";
+
+afterEach(cleanUp);
+
+type Message = { type: string; subtype?: string } & Record<string, unknown>;
+
+async function collect(messages: AsyncIterable<unknown>): Promise<Message[]> {
+  const out: Message[] = [];
+  for await (const message of messages) out.push(message as Message);
+  return out;
+}
+
+const resultOf = (messages: Message[]) =>
+  messages.find((m) => m.type === "result") as Message & Record<string, unknown>;
+
+describe("the official agent SDK drives cairn", () => {
+  test("a plain query(): init, assistant, result", async () => {
+    const server = await startServer([reply().text("Hello from cairn.")]);
+    const messages = await collect(
+      query({ prompt: "Say hello", options: throughCairn(server, workspace()) }),
+    );
+    expect(messages[0]).toMatchObject({
+      type: "system",
+      subtype: "init",
+      tools: expect.arrayContaining(["Read"]),
+    });
+    expect(resultOf(messages)).toMatchObject({
+      subtype: "success",
+      result: "Hello from cairn.",
+      is_error: false,
+    });
+    expect(JSON.stringify(server.requests[0]!.body)).toContain("Say hello");
+  });
+
+  test("includePartialMessages streams the raw deltas", async () => {
+    const server = await startServer([reply().text("Streaming works.")], { chunkSize: 4 });
+    const messages = await collect(
+      query({
+        prompt: "Go",
+        options: { ...throughCairn(server, workspace()), includePartialMessages: true },
+      }),
+    );
+    const deltas = messages
+      .filter((m) => m.type === "stream_event")
+      .map((m) => (m.event as { delta?: { text?: string } }).delta?.text ?? "")
+      .join("");
+    expect(deltas).toBe("Streaming works.");
+  });
+
+  test("canUseTool answers cairn's can_use_tool requests: allow runs the command, deny does not", async () => {
+    for (const behavior of ["allow", "deny"] as const) {
+      const server = await startServer([
+        reply().tool("Bash", { command: "touch marker" }),
+        reply().text("Done."),
+      ]);
+      const cwd = workspace();
+      const asked: string[] = [];
+      const messages = await collect(
+        query({
+          prompt: "Touch the marker",
+          options: {
+            ...throughCairn(server, cwd),
+            canUseTool: async (toolName, input) => {
+              asked.push(toolName);
+              return behavior === "allow"
+                ? { behavior: "allow", updatedInput: input }
+                : { behavior: "deny", message: "not here" };
+            },
+          },
+        }),
+      );
+      expect(asked).toEqual(["Bash"]);
+      expect(existsSync(join(cwd, "marker"))).toBe(behavior === "allow");
+      expect(resultOf(messages)).toMatchObject({ subtype: "success" });
+    }
+  });
+
+  test("a PreToolUse hook in the host denies a write (hook_callback round trip)", async () => {
+    const server = await startServer([
+      reply().tool("Write", { file_path: ".env", content: "SECRET=1\n" }),
+      reply().text("Could not."),
+    ]);
+    const cwd = workspace();
+    const seen: string[] = [];
+    await collect(
+      query({
+        prompt: "Write .env",
+        options: {
+          ...throughCairn(server, cwd),
+          hooks: {
+            PreToolUse: [
+              {
+                matcher: "Write|Edit",
+                hooks: [
+                  async (input) => {
+                    seen.push((input as { tool_name: string }).tool_name);
+                    return {
+                      hookSpecificOutput: {
+                        hookEventName: "PreToolUse",
+                        permissionDecision: "deny",
+                        permissionDecisionReason: "No .env files.",
+                      },
+                    };
+                  },
+                ],
+              },
+            ],
+          },
+        },
+      }),
+    );
+    expect(seen).toEqual(["Write"]);
+    expect(existsSync(join(cwd, ".env"))).toBe(false);
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("No .env files.");
+  });
+
+  test("an in-process createSdkMcpServer tool of the host runs through mcp_message", async () => {
+    const server = await startServer([
+      reply().tool("mcp__probe__add", { a: 2, b: 3 }),
+      reply().text("Sum is 5."),
+    ]);
+    const probe = createSdkMcpServer({
+      name: "probe",
+      version: "1.0.0",
+      tools: [
+        tool("add", "Add two numbers", { a: z.number(), b: z.number() }, async ({ a, b }) => ({
+          content: [{ type: "text", text: `sum=${a + b}` }],
+        })),
+      ],
+    });
+    const messages = await collect(
+      query({
+        prompt: "Add 2 and 3",
+        options: {
+          ...throughCairn(server, workspace()),
+          mcpServers: { probe },
+          allowedTools: ["mcp__probe__add"],
+        },
+      }),
+    );
+    expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "Sum is 5." });
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("sum=5");
+  });
+
+  test("streaming input: two turns in one conversation, setModel() between them", async () => {
+    const server = await startServer([reply().text("First."), reply().text("Second.")]);
+    let release: () => void = () => {};
+    const secondTurn = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    async function* prompts() {
+      yield {
+        type: "user" as const,
+        message: { role: "user" as const, content: "one" },
+        parent_tool_use_id: null,
+        session_id: "",
+      };
+      await secondTurn;
+      yield {
+        type: "user" as const,
+        message: { role: "user" as const, content: "two" },
+        parent_tool_use_id: null,
+        session_id: "",
+      };
+    }
+    const q = query({ prompt: prompts(), options: throughCairn(server, workspace()) });
+    const results: Message[] = [];
+    for await (const message of q as AsyncIterable<Message>) {
+      if (message.type !== "result") continue;
+      results.push(message);
+      if (results.length === 1) {
+        await q.setModel("haiku");
+        release();
+      } else break;
+    }
+    expect(results.map((r) => r.result)).toEqual(["First.", "Second."]);
+    expect((server.requests[1]!.body as { model: string }).model).toMatch(/^claude-haiku/);
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("First.");
+  });
+
+  test("interrupt() ends a running turn with an error result", async () => {
+    const server = await startServer([{ kind: "hang" } as never]);
+    const q = query({ prompt: "Wait forever", options: throughCairn(server, workspace()) });
+    let result: Message | undefined;
+    for await (const message of q as AsyncIterable<Message>) {
+      if (message.type === "system" && message.subtype === "init") setTimeout(() => void q.interrupt(), 200);
+      if (message.type === "result") result = message;
+    }
+    expect(result).toMatchObject({ is_error: true, subtype: "error_during_execution" });
+  });
+
+  test("resume continues a session cairn recorded; outputFormat gives structured_output", async () => {
+    const server = await startServer([
+      reply().text("I will remember 42."),
+      reply().tool("StructuredOutput", { answer: 42 }),
+    ]);
+    const cwd = workspace();
+    const first = await collect(query({ prompt: "Remember 42", options: throughCairn(server, cwd) }));
+    const sessionId = resultOf(first).session_id as string;
+    const second = await collect(
+      query({
+        prompt: "What number?",
+        options: {
+          ...throughCairn(server, cwd),
+          resume: sessionId,
+          outputFormat: {
+            type: "json_schema",
+            schema: { type: "object", properties: { answer: { type: "number" } }, required: ["answer"] },
+          },
+        },
+      }),
+    );
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("Remember 42");
+    expect(resultOf(second)).toMatchObject({ subtype: "success", structured_output: { answer: 42 } });
+  });
+});
