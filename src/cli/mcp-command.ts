@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { loadConfig } from "../config/load.js";
 import { McpHub, type McpServerState } from "../mcp/hub.js";
 import { collectMcpServers, parseMcpConfigFlags } from "../mcp/sources.js";
+import { resolveSandboxPolicy } from "../sandbox/policy.js";
 import { UsageError } from "./exit-codes.js";
 
 const USAGE =
@@ -46,10 +47,13 @@ export async function runMcp(args: string[]): Promise<number> {
   if (server !== undefined && chosen.length === 0)
     throw new UsageError(`no MCP server named ${server}; cairn mcp list shows the configured ones`);
   const approved = new Set(config.mcpApprovals[options.cwd] ?? []);
+  // The project's servers start under the sandbox, as in a run (where bubblewrap runs).
+  const { policy } = await resolveSandboxPolicy({}, { roots: [options.cwd, ...config.additionalDirectories] });
   const hub = await McpHub.start(chosen, {
     cwd: options.cwd,
     env: process.env,
     approved: (entry) => options.approve || approved.has(entry.name),
+    sandbox: policy,
   });
   try {
     const states = hub.states();

@@ -1,4 +1,5 @@
 import type { FiredHookEvent, HookInput } from "../engine/hooks.js";
+import type { SandboxPolicy } from "../sandbox/policy.js";
 import { type HookCommandResult, spawnHookCommand } from "./command.js";
 import type { HookHandler, HookOrigin, OutputDialect, RawHookResult } from "./types.js";
 
@@ -19,6 +20,8 @@ export type CommandHookSpec = {
   adaptInput?: (input: HookInput) => Record<string, unknown>;
   /** Shown in the name after the file (Cursor's event name). */
   label?: string;
+  /** Run under the OS sandbox (the workspace's own hooks). */
+  sandbox?: SandboxPolicy;
 };
 
 /**
@@ -49,6 +52,7 @@ export function commandHandler(spec: CommandHookSpec): HookHandler {
         stdin: JSON.stringify(payload),
         timeoutMs: spec.timeoutMs,
         signal,
+        ...(spec.sandbox ? { sandbox: spec.sandbox } : {}),
       });
       return readCommandResult(result, spec.timeoutMs);
     },

@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { bwrapCommand } from "../sandbox/bwrap.js";
+import { type SandboxPolicy, sandboxRunner } from "../sandbox/policy.js";
 import { CappedOutput } from "../tools/capped-output.js";
 import { findShell, signalGroup, stopGroup } from "../tools/process-group.js";
 
@@ -14,6 +16,8 @@ export type HookCommandRun = {
   stdin: string;
   timeoutMs: number;
   signal: AbortSignal;
+  /** Under this sandbox, when it is on (the workspace's own hooks: code from the repository). */
+  sandbox?: SandboxPolicy;
 };
 
 export type HookCommandResult = {
@@ -38,7 +42,12 @@ export async function spawnHookCommand(run: HookCommandRun): Promise<HookCommand
   let timedOut = false;
   let aborted = false;
   let cancelKill: (() => void) | undefined;
-  const child = spawn(shell, ["-c", run.command], {
+  const bwrapPath = await sandboxRunner(run.sandbox);
+  const sandboxed =
+    run.sandbox && bwrapPath
+      ? bwrapCommand(run.sandbox, bwrapPath, [shell, "-c", run.command], run.cwd)
+      : undefined;
+  const child = spawn(sandboxed?.file ?? shell, sandboxed?.args ?? ["-c", run.command], {
     cwd: run.cwd,
     env: run.env,
     detached: true,
@@ -69,6 +78,7 @@ export async function spawnHookCommand(run: HookCommandRun): Promise<HookCommand
     child.once("error", (error) => resolve({ code: null, error }));
   });
   clearTimeout(timer);
+  sandboxed?.release();
   run.signal.removeEventListener("abort", onAbort);
   if (cancelKill && (pid === undefined || !signalGroup(pid, 0))) cancelKill();
   stdout.end();

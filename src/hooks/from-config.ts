@@ -2,6 +2,7 @@ import path from "node:path";
 import { ConfigFileError } from "../config/files.js";
 import type { ClaudeHooks, ConfiguredHooks, CursorHooks } from "../config/hooks.js";
 import { FIRED_HOOK_EVENTS, type FiredHookEvent, HOOK_EVENTS, type HookInput } from "../engine/hooks.js";
+import type { SandboxPolicy } from "../sandbox/policy.js";
 import type { ToolDeclaration } from "../tools/types.js";
 import { commandHandler } from "./command-handler.js";
 import { compileMatcher, HookMatcherError } from "./matching.js";
@@ -14,6 +15,8 @@ export type ConfigHooksOptions = {
   trusted: boolean;
   /** How to trust the workspace, for the message saying its hooks were skipped. */
   trustHint: string;
+  /** The run's OS sandbox: the workspace's own hooks (code from the repository) run under it. */
+  sandbox?: SandboxPolicy;
 };
 
 /** The command hooks of the config files, and one line for each thing that is not applied. */
@@ -95,6 +98,7 @@ function claudeHandlers(
             matches,
             cwd: options.cwd,
             env: options.env,
+            ...(level === "project" && options.sandbox ? { sandbox: options.sandbox } : {}),
           }),
         );
       }
@@ -159,6 +163,7 @@ function cursorHandlers(
           matches,
           cwd: options.cwd,
           env: options.env,
+          ...(level === "project" && options.sandbox ? { sandbox: options.sandbox } : {}),
           adaptInput: (input) => cursorInput(name, input),
         }),
       );

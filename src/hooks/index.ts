@@ -6,6 +6,7 @@
  */
 import path from "node:path";
 import type { ConfiguredHooks } from "../config/hooks.js";
+import type { SandboxPolicy } from "../sandbox/policy.js";
 import { callbackHandlers, type HookCallbackMatcher } from "./callbacks.js";
 import { Hooks } from "./dispatcher.js";
 import { configHooks } from "./from-config.js";
@@ -26,6 +27,8 @@ export type HookSources = {
   trust: boolean;
   trustedWorkspaces: readonly string[];
   trustHint: string;
+  /** The run's OS sandbox, for the workspace's own command hooks. */
+  sandbox?: SandboxPolicy;
 };
 
 /**
@@ -40,6 +43,7 @@ export function buildHooks(sources: HookSources): { hooks: Hooks | undefined; wa
     env: sources.env,
     trusted,
     trustHint: sources.trustHint,
+    ...(sources.sandbox ? { sandbox: sources.sandbox } : {}),
   });
   const handlers = [...fromSdk.handlers, ...fromFiles.handlers];
   return {

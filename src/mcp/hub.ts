@@ -2,6 +2,8 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ValidateFunction } from "ajv";
+import { bwrapCommand } from "../sandbox/bwrap.js";
+import { type SandboxPolicy, sandboxRunner } from "../sandbox/policy.js";
 import { childEnvironment } from "../tools/child-env.js";
 import { createAjv } from "../tools/json-schema.js";
 import type { Tool } from "../tools/types.js";
@@ -29,6 +31,8 @@ export type McpHubOptions = {
   startupTimeoutMs?: number;
   /** Project servers start only when approved (`--approve-mcps`, approvals in the user config). */
   approved?: (entry: McpServerEntry) => boolean;
+  /** The run's OS sandbox: the workspace's own stdio servers (code from the repository) run under it. */
+  sandbox?: SandboxPolicy;
   /** A server's log line (`stderr`: a stdio server's own stderr) or a connection problem (`event`). */
   onLog?: (server: string, line: string, kind: "stderr" | "event") => void;
 };
@@ -231,12 +235,20 @@ async function transportFor(entry: McpServerEntry, options: McpHubOptions): Prom
     return new StreamableHTTPClientTransport(new URL(config.url), { requestInit });
   }
   const { GroupStdioTransport } = await import("./stdio-transport.js");
+  const cwd = config.cwd ? path.resolve(options.cwd, config.cwd) : options.cwd;
+  const sandbox = entry.source.level === "project" ? options.sandbox : undefined;
+  const bwrapPath = await sandboxRunner(sandbox);
+  const wrapped =
+    sandbox && bwrapPath
+      ? bwrapCommand(sandbox, bwrapPath, [config.command, ...(config.args ?? [])], cwd)
+      : undefined;
   return new GroupStdioTransport({
-    command: config.command,
-    args: config.args ?? [],
+    command: wrapped?.file ?? config.command,
+    args: wrapped?.args ?? config.args ?? [],
+    ...(wrapped ? { onClose: () => wrapped.release() } : {}),
     // The server is another program: it gets no provider keys, only what its config gives it.
     env: { ...childEnvironment(options.env), ...(config.env ?? {}) },
-    cwd: config.cwd ? path.resolve(options.cwd, config.cwd) : options.cwd,
+    cwd,
     onStderr: (line) => options.onLog?.(entry.name, line, "stderr"),
   });
 }

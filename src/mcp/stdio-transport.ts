@@ -11,6 +11,8 @@ export type StdioServerParams = {
   cwd: string;
   /** Receives the server's stderr, line by line (it is the server's log, not cairn's output). */
   onStderr?: (line: string) => void;
+  /** Called once the server has ended (the sandbox removes its mount points). */
+  onClose?: () => void;
 };
 
 /**
@@ -116,6 +118,7 @@ export class GroupStdioTransport implements Transport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
+    this.params.onClose?.();
     this.onclose?.();
   }
 }

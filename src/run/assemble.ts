@@ -164,9 +164,18 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   const removed = new Set(
     (spec.permissions?.disallowedTools ?? []).flatMap(splitRuleList).filter((rule) => !rule.includes("(")),
   );
+  // The sandbox first: the workspace's own MCP servers run under it. Its roots are the gate's: the
+  // workspace, --add-dir / additionalDirectories and the user config's directories.
+  const roots = [
+    cwd,
+    ...(spec.permissions?.addDirs ?? []).map((dir) => resolve(cwd, dir)),
+    ...config.additionalDirectories,
+  ];
+  const sandboxed = spec.sandbox ? await spec.sandbox(roots, env) : undefined;
+  const sandbox = sandboxed?.policy;
   // The MCP servers start while the model is resolved; if the model cannot be used, they are ended.
   const [mcp, model] = await settleBoth(
-    startMcp(spec, config, cwd, env),
+    startMcp(spec, config, cwd, env, sandbox),
     spec.resolvedModel ? Promise.resolve(spec.resolvedModel) : resolveModelFor(spec, config, spec.model),
     (hub) => hub.close(),
   );
@@ -189,13 +198,6 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     return { tools, declarations, built, system, mcpServers };
   };
   let current = await toolsNow();
-  const sandboxed = spec.sandbox
-    ? await spec.sandbox(current.built?.gate.roots ?? [cwd], env).catch(async (error: unknown) => {
-        await mcp.close();
-        throw error;
-      })
-    : undefined;
-  const sandbox = sandboxed?.policy;
   const retryPolicy = spec.retryPolicy ?? retryPolicyFromEnv(env);
   const fallback = await resolveFallback(spec, config, model).catch(async (error: unknown) => {
     await mcp.close(); // the run will not start: its MCP servers end now
@@ -210,6 +212,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     trust: spec.hooks?.trust === true,
     trustedWorkspaces: config.trustedWorkspaces,
     trustHint: spec.hooks?.trustHint ?? "trust it with trustedWorkspaces in the user config",
+    ...(sandbox ? { sandbox } : {}),
   });
   const hooks = assembledHooks.hooks;
   const run: AssembledRun = {
@@ -367,6 +370,7 @@ async function startMcp(
   config: LoadedConfig,
   cwd: string,
   env: NodeJS.ProcessEnv,
+  sandbox: SandboxPolicy | undefined,
 ): Promise<McpHub> {
   const entries = await collectMcpServers({
     cwd,
@@ -382,6 +386,7 @@ async function startMcp(
     cwd,
     env,
     approved: (entry) => spec.mcp?.approveProject === true || approvedHere.has(entry.name),
+    ...(sandbox ? { sandbox } : {}),
     ...(spec.mcp?.onLog ? { onLog: spec.mcp.onLog } : {}),
   });
 }

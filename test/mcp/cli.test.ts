@@ -295,7 +295,7 @@ describe("cairn mcp", () => {
 
     const approved = spawnCli(["mcp", "list", "--approve-mcps"], { cwd: dir, env });
     expect(await approved.exited).toEqual({ code: 0, signal: null });
-    expect(approved.out.stdout).toMatch(/^NAME +STATUS +TOOLS +SOURCE\nfixture +connected +5 /);
+    expect(approved.out.stdout).toMatch(/^NAME +STATUS +TOOLS +SOURCE\nfixture +connected +6 /);
 
     const tools = spawnCli(["mcp", "list-tools", "fixture", "--approve-mcps"], { cwd: dir, env });
     expect(await tools.exited).toEqual({ code: 0, signal: null });
