@@ -24,12 +24,12 @@ import {
 } from "@agentclientprotocol/sdk";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import { ConfigError } from "../providers/types.js";
-import type { PermissionMode } from "../sdk/messages.js";
 import { resolveModelFor } from "../run/assemble.js";
+import type { PermissionMode } from "../sdk/messages.js";
 import { SessionStore } from "../sessions/store.js";
 import { mcpServersOf } from "./mcp-servers.js";
-import { AcpSession } from "./session.js";
 import { SESSION_MODES, sessionMode } from "./modes.js";
+import { AcpSession } from "./session.js";
 
 export type AgentSettings = { version: string; model?: string; maxTurns?: number };
 
@@ -57,7 +57,9 @@ export class CairnAgent implements Agent {
         mcpCapabilities: { http: true, sse: true },
       },
       // No login of cairn's own: a provider key (or a local model) in the environment or config.
-      authMethods: problem ? [{ id: "provider", name: "Configure a model provider", description: problem }] : [],
+      authMethods: problem
+        ? [{ id: "provider", name: "Configure a model provider", description: problem }]
+        : [],
       agentInfo: { name: "cairn", title: "cairn", version: this.settings.version },
     };
   }
@@ -139,7 +141,11 @@ export class CairnAgent implements Agent {
 
   private session(sessionId: string): AcpSession {
     const session = this.sessions.get(sessionId);
-    if (!session) throw RequestError.invalidParams({ sessionId }, `no session ${sessionId} (session/new or session/load it first)`);
+    if (!session)
+      throw RequestError.invalidParams(
+        { sessionId },
+        `no session ${sessionId} (session/new or session/load it first)`,
+      );
     return session;
   }
 
@@ -167,10 +173,15 @@ export class CairnAgent implements Agent {
       throw error;
     }
   }
-
 }
 
-type OpenRequest = { sessionId: string; cwd: string; mcpServers: McpServer[]; resume: boolean; mode: PermissionMode };
+type OpenRequest = {
+  sessionId: string;
+  cwd: string;
+  mcpServers: McpServer[];
+  resume: boolean;
+  mode: PermissionMode;
+};
 
 /** The user config's `permissions.defaultMode` when it is one of the session modes, else `default`. */
 function initialMode(config: LoadedConfig): PermissionMode {

@@ -4,7 +4,8 @@ import { EXIT, UsageError } from "../cli/exit-codes.js";
 import type { Interrupts } from "../cli/signals.js";
 import { CairnAgent } from "./agent.js";
 
-const USAGE = "Usage: cairn acp [--model <model>] [--max-turns <n>] (an ACP agent on stdin/stdout, for editors)";
+const USAGE =
+  "Usage: cairn acp [--model <model>] [--max-turns <n>] (an ACP agent on stdin/stdout, for editors)";
 
 /**
  * `cairn acp`: an Agent Client Protocol agent over stdio (docs/protocols.md). stdout carries only
@@ -41,7 +42,8 @@ function parseAcpArgs(args: string[]): { model?: string; maxTurns?: number } {
     if (flag === "--model") settings.model = value;
     else {
       const turns = Number(value);
-      if (!Number.isInteger(turns) || turns < 1) throw new UsageError(`--max-turns must be a positive integer. ${USAGE}`);
+      if (!Number.isInteger(turns) || turns < 1)
+        throw new UsageError(`--max-turns must be a positive integer. ${USAGE}`);
       settings.maxTurns = turns;
     }
   }

@@ -6,9 +6,14 @@ export const SESSION_MODES: (SessionMode & { id: PermissionMode })[] = [
   {
     id: "default",
     name: "Default",
-    description: "Reads and read-only commands in the workspace run; edits, other commands and the network ask first.",
+    description:
+      "Reads and read-only commands in the workspace run; edits, other commands and the network ask first.",
   },
-  { id: "acceptEdits", name: "Accept edits", description: "File edits in the workspace run without asking too." },
+  {
+    id: "acceptEdits",
+    name: "Accept edits",
+    description: "File edits in the workspace run without asking too.",
+  },
   {
     id: "plan",
     name: "Plan",

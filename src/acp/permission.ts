@@ -24,7 +24,13 @@ export function permissionBridge(
     const options: PermissionOption[] = [
       { optionId: ALLOW_ONCE, kind: "allow_once", name: "Allow once" },
       ...(always.length > 0
-        ? [{ optionId: ALLOW_ALWAYS, kind: "allow_always" as const, name: `Always allow ${rulesText(always)}` }]
+        ? [
+            {
+              optionId: ALLOW_ALWAYS,
+              kind: "allow_always" as const,
+              name: `Always allow ${rulesText(always)}`,
+            },
+          ]
         : []),
       { optionId: REJECT, kind: "reject_once", name: "Reject" },
     ];

@@ -69,7 +69,8 @@ export class AcpSession {
 
   async prompt(blocks: ContentBlock[]): Promise<PromptResponse> {
     if (this.broken) throw RequestError.internalError(undefined, this.broken.message);
-    if (this.running) throw RequestError.invalidRequest(undefined, "a prompt is already running in this session");
+    if (this.running)
+      throw RequestError.invalidRequest(undefined, "a prompt is already running in this session");
     const text = promptText(blocks);
     this.running = true;
     this.cancelled = false;

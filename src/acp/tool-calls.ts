@@ -38,10 +38,8 @@ export function toolKind(name: string): AcpToolKind {
     case "updateTodos":
       return "think";
   }
-  const effects = declaration?.effects;
-  if (!effects) return "other";
-  if (effects.kind === "read" || effects.kind === "edit" || effects.kind === "execute") return effects.kind;
-  return effects.network ? "fetch" : "other";
+  const kind = declaration?.effects?.kind;
+  return kind === "read" || kind === "edit" || kind === "execute" ? kind : "other";
 }
 
 export function toolTitle(name: string, input: Record<string, unknown>): string {
@@ -94,7 +92,14 @@ export function editDiff(
     const oldText = typeof input.old_string === "string" && input.old_string !== "" ? input.old_string : null;
     return [{ type: "diff", path, oldText, newText: String(input.new_string ?? "") }];
   }
-  return [{ type: "diff", path, oldText: readBefore ? currentText(path) : null, newText: String(input.content ?? "") }];
+  return [
+    {
+      type: "diff",
+      path,
+      oldText: readBefore ? currentText(path) : null,
+      newText: String(input.content ?? ""),
+    },
+  ];
 }
 
 function currentText(path: string): string | null {

@@ -31,7 +31,8 @@ export class UpdateProjection {
         const event = message.event;
         if (event.type !== "content_block_delta") return [];
         if (event.delta.type === "text_delta") return [chunk("agent_message_chunk", event.delta.text)];
-        if (event.delta.type === "thinking_delta") return [chunk("agent_thought_chunk", event.delta.thinking)];
+        if (event.delta.type === "thinking_delta")
+          return [chunk("agent_thought_chunk", event.delta.thinking)];
         return [];
       }
       case "assistant":

@@ -42,7 +42,9 @@ export class RecordingClient implements Client {
   }
 
   /** The updates received so far, of one kind (all when omitted), and forgets them with `take`. */
-  updates<K extends SessionUpdate["sessionUpdate"]>(kind?: K): Extract<SessionUpdate, { sessionUpdate: K }>[] {
+  updates<K extends SessionUpdate["sessionUpdate"]>(
+    kind?: K,
+  ): Extract<SessionUpdate, { sessionUpdate: K }>[] {
     return this.notifications
       .map((notification) => notification.update)
       .filter((update): update is Extract<SessionUpdate, { sessionUpdate: K }> =>

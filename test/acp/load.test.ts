@@ -36,7 +36,10 @@ describe("cairn acp: session/load", () => {
       kind: "read",
       locations: [{ path: join(dir, "notes.txt") }],
     });
-    expect(second.client.updates("tool_call_update")[0]).toMatchObject({ toolCallId: "toolu_read", status: "completed" });
+    expect(second.client.updates("tool_call_update")[0]).toMatchObject({
+      toolCallId: "toolu_read",
+      status: "completed",
+    });
     expect(JSON.stringify(second.client.updates("tool_call_update")[0]?.content)).toContain("alpha");
 
     second.client.clear();
@@ -55,10 +58,12 @@ describe("cairn acp: session/load", () => {
     const agent = startAgent(dir, { server });
     await initialize(agent);
     const sessionId = "00000000-0000-4000-8000-000000000000";
-    await expect(agent.connection.loadSession({ sessionId, cwd: dir, mcpServers: [] })).rejects.toMatchObject({
-      code: -32602,
-      message: expect.stringContaining(sessionId),
-    });
+    await expect(agent.connection.loadSession({ sessionId, cwd: dir, mcpServers: [] })).rejects.toMatchObject(
+      {
+        code: -32602,
+        message: expect.stringContaining(sessionId),
+      },
+    );
   });
 });
 
@@ -73,7 +78,9 @@ describe("cairn acp: authentication", () => {
       code: -32000,
       message: expect.stringContaining("ANTHROPIC_API_KEY"),
     });
-    await expect(agent.connection.authenticate({ methodId: "provider" })).rejects.toMatchObject({ code: -32000 });
+    await expect(agent.connection.authenticate({ methodId: "provider" })).rejects.toMatchObject({
+      code: -32000,
+    });
     expect(await agent.end()).toBe(0);
   });
 

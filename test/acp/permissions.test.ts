@@ -27,7 +27,11 @@ describe("cairn acp: session/request_permission", () => {
 
     const [request] = agent.client.permissionRequests;
     expect(request?.sessionId).toBe(sessionId);
-    expect(request?.toolCall).toMatchObject({ toolCallId: "toolu_touch", kind: "execute", title: "`touch marker`" });
+    expect(request?.toolCall).toMatchObject({
+      toolCallId: "toolu_touch",
+      kind: "execute",
+      title: "`touch marker`",
+    });
     expect(request?.options.map((option) => [option.optionId, option.kind])).toEqual([
       ["allow_once", "allow_once"],
       ["allow_always", "allow_always"],
@@ -37,7 +41,9 @@ describe("cairn acp: session/request_permission", () => {
     expect(existsSync(join(dir, "marker"))).toBe(true);
     const [call] = agent.client.updates("tool_call");
     expect(call).toMatchObject({ toolCallId: "toolu_touch", kind: "execute" });
-    expect(agent.client.updates("tool_call_update")).toMatchObject([{ toolCallId: "toolu_touch", status: "completed" }]);
+    expect(agent.client.updates("tool_call_update")).toMatchObject([
+      { toolCallId: "toolu_touch", status: "completed" },
+    ]);
   });
 
   test("reject does not run it: the call fails and the model reads why", async () => {
@@ -53,7 +59,9 @@ describe("cairn acp: session/request_permission", () => {
     expect(response.stopReason).toBe("end_turn");
     expect(agent.client.permissionRequests).toHaveLength(1);
     expect(existsSync(join(dir, "marker"))).toBe(false);
-    expect(agent.client.updates("tool_call_update")).toMatchObject([{ toolCallId: "toolu_touch", status: "failed" }]);
+    expect(agent.client.updates("tool_call_update")).toMatchObject([
+      { toolCallId: "toolu_touch", status: "failed" },
+    ]);
     expect(JSON.stringify(server.requests[1]!.body)).toContain("The user rejected this tool call.");
   });
 
@@ -89,7 +97,9 @@ describe("cairn acp: session/set_mode", () => {
     const response = await agent.connection.prompt(textPrompt(sessionId, "Write the plan file"));
     expect(response.stopReason).toBe("end_turn");
     expect(agent.client.permissionRequests).toEqual([]);
-    expect(agent.client.updates("tool_call_update")).toMatchObject([{ toolCallId: "toolu_write", status: "failed" }]);
+    expect(agent.client.updates("tool_call_update")).toMatchObject([
+      { toolCallId: "toolu_write", status: "failed" },
+    ]);
     expect(existsSync(join(dir, "plan.txt"))).toBe(false);
   });
 

@@ -1,15 +1,16 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { reply } from "../../src/testing/index.js";
-import { startServer, workspace } from "../conformance/pm/helpers.js";
+import { httpError, reply } from "../../src/testing/index.js";
+import { MODEL, startServer, workspace } from "../conformance/pm/helpers.js";
 import { FIXTURE } from "../mcp/helpers.js";
 import { initialize, startAgent, textPrompt } from "./helpers.js";
 
 /** Text of the user turns the model was sent in one recorded request. */
 function userTexts(body: unknown): string[] {
-  const messages = (body as { messages: { role: string; content: string | { type: string; text?: string }[] }[] })
-    .messages;
+  const messages = (
+    body as { messages: { role: string; content: string | { type: string; text?: string }[] }[] }
+  ).messages;
   return messages
     .filter((message) => message.role === "user")
     .flatMap((message) =>
@@ -44,7 +45,7 @@ describe("cairn acp: initialize and sessions", () => {
     await initialize(agent);
     const { sessionId, modes } = await agent.connection.newSession({ cwd: dir, mcpServers: [] });
     expect(modes?.currentModeId).toBe("default");
-    expect(modes?.availableModes.map((mode) => mode.id)).toEqual([
+    expect(modes?.availableModes.map((mode: { id: string }) => mode.id)).toEqual([
       "default",
       "acceptEdits",
       "plan",
@@ -57,7 +58,9 @@ describe("cairn acp: initialize and sessions", () => {
     expect(agent.client.text("agent_message_chunk")).toBe("Hello from cairn.");
     // Streamed: the message arrived in more than one chunk (the server cuts deltas at 16 characters).
     expect(agent.client.updates("agent_message_chunk").length).toBeGreaterThan(1);
-    expect(agent.client.notifications.every((notification) => notification.sessionId === sessionId)).toBe(true);
+    expect(agent.client.notifications.every((notification) => notification.sessionId === sessionId)).toBe(
+      true,
+    );
 
     agent.client.clear();
     const second = await agent.connection.prompt(textPrompt(sessionId, "Are you there?"));
@@ -92,9 +95,44 @@ describe("cairn acp: initialize and sessions", () => {
     await initialize(agent);
     const { sessionId } = await agent.connection.newSession({ cwd: dir, mcpServers: [] });
     await expect(
-      agent.connection.prompt({ sessionId, prompt: [{ type: "image", data: "AAAA", mimeType: "image/png" }] }),
+      agent.connection.prompt({
+        sessionId,
+        prompt: [{ type: "image", data: "AAAA", mimeType: "image/png" }],
+      }),
     ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("image") });
     expect(server.requests).toHaveLength(0);
+  });
+
+  test("--max-turns ends a prompt that needs more model calls with max_turn_requests", async () => {
+    const server = await startServer([
+      reply().tool("Read", { file_path: "notes.txt" }),
+      reply().text("never sent"),
+    ]);
+    const dir = workspace({ "notes.txt": "alpha\n" });
+    const agent = startAgent(dir, { server, args: ["--model", MODEL, "--max-turns", "1"] });
+    await initialize(agent);
+    const { sessionId } = await agent.connection.newSession({ cwd: dir, mcpServers: [] });
+    expect(await agent.connection.prompt(textPrompt(sessionId, "Read on"))).toEqual({
+      stopReason: "max_turn_requests",
+    });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test("a turn the provider fails is an error naming the cause; the session takes the next prompt", async () => {
+    const server = await startServer([
+      httpError(400, { message: "prompt is too long" }),
+      reply().text("Fine now."),
+    ]);
+    const dir = workspace();
+    const agent = startAgent(dir, { server });
+    await initialize(agent);
+    const { sessionId } = await agent.connection.newSession({ cwd: dir, mcpServers: [] });
+    await expect(agent.connection.prompt(textPrompt(sessionId, "Too much"))).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining("prompt is too long"),
+    });
+    expect(await agent.connection.prompt(textPrompt(sessionId, "Again"))).toEqual({ stopReason: "end_turn" });
+    expect(agent.client.text("agent_message_chunk")).toBe("Fine now.");
   });
 
   test("a relative cwd is refused", async () => {
@@ -165,7 +203,9 @@ describe("cairn acp: tool calls", () => {
       [{ type: "diff", path: join(dir, "b.txt"), oldText: null, newText: "fresh\n" }],
       [{ type: "diff", path: join(dir, "c.txt"), oldText: "original\n", newText: "replaced\n" }],
     ]);
-    const statuses = agent.client.updates("tool_call_update").map((update) => [update.toolCallId, update.status]);
+    const statuses = agent.client
+      .updates("tool_call_update")
+      .map((update) => [update.toolCallId, update.status]);
     expect(statuses).toEqual([
       ["toolu_edit", "completed"],
       ["toolu_write", "completed"],
@@ -213,7 +253,12 @@ describe("cairn acp: tool calls", () => {
     const { sessionId } = await agent.connection.newSession({
       cwd: dir,
       mcpServers: [
-        { name: "notes", command: process.execPath, args: [FIXTURE], env: [{ name: "FIXTURE_NOTE", value: "hello" }] },
+        {
+          name: "notes",
+          command: process.execPath,
+          args: [FIXTURE],
+          env: [{ name: "FIXTURE_NOTE", value: "hello" }],
+        },
       ],
     });
     const response = await agent.connection.prompt(textPrompt(sessionId, "Read the note"));
