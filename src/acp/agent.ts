@@ -2,8 +2,7 @@ import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import {
-  type Agent,
-  type AgentSideConnection,
+  type AgentContext,
   type AuthenticateRequest,
   type AuthenticateResponse,
   type CancelNotification,
@@ -12,6 +11,7 @@ import {
   type LoadSessionRequest,
   type LoadSessionResponse,
   type McpServer,
+  methods,
   type NewSessionRequest,
   type NewSessionResponse,
   PROTOCOL_VERSION,
@@ -39,13 +39,10 @@ export type AgentSettings = { version: string; model?: string; maxTurns?: number
  * authentication: cairn needs none of its own, only a configured provider), the modes, and
  * replaying a stored conversation for `session/load`.
  */
-export class CairnAgent implements Agent {
+export class CairnAgent {
   private readonly sessions = new Map<string, AcpSession>();
 
-  constructor(
-    private readonly connection: AgentSideConnection,
-    private readonly settings: AgentSettings,
-  ) {}
+  constructor(private readonly settings: AgentSettings) {}
 
   async initialize(_params: InitializeRequest): Promise<InitializeResponse> {
     const problem = await this.modelProblem(process.cwd()).catch((error: unknown) => messageOf(error));
@@ -70,15 +67,15 @@ export class CairnAgent implements Agent {
     return {};
   }
 
-  async newSession(params: NewSessionRequest): Promise<NewSessionResponse> {
+  async newSession(params: NewSessionRequest, client: AgentContext): Promise<NewSessionResponse> {
     const config = await this.checkedConfig(params.cwd);
     const sessionId = randomUUID();
     const mode = initialMode(config);
-    this.open({ sessionId, cwd: params.cwd, mcpServers: params.mcpServers, resume: false, mode });
+    this.open(client, { sessionId, cwd: params.cwd, mcpServers: params.mcpServers, resume: false, mode });
     return { sessionId, modes: modeState(mode) };
   }
 
-  async loadSession(params: LoadSessionRequest): Promise<LoadSessionResponse> {
+  async loadSession(params: LoadSessionRequest, client: AgentContext): Promise<LoadSessionResponse> {
     const config = await this.checkedConfig(params.cwd);
     const stored = await new SessionStore({ env: process.env })
       .load(params.sessionId, params.cwd)
@@ -87,7 +84,7 @@ export class CairnAgent implements Agent {
       });
     await this.sessions.get(params.sessionId)?.close();
     const mode = initialMode(config);
-    const session = this.open({
+    const session = this.open(client, {
       sessionId: params.sessionId,
       cwd: params.cwd,
       mcpServers: params.mcpServers,
@@ -96,13 +93,21 @@ export class CairnAgent implements Agent {
     });
     // ACP: the whole conversation is replayed as updates before the response.
     for (const update of session.updates.replay(stored.history)) {
-      await this.connection.sessionUpdate({ sessionId: params.sessionId, update });
+      await client.notify(methods.client.session.update, { sessionId: params.sessionId, update });
     }
     return { modes: modeState(mode) };
   }
 
-  async prompt(params: PromptRequest): Promise<PromptResponse> {
-    return this.session(params.sessionId).prompt(params.prompt);
+  /** `signal`: the client withdrew the request (`$/cancel_request`), which cancels the turn too. */
+  async prompt(params: PromptRequest, signal: AbortSignal): Promise<PromptResponse> {
+    const session = this.session(params.sessionId);
+    const cancel = () => session.cancel();
+    signal.addEventListener("abort", cancel, { once: true });
+    try {
+      return await session.prompt(params.prompt);
+    } finally {
+      signal.removeEventListener("abort", cancel);
+    }
   }
 
   async cancel(params: CancelNotification): Promise<void> {
@@ -128,8 +133,8 @@ export class CairnAgent implements Agent {
     await Promise.all(sessions.map((session) => session.close()));
   }
 
-  private open(setup: OpenRequest): AcpSession {
-    const session = new AcpSession(this.connection, {
+  private open(client: AgentContext, setup: OpenRequest): AcpSession {
+    const session = new AcpSession(client, {
       ...setup,
       mcpServers: mcpServersOf(setup.mcpServers),
       ...(this.settings.model !== undefined ? { model: this.settings.model } : {}),

@@ -1,5 +1,5 @@
 import { Readable, Writable } from "node:stream";
-import { AgentSideConnection, ndJsonStream } from "@agentclientprotocol/sdk";
+import { agent as acpAgent, methods, ndJsonStream } from "@agentclientprotocol/sdk";
 import { EXIT, UsageError } from "../cli/exit-codes.js";
 import type { Interrupts } from "../cli/signals.js";
 import { CairnAgent } from "./agent.js";
@@ -18,17 +18,22 @@ export async function runAcp(args: string[], version: string, interrupts: Interr
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
   );
-  let agent: CairnAgent | undefined;
-  const connection = new AgentSideConnection((conn) => {
-    agent = new CairnAgent(conn, settings);
-    return agent;
-  }, stream);
+  const cairn = new CairnAgent(settings);
+  const connection = acpAgent({ name: "cairn" })
+    .onRequest(methods.agent.initialize, ({ params }) => cairn.initialize(params))
+    .onRequest(methods.agent.authenticate, ({ params }) => cairn.authenticate(params))
+    .onRequest(methods.agent.session.new, ({ params, client }) => cairn.newSession(params, client))
+    .onRequest(methods.agent.session.load, ({ params, client }) => cairn.loadSession(params, client))
+    .onRequest(methods.agent.session.prompt, ({ params, signal }) => cairn.prompt(params, signal))
+    .onRequest(methods.agent.session.setMode, ({ params }) => cairn.setSessionMode(params))
+    .onNotification(methods.agent.session.cancel, ({ params }) => cairn.cancel(params))
+    .connect(stream);
   const stopped = new Promise<void>((resolve) => {
     if (interrupts.signal.aborted) resolve();
     interrupts.signal.addEventListener("abort", () => resolve(), { once: true });
   });
   await Promise.race([connection.closed, stopped]);
-  await agent?.closeAll();
+  await cairn.closeAll();
   return interrupts.exitCode ?? EXIT.success;
 }
 

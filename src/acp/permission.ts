@@ -1,4 +1,4 @@
-import type { AgentSideConnection, PermissionOption } from "@agentclientprotocol/sdk";
+import { type AgentContext, methods, type PermissionOption } from "@agentclientprotocol/sdk";
 import type { CanUseTool, PermissionResult, PermissionUpdate } from "../sdk/options.js";
 import { editDiff, toolKind, toolLocations, toolTitle } from "./tool-calls.js";
 
@@ -15,7 +15,7 @@ const REJECT = "reject_once";
  * stops the turn.
  */
 export function permissionBridge(
-  connection: AgentSideConnection,
+  client: AgentContext,
   session: { id: string; cwd: string; onCancelled(): void },
 ): CanUseTool {
   const { id: sessionId, cwd } = session;
@@ -34,20 +34,29 @@ export function permissionBridge(
         : []),
       { optionId: REJECT, kind: "reject_once", name: "Reject" },
     ];
-    const request = connection.requestPermission({
-      sessionId,
-      toolCall: {
-        toolCallId: toolUseID,
-        title: toolTitle(toolName, input),
-        kind: toolKind(toolName),
-        status: "pending",
-        locations: toolLocations(toolName, input, cwd),
-        content: editDiff(toolName, input, cwd, { readBefore: true }),
-        rawInput: input,
-      },
-      options,
-    });
-    const response = await untilAborted(request, signal);
+    // Cancelling the turn withdraws the request ($/cancel_request) and stops waiting for the answer.
+    const response = await client
+      .request(
+        methods.client.session.requestPermission,
+        {
+          sessionId,
+          toolCall: {
+            toolCallId: toolUseID,
+            title: toolTitle(toolName, input),
+            kind: toolKind(toolName),
+            status: "pending",
+            locations: toolLocations(toolName, input, cwd),
+            content: editDiff(toolName, input, cwd, { readBefore: true }),
+            rawInput: input,
+          },
+          options,
+        },
+        { cancellationSignal: signal, stopWaitingOnCancel: true },
+      )
+      .catch((error: unknown) => {
+        if (signal.aborted) return undefined;
+        throw error;
+      });
     if (!response || response.outcome.outcome === "cancelled") {
       session.onCancelled();
       return { behavior: "deny", message: "The user cancelled the turn.", interrupt: true };
@@ -67,23 +76,4 @@ function rulesText(updates: PermissionUpdate[]): string {
     .flatMap((update) => ("rules" in update ? update.rules : []))
     .map((rule) => (rule.ruleContent ? `${rule.toolName}(${rule.ruleContent})` : rule.toolName))
     .join(", ");
-}
-
-/** The client's answer, or undefined once the turn is cancelled (a client may never answer then). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -1,6 +1,7 @@
 import {
-  type AgentSideConnection,
+  type AgentContext,
   type ContentBlock,
+  methods,
   type PromptResponse,
   RequestError,
   type StopReason,
@@ -38,7 +39,7 @@ export class AcpSession {
   private broken: Error | undefined;
 
   constructor(
-    private readonly connection: AgentSideConnection,
+    private readonly client: AgentContext,
     private readonly setup: SessionSetup,
   ) {
     this.updates = new UpdateProjection(setup.cwd);
@@ -49,7 +50,7 @@ export class AcpSession {
         ...(setup.resume ? { resume: setup.sessionId } : { sessionId: setup.sessionId }),
         includePartialMessages: true,
         permissionMode: setup.mode,
-        canUseTool: permissionBridge(connection, {
+        canUseTool: permissionBridge(client, {
           id: setup.sessionId,
           cwd: setup.cwd,
           onCancelled: () => {
@@ -120,7 +121,7 @@ export class AcpSession {
       return;
     }
     for (const update of this.updates.project(message)) {
-      await this.connection.sessionUpdate({ sessionId: this.id, update });
+      await this.client.notify(methods.client.session.update, { sessionId: this.id, update });
     }
   }
 

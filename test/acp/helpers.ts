@@ -1,8 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import {
-  type Client,
-  ClientSideConnection,
+  type AgentRequestParamsByMethod,
+  client as acpClient,
+  type CancelNotification,
+  type ClientContext,
+  methods,
   ndJsonStream,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
@@ -15,7 +18,7 @@ import { CLI, MODEL, serverEnv } from "../conformance/pm/helpers.js";
 
 /**
  * `cairn acp` spawned as an editor spawns it (the built CLI, piped stdio), driven by the official
- * client side of `@agentclientprotocol/sdk`. Every child is killed after its test, so nothing hangs.
+ * client side of `@agentclientprotocol/sdk` (a client app connected over the child's stdio). Every child is killed after its test, so nothing hangs.
  */
 const children: ChildProcess[] = [];
 
@@ -27,7 +30,7 @@ afterEach(() => {
 export type PermissionAnswer = (request: RequestPermissionRequest) => RequestPermissionResponse;
 
 /** The editor's side: records every update and permission request, answers them with `answer`. */
-export class RecordingClient implements Client {
+export class RecordingClient {
   readonly notifications: SessionNotification[] = [];
   readonly permissionRequests: RequestPermissionRequest[] = [];
   answer: PermissionAnswer = () => ({ outcome: { outcome: "selected", optionId: "reject_once" } });
@@ -65,8 +68,24 @@ export class RecordingClient implements Client {
   }
 }
 
+type Params<Method extends keyof AgentRequestParamsByMethod> = AgentRequestParamsByMethod[Method];
+
+/** The agent's methods as an editor calls them, through the client app's peer context. */
+function agentMethods(agent: ClientContext) {
+  return {
+    initialize: (params: Params<"initialize">) => agent.request(methods.agent.initialize, params),
+    authenticate: (params: Params<"authenticate">) => agent.request(methods.agent.authenticate, params),
+    newSession: (params: Params<"session/new">) => agent.request(methods.agent.session.new, params),
+    loadSession: (params: Params<"session/load">) => agent.request(methods.agent.session.load, params),
+    prompt: (params: Params<"session/prompt">) => agent.request(methods.agent.session.prompt, params),
+    setSessionMode: (params: Params<"session/set_mode">) =>
+      agent.request(methods.agent.session.setMode, params),
+    cancel: (params: CancelNotification) => agent.notify(methods.agent.session.cancel, params),
+  };
+}
+
 export type Agent = {
-  connection: ClientSideConnection;
+  connection: ReturnType<typeof agentMethods>;
   client: RecordingClient;
   child: ChildProcess;
   stderr: () => string;
@@ -93,9 +112,12 @@ export function startAgent(
     Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>,
   );
-  const connection = new ClientSideConnection(() => client, stream);
+  const connection = acpClient({ name: "test-editor" })
+    .onRequest(methods.client.session.requestPermission, ({ params }) => client.requestPermission(params))
+    .onNotification(methods.client.session.update, ({ params }) => client.sessionUpdate(params))
+    .connect(stream);
   return {
-    connection,
+    connection: agentMethods(connection.agent),
     client,
     child,
     stderr: () => stderr,
