@@ -6,6 +6,8 @@ import {
   type AuthenticateRequest,
   type AuthenticateResponse,
   type CancelNotification,
+  type CloseSessionRequest,
+  type CloseSessionResponse,
   type InitializeRequest,
   type InitializeResponse,
   type LoadSessionRequest,
@@ -52,6 +54,7 @@ export class CairnAgent {
         loadSession: true,
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
+        sessionCapabilities: { additionalDirectories: {}, close: {} },
       },
       // No login of cairn's own: a provider key (or a local model) in the environment or config.
       authMethods: problem
@@ -71,7 +74,7 @@ export class CairnAgent {
     const config = await this.checkedConfig(params.cwd);
     const sessionId = randomUUID();
     const mode = initialMode(config);
-    this.open(client, { sessionId, cwd: params.cwd, mcpServers: params.mcpServers, resume: false, mode });
+    this.open(client, { ...params, sessionId, resume: false, mode });
     return { sessionId, modes: modeState(mode) };
   }
 
@@ -84,13 +87,7 @@ export class CairnAgent {
       });
     await this.sessions.get(params.sessionId)?.close();
     const mode = initialMode(config);
-    const session = this.open(client, {
-      sessionId: params.sessionId,
-      cwd: params.cwd,
-      mcpServers: params.mcpServers,
-      resume: true,
-      mode,
-    });
+    const session = this.open(client, { ...params, resume: true, mode });
     // ACP: the whole conversation is replayed as updates before the response.
     for (const update of session.updates.replay(stored.history)) {
       await client.notify(methods.client.session.update, { sessionId: params.sessionId, update });
@@ -126,6 +123,15 @@ export class CairnAgent {
     return {};
   }
 
+  /** `session/close`: the session's query ends (a running turn is cancelled first). */
+  async closeSession(params: CloseSessionRequest): Promise<CloseSessionResponse> {
+    const session = this.session(params.sessionId);
+    this.sessions.delete(params.sessionId);
+    session.cancel();
+    await session.close();
+    return {};
+  }
+
   /** The connection ended: every session's query ends (running turns, MCP servers, transcripts). */
   async closeAll(): Promise<void> {
     const sessions = [...this.sessions.values()];
@@ -134,9 +140,11 @@ export class CairnAgent {
   }
 
   private open(client: AgentContext, setup: OpenRequest): AcpSession {
+    const { additionalDirectories, mcpServers, ...rest } = setup;
     const session = new AcpSession(client, {
-      ...setup,
-      mcpServers: mcpServersOf(setup.mcpServers),
+      ...rest,
+      mcpServers: mcpServersOf(mcpServers),
+      additionalDirectories: additionalDirectories ?? [],
       ...(this.settings.model !== undefined ? { model: this.settings.model } : {}),
       ...(this.settings.maxTurns !== undefined ? { maxTurns: this.settings.maxTurns } : {}),
     });
@@ -184,6 +192,7 @@ type OpenRequest = {
   sessionId: string;
   cwd: string;
   mcpServers: McpServer[];
+  additionalDirectories?: string[] | undefined;
   resume: boolean;
   mode: PermissionMode;
 };

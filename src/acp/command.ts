@@ -26,6 +26,7 @@ export async function runAcp(args: string[], version: string, interrupts: Interr
     .onRequest(methods.agent.session.load, ({ params, client }) => cairn.loadSession(params, client))
     .onRequest(methods.agent.session.prompt, ({ params, signal }) => cairn.prompt(params, signal))
     .onRequest(methods.agent.session.setMode, ({ params }) => cairn.setSessionMode(params))
+    .onRequest(methods.agent.session.close, ({ params }) => cairn.closeSession(params))
     .onNotification(methods.agent.session.cancel, ({ params }) => cairn.cancel(params))
     .connect(stream);
   const stopped = new Promise<void>((resolve) => {

@@ -17,6 +17,8 @@ export type SessionSetup = {
   sessionId: string;
   cwd: string;
   mcpServers: Record<string, McpServerConfig>;
+  /** More directories the session may work in (ACP `additionalDirectories`), like the workspace. */
+  additionalDirectories: string[];
   /** Continue this stored session (`session/load`): same id, its history goes to the model. */
   resume: boolean;
   mode: PermissionMode;
@@ -58,6 +60,7 @@ export class AcpSession {
           },
         }),
         mcpServers: setup.mcpServers,
+        additionalDirectories: setup.additionalDirectories,
         ...(setup.model !== undefined ? { model: setup.model } : {}),
         ...(setup.maxTurns !== undefined ? { maxTurns: setup.maxTurns } : {}),
       },

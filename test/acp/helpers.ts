@@ -80,6 +80,7 @@ function agentMethods(agent: ClientContext) {
     prompt: (params: Params<"session/prompt">) => agent.request(methods.agent.session.prompt, params),
     setSessionMode: (params: Params<"session/set_mode">) =>
       agent.request(methods.agent.session.setMode, params),
+    closeSession: (params: Params<"session/close">) => agent.request(methods.agent.session.close, params),
     cancel: (params: CancelNotification) => agent.notify(methods.agent.session.cancel, params),
   };
 }

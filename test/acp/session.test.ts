@@ -135,6 +135,40 @@ describe("cairn acp: initialize and sessions", () => {
     expect(agent.client.text("agent_message_chunk")).toBe("Fine now.");
   });
 
+  test("additionalDirectories are part of the workspace: a Read there does not ask", async () => {
+    const extra = workspace({ "shared.txt": "from the other root\n" });
+    const server = await startServer([
+      reply().tool("Read", { file_path: join(extra, "shared.txt") }),
+      reply().text("Read it."),
+    ]);
+    const dir = workspace();
+    const agent = startAgent(dir, { server });
+    const { agentCapabilities } = await initialize(agent);
+    expect(agentCapabilities?.sessionCapabilities).toMatchObject({ additionalDirectories: {}, close: {} });
+    const { sessionId } = await agent.connection.newSession({
+      cwd: dir,
+      mcpServers: [],
+      additionalDirectories: [extra],
+    });
+    await agent.connection.prompt(textPrompt(sessionId, "Read the shared file"));
+    expect(agent.client.permissionRequests).toEqual([]);
+    expect(agent.client.updates("tool_call_update")).toMatchObject([{ status: "completed" }]);
+    expect(JSON.stringify(agent.client.updates("tool_call_update"))).toContain("from the other root");
+  });
+
+  test("session/close ends a session: a later prompt names the missing session", async () => {
+    const server = await startServer([]);
+    const dir = workspace();
+    const agent = startAgent(dir, { server });
+    await initialize(agent);
+    const { sessionId } = await agent.connection.newSession({ cwd: dir, mcpServers: [] });
+    expect(await agent.connection.closeSession({ sessionId })).toEqual({});
+    await expect(agent.connection.prompt(textPrompt(sessionId, "Hello?"))).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining(sessionId),
+    });
+  });
+
   test("a relative cwd is refused", async () => {
     const server = await startServer([]);
     const agent = startAgent(workspace(), { server });
