@@ -18,6 +18,7 @@ const FORBIDDEN: Record<string, string[]> = {
   hooks: ["providers", "testing", "cli", "sdk", "run", "sessions"],
   providers: ["testing", "cli", "sdk", "run", "config", "sessions", "permissions"],
   run: ["cli", "sdk", "testing"],
+  acp: ["testing"],
 };
 
 /** Every relative import of every .ts file under `dir`, as [file, top-level folder it imports]. */

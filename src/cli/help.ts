@@ -14,6 +14,7 @@ Usage:
   cairn models [--json]                 list known models and how each provider is set up
   cairn ls [--json]                     list the sessions recorded for this directory
   cairn mcp list | list-tools <server>  the MCP servers a run here gets, and their tools
+  cairn acp [--model <model>]           an Agent Client Protocol agent on stdio, for editors
 
 Options:
   -p, --print                   Run the prompt headless and exit. Implied when stdout is not a

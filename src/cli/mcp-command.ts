@@ -48,7 +48,10 @@ export async function runMcp(args: string[]): Promise<number> {
     throw new UsageError(`no MCP server named ${server}; cairn mcp list shows the configured ones`);
   const approved = new Set(config.mcpApprovals[options.cwd] ?? []);
   // The project's servers start under the sandbox, as in a run (where bubblewrap runs).
-  const { policy } = await resolveSandboxPolicy({}, { roots: [options.cwd, ...config.additionalDirectories] });
+  const { policy } = await resolveSandboxPolicy(
+    {},
+    { roots: [options.cwd, ...config.additionalDirectories] },
+  );
   const hub = await McpHub.start(chosen, {
     cwd: options.cwd,
     env: process.env,

@@ -39,6 +39,8 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
   if (argv[0] === "models") return runModels(argv.slice(1));
   if (argv[0] === "ls") return runList(argv.slice(1));
   if (argv[0] === "mcp") return (await import("./mcp-command.js")).runMcp(argv.slice(1));
+  if (argv[0] === "acp")
+    return (await import("../acp/command.js")).runAcp(argv.slice(1), version, interrupts);
   // The agent SDKs' dialect (docs/protocols.md): print mode's contract never reads stream-json input.
   if (speaksAgentSdkProtocol(argv)) {
     const { serveAgentSdkProtocol } = await import("../claude-protocol/serve.js");

@@ -1,0 +1,219 @@
+import { randomUUID } from "node:crypto";
+import { statSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import {
+  type AgentContext,
+  type AuthenticateRequest,
+  type AuthenticateResponse,
+  type CancelNotification,
+  type CloseSessionRequest,
+  type CloseSessionResponse,
+  type InitializeRequest,
+  type InitializeResponse,
+  type LoadSessionRequest,
+  type LoadSessionResponse,
+  type McpServer,
+  methods,
+  type NewSessionRequest,
+  type NewSessionResponse,
+  PROTOCOL_VERSION,
+  type PromptRequest,
+  type PromptResponse,
+  RequestError,
+  type SessionModeState,
+  type SetSessionModeRequest,
+  type SetSessionModeResponse,
+} from "@agentclientprotocol/sdk";
+import { type LoadedConfig, loadConfig } from "../config/load.js";
+import { ConfigError } from "../providers/types.js";
+import { resolveModelFor } from "../run/assemble.js";
+import type { PermissionMode } from "../sdk/messages.js";
+import { SessionStore } from "../sessions/store.js";
+import { mcpServersOf } from "./mcp-servers.js";
+import { SESSION_MODES, sessionMode } from "./modes.js";
+import { AcpSession } from "./session.js";
+
+export type AgentSettings = { version: string; model?: string; maxTurns?: number };
+
+/**
+ * cairn as an ACP agent: sessions are streaming-input `query()`s (src/acp/session.ts). What this
+ * class adds is the protocol's session management: checking that a model can be used (ACP's
+ * authentication: cairn needs none of its own, only a configured provider), the modes, and
+ * replaying a stored conversation for `session/load`.
+ */
+export class CairnAgent {
+  private readonly sessions = new Map<string, AcpSession>();
+
+  constructor(private readonly settings: AgentSettings) {}
+
+  async initialize(_params: InitializeRequest): Promise<InitializeResponse> {
+    const problem = await this.modelProblem(process.cwd()).catch((error: unknown) => messageOf(error));
+    return {
+      protocolVersion: PROTOCOL_VERSION,
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        mcpCapabilities: { http: true, sse: true },
+        sessionCapabilities: { additionalDirectories: {}, close: {} },
+      },
+      // No login of cairn's own: a provider key (or a local model) in the environment or config.
+      authMethods: problem
+        ? [{ id: "provider", name: "Configure a model provider", description: problem }]
+        : [],
+      agentInfo: { name: "cairn", title: "cairn", version: this.settings.version },
+    };
+  }
+
+  async authenticate(_params: AuthenticateRequest): Promise<AuthenticateResponse> {
+    const problem = await this.modelProblem(process.cwd());
+    if (problem) throw RequestError.authRequired(undefined, problem);
+    return {};
+  }
+
+  async newSession(params: NewSessionRequest, client: AgentContext): Promise<NewSessionResponse> {
+    const config = await this.checkedConfig(params.cwd);
+    const sessionId = randomUUID();
+    const mode = initialMode(config);
+    this.open(client, { ...params, sessionId, resume: false, mode });
+    return { sessionId, modes: modeState(mode) };
+  }
+
+  async loadSession(params: LoadSessionRequest, client: AgentContext): Promise<LoadSessionResponse> {
+    const config = await this.checkedConfig(params.cwd);
+    const stored = await new SessionStore({ env: process.env })
+      .load(params.sessionId, params.cwd)
+      .catch((error: unknown) => {
+        throw RequestError.invalidParams({ sessionId: params.sessionId }, messageOf(error));
+      });
+    await this.sessions.get(params.sessionId)?.close();
+    const mode = initialMode(config);
+    const session = this.open(client, { ...params, resume: true, mode });
+    // ACP: the whole conversation is replayed as updates before the response.
+    for (const update of session.updates.replay(stored.history)) {
+      await client.notify(methods.client.session.update, { sessionId: params.sessionId, update });
+    }
+    return { modes: modeState(mode) };
+  }
+
+  /** `signal`: the client withdrew the request (`$/cancel_request`), which cancels the turn too. */
+  async prompt(params: PromptRequest, signal: AbortSignal): Promise<PromptResponse> {
+    const session = this.session(params.sessionId);
+    const cancel = () => session.cancel();
+    signal.addEventListener("abort", cancel, { once: true });
+    try {
+      return await session.prompt(params.prompt);
+    } finally {
+      signal.removeEventListener("abort", cancel);
+    }
+  }
+
+  async cancel(params: CancelNotification): Promise<void> {
+    this.sessions.get(params.sessionId)?.cancel();
+  }
+
+  async setSessionMode(params: SetSessionModeRequest): Promise<SetSessionModeResponse> {
+    const mode = sessionMode(params.modeId);
+    if (!mode) {
+      throw RequestError.invalidParams(
+        { modeId: params.modeId },
+        `unknown mode "${params.modeId}"; modes: ${SESSION_MODES.map((entry) => entry.id).join(", ")}`,
+      );
+    }
+    await this.session(params.sessionId).setMode(mode);
+    return {};
+  }
+
+  /** `session/close`: the session's query ends (a running turn is cancelled first). */
+  async closeSession(params: CloseSessionRequest): Promise<CloseSessionResponse> {
+    const session = this.session(params.sessionId);
+    this.sessions.delete(params.sessionId);
+    session.cancel();
+    await session.close();
+    return {};
+  }
+
+  /** The connection ended: every session's query ends (running turns, MCP servers, transcripts). */
+  async closeAll(): Promise<void> {
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(sessions.map((session) => session.close()));
+  }
+
+  private open(client: AgentContext, setup: OpenRequest): AcpSession {
+    const { additionalDirectories, mcpServers, ...rest } = setup;
+    const session = new AcpSession(client, {
+      ...rest,
+      mcpServers: mcpServersOf(mcpServers),
+      additionalDirectories: additionalDirectories ?? [],
+      ...(this.settings.model !== undefined ? { model: this.settings.model } : {}),
+      ...(this.settings.maxTurns !== undefined ? { maxTurns: this.settings.maxTurns } : {}),
+    });
+    this.sessions.set(session.id, session);
+    return session;
+  }
+
+  private session(sessionId: string): AcpSession {
+    const session = this.sessions.get(sessionId);
+    if (!session)
+      throw RequestError.invalidParams(
+        { sessionId },
+        `no session ${sessionId} (session/new or session/load it first)`,
+      );
+    return session;
+  }
+
+  /** The config of `cwd`, once the model is known to resolve (else ACP's "authentication required"). */
+  private async checkedConfig(cwd: string): Promise<LoadedConfig> {
+    if (!isAbsolute(cwd) || !isDirectory(cwd)) {
+      throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path to a directory: ${cwd}`);
+    }
+    const config = await loadConfig({ cwd, env: process.env }).catch((error: unknown) => {
+      throw RequestError.internalError(undefined, messageOf(error));
+    });
+    const problem = await this.modelProblem(cwd, config);
+    if (problem) throw RequestError.authRequired(undefined, problem);
+    return config;
+  }
+
+  /** Why no model can be used in `cwd` (no key, unknown model…), or undefined when one can. */
+  private async modelProblem(cwd: string, config?: LoadedConfig): Promise<string | undefined> {
+    const loaded = config ?? (await loadConfig({ cwd, env: process.env }));
+    try {
+      await resolveModelFor({ cwd, env: process.env }, loaded, this.settings.model);
+      return undefined;
+    } catch (error) {
+      if (error instanceof ConfigError) return error.message;
+      throw error;
+    }
+  }
+}
+
+type OpenRequest = {
+  sessionId: string;
+  cwd: string;
+  mcpServers: McpServer[];
+  additionalDirectories?: string[] | undefined;
+  resume: boolean;
+  mode: PermissionMode;
+};
+
+/** The user config's `permissions.defaultMode` when it is one of the session modes, else `default`. */
+function initialMode(config: LoadedConfig): PermissionMode {
+  return (config.defaultMode && sessionMode(config.defaultMode)) || "default";
+}
+
+function modeState(mode: PermissionMode): SessionModeState {
+  return { currentModeId: mode, availableModes: SESSION_MODES };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,62 @@
+import { Readable, Writable } from "node:stream";
+import { agent as acpAgent, methods, ndJsonStream } from "@agentclientprotocol/sdk";
+import { EXIT, UsageError } from "../cli/exit-codes.js";
+import type { Interrupts } from "../cli/signals.js";
+import { CairnAgent } from "./agent.js";
+
+const USAGE =
+  "Usage: cairn acp [--model <model>] [--max-turns <n>] (an ACP agent on stdin/stdout, for editors)";
+
+/**
+ * `cairn acp`: an Agent Client Protocol agent over stdio (docs/protocols.md). stdout carries only
+ * the protocol's JSON-RPC lines; cairn's own notes go to stderr (the editor's agent log). Runs until
+ * the client closes stdin or a signal comes; then every session's turn, tools and MCP servers end.
+ */
+export async function runAcp(args: string[], version: string, interrupts: Interrupts): Promise<number> {
+  const settings = { version, ...parseAcpArgs(args) };
+  const stream = ndJsonStream(
+    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  );
+  const cairn = new CairnAgent(settings);
+  const connection = acpAgent({ name: "cairn" })
+    .onRequest(methods.agent.initialize, ({ params }) => cairn.initialize(params))
+    .onRequest(methods.agent.authenticate, ({ params }) => cairn.authenticate(params))
+    .onRequest(methods.agent.session.new, ({ params, client }) => cairn.newSession(params, client))
+    .onRequest(methods.agent.session.load, ({ params, client }) => cairn.loadSession(params, client))
+    .onRequest(methods.agent.session.prompt, ({ params, signal }) => cairn.prompt(params, signal))
+    .onRequest(methods.agent.session.setMode, ({ params }) => cairn.setSessionMode(params))
+    .onRequest(methods.agent.session.close, ({ params }) => cairn.closeSession(params))
+    .onNotification(methods.agent.session.cancel, ({ params }) => cairn.cancel(params))
+    .connect(stream);
+  const stopped = new Promise<void>((resolve) => {
+    if (interrupts.signal.aborted) resolve();
+    interrupts.signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  await Promise.race([connection.closed, stopped]);
+  await cairn.closeAll();
+  return interrupts.exitCode ?? EXIT.success;
+}
+
+function parseAcpArgs(args: string[]): { model?: string; maxTurns?: number } {
+  const settings: { model?: string; maxTurns?: number } = {};
+  for (let i = 0; i < args.length; i++) {
+    const [flag, inline] = args[i]!.startsWith("--") ? splitInline(args[i]!) : [args[i]!, undefined];
+    const value = inline ?? args[i + 1];
+    if ((flag !== "--model" && flag !== "--max-turns") || value === undefined) throw new UsageError(USAGE);
+    if (inline === undefined) i++;
+    if (flag === "--model") settings.model = value;
+    else {
+      const turns = Number(value);
+      if (!Number.isInteger(turns) || turns < 1)
+        throw new UsageError(`--max-turns must be a positive integer. ${USAGE}`);
+      settings.maxTurns = turns;
+    }
+  }
+  return settings;
+}
+
+function splitInline(arg: string): [string, string | undefined] {
+  const equals = arg.indexOf("=");
+  return equals === -1 ? [arg, undefined] : [arg.slice(0, equals), arg.slice(equals + 1)];
+}

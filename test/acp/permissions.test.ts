@@ -1,0 +1,150 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { hang, reply } from "../../src/testing/index.js";
+import { startServer, workspace } from "../conformance/pm/helpers.js";
+import { type Agent, initialize, startAgent, textPrompt, until } from "./helpers.js";
+
+async function session(agent: Agent, dir: string): Promise<string> {
+  await initialize(agent);
+  return (await agent.connection.newSession({ cwd: dir, mcpServers: [] })).sessionId;
+}
+
+const select = (optionId: string) => () => ({ outcome: { outcome: "selected" as const, optionId } });
+
+describe("cairn acp: session/request_permission", () => {
+  test("a command outside the read-only list asks; allow once runs it", async () => {
+    const server = await startServer([
+      reply().tool("Bash", { command: "touch marker" }, "toolu_touch"),
+      reply().text("Touched."),
+    ]);
+    const dir = workspace();
+    const agent = startAgent(dir, { server });
+    const sessionId = await session(agent, dir);
+    agent.client.answer = select("allow_once");
+    const response = await agent.connection.prompt(textPrompt(sessionId, "Touch the marker"));
+    expect(response.stopReason).toBe("end_turn");
+
+    const [request] = agent.client.permissionRequests;
+    expect(request?.sessionId).toBe(sessionId);
+    expect(request?.toolCall).toMatchObject({
+      toolCallId: "toolu_touch",
+      kind: "execute",
+      title: "`touch marker`",
+    });
+    expect(request?.options.map((option) => [option.optionId, option.kind])).toEqual([
+      ["allow_once", "allow_once"],
+      ["allow_always", "allow_always"],
+      ["reject_once", "reject_once"],
+    ]);
+    expect(request?.options[1]?.name).toBe("Always allow Bash(touch:*)");
+    expect(existsSync(join(dir, "marker"))).toBe(true);
+    const [call] = agent.client.updates("tool_call");
+    expect(call).toMatchObject({ toolCallId: "toolu_touch", kind: "execute" });
+    expect(agent.client.updates("tool_call_update")).toMatchObject([
+      { toolCallId: "toolu_touch", status: "completed" },
+    ]);
+  });
+
+  test("reject does not run it: the call fails and the model reads why", async () => {
+    const server = await startServer([
+      reply().tool("Bash", { command: "touch marker" }, "toolu_touch"),
+      reply().text("Not allowed, then."),
+    ]);
+    const dir = workspace();
+    const agent = startAgent(dir, { server });
+    const sessionId = await session(agent, dir);
+    agent.client.answer = select("reject_once");
+    const response = await agent.connection.prompt(textPrompt(sessionId, "Touch the marker"));
+    expect(response.stopReason).toBe("end_turn");
+    expect(agent.client.permissionRequests).toHaveLength(1);
+    expect(existsSync(join(dir, "marker"))).toBe(false);
+    expect(agent.client.updates("tool_call_update")).toMatchObject([
+      { toolCallId: "toolu_touch", status: "failed" },
+    ]);
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("The user rejected this tool call.");
+  });
+
+  test("allow always adds the suggested rule for the rest of the session: the next such command does not ask", async () => {
+    const server = await startServer([
+      reply().tool("Bash", { command: "touch first" }),
+      reply().text("One."),
+      reply().tool("Bash", { command: "touch second" }),
+      reply().text("Two."),
+    ]);
+    const dir = workspace();
+    const agent = startAgent(dir, { server });
+    const sessionId = await session(agent, dir);
+    agent.client.answer = select("allow_always");
+    await agent.connection.prompt(textPrompt(sessionId, "Touch one"));
+    await agent.connection.prompt(textPrompt(sessionId, "Touch another"));
+    expect(agent.client.permissionRequests).toHaveLength(1);
+    expect(existsSync(join(dir, "first"))).toBe(true);
+    expect(existsSync(join(dir, "second"))).toBe(true);
+  });
+});
+
+describe("cairn acp: session/set_mode", () => {
+  test("plan mode refuses an edit without asking; the file is not written", async () => {
+    const server = await startServer([
+      reply().tool("Write", { file_path: "plan.txt", content: "no\n" }, "toolu_write"),
+      reply().text("I will only plan."),
+    ]);
+    const dir = workspace();
+    const agent = startAgent(dir, { server });
+    const sessionId = await session(agent, dir);
+    await agent.connection.setSessionMode({ sessionId, modeId: "plan" });
+    const response = await agent.connection.prompt(textPrompt(sessionId, "Write the plan file"));
+    expect(response.stopReason).toBe("end_turn");
+    expect(agent.client.permissionRequests).toEqual([]);
+    expect(agent.client.updates("tool_call_update")).toMatchObject([
+      { toolCallId: "toolu_write", status: "failed" },
+    ]);
+    expect(existsSync(join(dir, "plan.txt"))).toBe(false);
+  });
+
+  test("an unknown mode is invalid params naming the modes", async () => {
+    const server = await startServer([]);
+    const dir = workspace();
+    const agent = startAgent(dir, { server });
+    const sessionId = await session(agent, dir);
+    await expect(agent.connection.setSessionMode({ sessionId, modeId: "yolo" })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("default, acceptEdits, plan, bypassPermissions"),
+    });
+  });
+});
+
+describe("cairn acp: session/cancel", () => {
+  test("cancel mid-turn: the hung model call is abandoned, the prompt resolves cancelled, the session goes on", async () => {
+    const server = await startServer([hang(), reply().text("Back again.")]);
+    const dir = workspace();
+    const agent = startAgent(dir, { server });
+    const sessionId = await session(agent, dir);
+    const prompt = agent.connection.prompt(textPrompt(sessionId, "Take forever"));
+    await until(() => server.requests.length === 1);
+    await agent.connection.cancel({ sessionId });
+    expect(await prompt).toEqual({ stopReason: "cancelled" });
+
+    const next = await agent.connection.prompt(textPrompt(sessionId, "Now answer"));
+    expect(next.stopReason).toBe("end_turn");
+    expect(agent.client.text("agent_message_chunk")).toBe("Back again.");
+    expect(await agent.end()).toBe(0);
+  });
+
+  test("cancel while a permission request is open: the call does not run and the prompt resolves cancelled", async () => {
+    const server = await startServer([reply().tool("Bash", { command: "touch marker" })]);
+    const dir = workspace();
+    const agent = startAgent(dir, { server });
+    const sessionId = await session(agent, dir);
+    // The editor cancels instead of answering, then answers the open request with `cancelled` (ACP).
+    agent.client.answer = () => {
+      void agent.connection.cancel({ sessionId });
+      return { outcome: { outcome: "cancelled" } };
+    };
+    const response = await agent.connection.prompt(textPrompt(sessionId, "Touch the marker"));
+    expect(response.stopReason).toBe("cancelled");
+    expect(existsSync(join(dir, "marker"))).toBe(false);
+    expect(server.requests).toHaveLength(1);
+  });
+});
