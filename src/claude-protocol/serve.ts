@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { SDKUserMessage } from "../sdk/messages.js";
 import type { Options, PermissionResult } from "../sdk/options.js";
 import type { Query } from "../sdk/query.js";
@@ -96,12 +97,23 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
     }
   }
 
+  // The SDKs ask for turn boundaries (`running` … `idle`); Zed's adapter ends a prompt on `idle`.
+  const reportsState =
+    process.env.CLAUDE_CODE_SDK_READS_SESSION_STATE === "1" ||
+    process.env.CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS === "1";
   const onSignal = () => running?.close();
   signal.addEventListener("abort", onSignal, { once: true });
   try {
     // A host that closes stdin without a message gets a clean exit, no query at all.
     const q = await Promise.race([ready, reading.then(() => undefined)]);
-    if (q) for await (const message of q) channel.send(message as unknown as Frame);
+    if (q)
+      for await (const message of q) {
+        const frame = message as unknown as Frame;
+        if (reportsState && frame.type === "system" && frame.subtype === "init")
+          sendState(channel, frame, "running");
+        channel.send(frame);
+        if (reportsState && frame.type === "result") sendState(channel, frame, "idle");
+      }
     await reading;
     return 0;
   } finally {
@@ -146,4 +158,15 @@ function buildOptions(
       )) as unknown as PermissionResult;
   }
   return options;
+}
+
+/** `system`/`session_state_changed`: a turn started (`running`) or is over (`idle`). */
+function sendState(channel: Channel, about: Frame, state: "running" | "idle"): void {
+  channel.send({
+    type: "system",
+    subtype: "session_state_changed",
+    state,
+    session_id: about.session_id,
+    uuid: randomUUID(),
+  });
 }

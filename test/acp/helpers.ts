@@ -94,14 +94,18 @@ export type Agent = {
   end(): Promise<number | null>;
 };
 
-/** Starts `cairn acp` in `cwd` (with the scripted server's key and URL, or `env`) and connects to it. */
+/**
+ * Starts `cairn acp` in `cwd` (with the scripted server's key and URL, or `env`) and connects to it;
+ * `program` starts another ACP agent instead (an adapter in front of cairn), with node.
+ */
 export function startAgent(
   cwd: string,
-  options: { server?: ScriptedServer; env?: NodeJS.ProcessEnv; args?: string[] },
+  options: { server?: ScriptedServer; env?: NodeJS.ProcessEnv; args?: string[]; program?: string },
 ): Agent {
   const env = options.env ?? serverEnv(options.server!);
   const args = options.args ?? ["--model", MODEL];
-  const child = spawn(process.execPath, [CLI, "acp", ...args], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+  const argv = options.program ? [options.program, ...(options.args ?? [])] : [CLI, "acp", ...args];
+  const child = spawn(process.execPath, argv, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
   children.push(child);
   let stderr = "";
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {

@@ -31,11 +31,13 @@ describe("the official agent SDK drives cairn", () => {
     const messages = await collect(
       query({ prompt: "Say hello", options: throughCairn(server, workspace()) }),
     );
-    expect(messages[0]).toMatchObject({
+    expect(messages.find((m) => m.subtype === "init")).toMatchObject({
       type: "system",
-      subtype: "init",
       tools: expect.arrayContaining(["Read"]),
     });
+    // The turn's boundaries, which the SDK asks for (CLAUDE_CODE_SDK_READS_SESSION_STATE=1).
+    const states = messages.filter((m) => m.subtype === "session_state_changed").map((m) => m.state);
+    expect(states).toEqual(["running", "idle"]);
     expect(resultOf(messages)).toMatchObject({
       subtype: "success",
       result: "Hello from cairn.",
