@@ -1,49 +1,9 @@
 import { type ContentBlock, RequestError } from "@agentclientprotocol/sdk";
 import type { SDKUserMessage } from "../sdk/messages.js";
 
-/**
- * The user messages of one session, as the streaming-input iterable `query()` reads: each ACP
- * prompt pushes one, which starts one turn. `end()` lets the query finish.
- */
-export class PromptInput implements AsyncIterable<SDKUserMessage> {
-  private readonly queued: SDKUserMessage[] = [];
-  private waiting: ((result: IteratorResult<SDKUserMessage>) => void) | undefined;
-  private ended = false;
-
-  push(text: string): void {
-    const message: SDKUserMessage = {
-      type: "user",
-      message: { role: "user", content: text },
-      parent_tool_use_id: null,
-    };
-    if (this.waiting) {
-      this.waiting({ value: message, done: false });
-      this.waiting = undefined;
-    } else this.queued.push(message);
-  }
-
-  end(): void {
-    this.ended = true;
-    this.waiting?.({ value: undefined, done: true });
-    this.waiting = undefined;
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<SDKUserMessage> {
-    return {
-      next: () => {
-        const message = this.queued.shift();
-        if (message) return Promise.resolve({ value: message, done: false });
-        if (this.ended) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve) => {
-          this.waiting = resolve;
-        });
-      },
-      return: () => {
-        this.end();
-        return Promise.resolve({ value: undefined, done: true });
-      },
-    };
-  }
+/** One ACP prompt as the user message that starts its turn. */
+export function userMessage(text: string): SDKUserMessage {
+  return { type: "user", message: { role: "user", content: text }, parent_tool_use_id: null };
 }
 
 /**

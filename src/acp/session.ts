@@ -6,11 +6,12 @@ import {
   RequestError,
   type StopReason,
 } from "@agentclientprotocol/sdk";
-import type { PermissionMode, SDKMessage, SDKResultMessage } from "../sdk/messages.js";
+import { MessageQueue } from "../sdk/message-queue.js";
+import type { PermissionMode, SDKMessage, SDKResultMessage, SDKUserMessage } from "../sdk/messages.js";
 import type { McpServerConfig } from "../sdk/options.js";
 import { type Query, query } from "../sdk/query.js";
 import { permissionBridge } from "./permission.js";
-import { PromptInput, promptText } from "./prompt-input.js";
+import { promptText, userMessage } from "./prompt-input.js";
 import { UpdateProjection } from "./updates.js";
 
 export type SessionSetup = {
@@ -33,7 +34,8 @@ export type SessionSetup = {
  */
 export class AcpSession {
   readonly updates: UpdateProjection;
-  private readonly input = new PromptInput();
+  /** The session's prompts, as the streaming input of its query: one turn each. */
+  private readonly input = new MessageQueue<SDKUserMessage>();
   private readonly query: Query;
   private running = false;
   private cancelled = false;
@@ -78,7 +80,7 @@ export class AcpSession {
     const text = promptText(blocks);
     this.running = true;
     this.cancelled = false;
-    this.input.push(text);
+    this.input.push(userMessage(text));
     try {
       while (true) {
         const step = await this.nextMessage();

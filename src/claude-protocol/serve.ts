@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { MessageQueue } from "../sdk/message-queue.js";
 import type { SDKUserMessage } from "../sdk/messages.js";
 import type { Options, PermissionResult } from "../sdk/options.js";
 import type { Query } from "../sdk/query.js";
@@ -8,7 +9,6 @@ import { Channel, type ControlRequest, type Frame } from "./channel.js";
 import { bridgedHooks, type HostHookMatchers } from "./hooks-bridge.js";
 import { initializeOptions, initializeResponse } from "./initialize.js";
 import { bridgedServer } from "./mcp-bridge.js";
-import { MessageQueue } from "./queue.js";
 
 /**
  * The agent-SDK CLI protocol (docs/protocols.md): what the official agent SDKs (and the editor

@@ -1,4 +1,7 @@
-/** An async iterable fed from outside: what arrives on stdin becomes the query's next prompt. */
+/**
+ * An async iterable fed from outside: the streaming input of a `query()` whose prompts arrive from
+ * elsewhere (the agent-SDK protocol's stdin, ACP's `session/prompt`). `end()` lets the query finish.
+ */
 export class MessageQueue<T> implements AsyncIterable<T> {
   private readonly items: T[] = [];
   private waiting: ((result: IteratorResult<T>) => void) | undefined;
