@@ -3,11 +3,11 @@ import { resolve } from "node:path";
 import { loadConfig } from "../config/load.js";
 import { McpHub, type McpServerState } from "../mcp/hub.js";
 import { collectMcpServers, parseMcpConfigFlags } from "../mcp/sources.js";
-import { resolveSandboxPolicy } from "../sandbox/policy.js";
+import { resolveSandboxPolicy, SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
 import { UsageError } from "./exit-codes.js";
 
 const USAGE =
-  "cairn mcp list [--json] | cairn mcp list-tools <server> [--json]; options: --workspace <dir>, --mcp-config <config>, --strict-mcp-config, --approve-mcps";
+  "cairn mcp list [--json] | cairn mcp list-tools <server> [--json]; options: --workspace <dir>, --mcp-config <config>, --strict-mcp-config, --approve-mcps, --sandbox auto|enabled|disabled";
 
 /**
  * `cairn mcp list` (servers, where each is configured, status, tool count) and `cairn mcp list-tools
@@ -18,13 +18,22 @@ const USAGE =
 export async function runMcp(args: string[]): Promise<number> {
   const [command, ...rest] = args;
   if (command !== "list" && command !== "list-tools") throw new UsageError(USAGE);
-  const options = { json: false, cwd: process.cwd(), configs: [] as string[], strict: false, approve: false };
+  const options = {
+    json: false,
+    cwd: process.cwd(),
+    configs: [] as string[],
+    strict: false,
+    approve: false,
+    sandbox: "auto" as SandboxMode,
+  };
   let server: string | undefined;
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
     if (arg === "--json") options.json = true;
     else if (arg === "--strict-mcp-config") options.strict = true;
     else if (arg === "--approve-mcps") options.approve = true;
+    else if (arg === "--sandbox" && SANDBOX_MODES.includes(rest[i + 1] as SandboxMode))
+      options.sandbox = rest[++i] as SandboxMode;
     else if ((arg === "--workspace" || arg === "--mcp-config") && rest[i + 1] !== undefined) {
       if (arg === "--workspace") options.cwd = resolve(rest[++i]!);
       else options.configs.push(rest[++i]!);

@@ -233,7 +233,9 @@ describe("MCP servers in print mode", () => {
     const approved = await runCli({
       files,
       steps,
-      args: ["--output-format", "stream-json", "--approve-mcps"],
+      // Approval is what this is about; the OS sandbox would hide the fixture's files when the
+      // repository itself lives under /tmp (test/security/sandbox-project-code.test.ts covers it).
+      args: ["--output-format", "stream-json", "--approve-mcps", "--sandbox", "disabled"],
     });
     expect(ofType(approved.events, "system")[0]).toMatchObject({
       mcp_servers: [
@@ -293,11 +295,14 @@ describe("cairn mcp", () => {
     expect(servers[0]!.source).toBe(join(dir, ".mcp.json"));
     expect(servers[1]!.tools).toBeGreaterThan(5);
 
-    const approved = spawnCli(["mcp", "list", "--approve-mcps"], { cwd: dir, env });
+    const approved = spawnCli(["mcp", "list", "--approve-mcps", "--sandbox", "disabled"], { cwd: dir, env });
     expect(await approved.exited).toEqual({ code: 0, signal: null });
     expect(approved.out.stdout).toMatch(/^NAME +STATUS +TOOLS +SOURCE\nfixture +connected +6 /);
 
-    const tools = spawnCli(["mcp", "list-tools", "fixture", "--approve-mcps"], { cwd: dir, env });
+    const tools = spawnCli(["mcp", "list-tools", "fixture", "--approve-mcps", "--sandbox", "disabled"], {
+      cwd: dir,
+      env,
+    });
     expect(await tools.exited).toEqual({ code: 0, signal: null });
     expect(tools.out.stdout).toContain("mcp__fixture__read_note  [read-only]  Reads a note");
     expect(tools.out.stdout).toContain("mcp__fixture__write_note  Writes a note");
