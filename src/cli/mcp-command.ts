@@ -58,7 +58,7 @@ export async function runMcp(args: string[]): Promise<number> {
   const approved = new Set(config.mcpApprovals[options.cwd] ?? []);
   // The project's servers start under the sandbox, as in a run (where bubblewrap runs).
   const { policy } = await resolveSandboxPolicy(
-    {},
+    { mode: options.sandbox },
     { roots: [options.cwd, ...config.additionalDirectories] },
   );
   const hub = await McpHub.start(chosen, {
