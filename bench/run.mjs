@@ -12,6 +12,7 @@ import { distFile, ROOT, removeTempDirs, setDist } from "./lib/harness.mjs";
 import { timeNodeBaseline } from "./lib/processes.mjs";
 import { formatTable, machineInfo, sourceInfo, writeResults } from "./lib/report.mjs";
 import { summarize } from "./lib/stats.mjs";
+import { agentSdkFirstMessage } from "./scenarios/agent-sdk.mjs";
 import { grep } from "./scenarios/grep.mjs";
 import { compactionCost, longSessionRss } from "./scenarios/long-session.mjs";
 import { mcpStartup } from "./scenarios/mcp.mjs";
@@ -46,6 +47,7 @@ const SUITE = [
   { scenario: grep, runs: 5 },
   { scenario: sessionResume, runs: 5 },
   { scenario: mcpStartup, runs: 7 },
+  { scenario: agentSdkFirstMessage, runs: 7 },
   { scenario: compactionCost, runs: 5 },
   { scenario: longSessionRss, runs: 1 },
 ];
