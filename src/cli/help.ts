@@ -15,6 +15,10 @@ Usage:
   cairn ls [--json]                     list the sessions recorded for this directory
   cairn mcp list | list-tools <server>  the MCP servers a run here gets, and their tools
   cairn acp [--model <model>]           an Agent Client Protocol agent on stdio, for editors
+  cairn status | whoami [--format json] which model and key a run here would use (no model call)
+  cairn about [--format json]           version, model, platform
+  cairn create-chat                     a new empty session for this directory; prints its id
+  cairn login | logout | update | help  how cairn is configured and updated; this help
 
 Options:
   -p, --print                   Run the prompt headless and exit. Implied when stdout is not a

@@ -11,6 +11,19 @@ import { type PrintOutcome, runPrint } from "./print.js";
 import { Interrupts } from "./signals.js";
 import { readPromptFromStdin } from "./stdin.js";
 
+/** Kept here (not in reference-commands.ts) so recognising a subcommand loads nothing more. */
+const REFERENCE_COMMANDS = new Set([
+  "status",
+  "whoami",
+  "about",
+  "create-chat",
+  "login",
+  "logout",
+  "update",
+  "upgrade",
+  "help",
+]);
+
 /**
  * The CLI after `--version`'s fast path: parse, decide the mode (PM-2), find the prompt, run print
  * mode and turn the outcome into an exit code (README: exit codes). Never throws.
@@ -39,6 +52,11 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
   if (argv[0] === "models") return runModels(argv.slice(1));
   if (argv[0] === "ls") return runList(argv.slice(1));
   if (argv[0] === "mcp") return (await import("./mcp-command.js")).runMcp(argv.slice(1));
+  // The reference CLI's subcommands: answered here, never sent to a model as a prompt.
+  if (argv[0] !== undefined && REFERENCE_COMMANDS.has(argv[0])) {
+    const { runReferenceCommand } = await import("./reference-commands.js");
+    return runReferenceCommand(argv[0], argv.slice(1), version);
+  }
   if (argv[0] === "acp")
     return (await import("../acp/command.js")).runAcp(argv.slice(1), version, interrupts);
   // The agent SDKs' dialect (docs/protocols.md): print mode's contract never reads stream-json input.

@@ -1,0 +1,90 @@
+import { describe, expect, test } from "vitest";
+import { reply } from "../../src/testing/index.js";
+import { cleanEnv, MODEL, serverEnv, spawnCli, startServer, workspace } from "../conformance/pm/helpers.js";
+
+/**
+ * The reference CLI's subcommands, as the programs that spawn it call them: answered by cairn itself,
+ * never sent to the model as a prompt (the scripted server must see no request).
+ */
+async function run(args: string[], env: NodeJS.ProcessEnv, cwd = workspace()) {
+  const cli = spawnCli(args, { cwd, env });
+  const { code } = await cli.exited;
+  return { code, ...cli.out };
+}
+
+describe("reference CLI subcommands", () => {
+  test("status / whoami say what is configured (text and --format json); not configured exits 1", async () => {
+    const server = await startServer([reply().text("should never be asked")]);
+    const configured = await run(["status", "--format", "json"], serverEnv(server));
+    expect(configured.code).toBe(0);
+    expect(JSON.parse(configured.stdout)).toMatchObject({
+      status: "authenticated",
+      isAuthenticated: true,
+      model: MODEL,
+      apiKeySource: "env",
+    });
+    const whoami = await run(["whoami"], serverEnv(server));
+    expect(whoami.stdout).toMatch(new RegExp(`^Configured: ${MODEL} `));
+    const missing = await run(["status", "--format=json"], cleanEnv());
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ status: "unauthenticated", isAuthenticated: false });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  test("about --format json: version, model, platform", async () => {
+    const server = await startServer([]);
+    const about = await run(["about", "--format", "json"], serverEnv(server));
+    expect(about.code).toBe(0);
+    expect(JSON.parse(about.stdout)).toMatchObject({
+      cliVersion: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      model: MODEL,
+      osPlatform: process.platform,
+    });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  test("create-chat prints a new session id that --resume then continues", async () => {
+    const server = await startServer([reply().text("Resumed.")]);
+    const cwd = workspace();
+    const created = await run(["create-chat"], serverEnv(server), cwd);
+    expect(created.code).toBe(0);
+    const id = created.stdout.trim().split("\n").at(-1)!;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(server.requests).toHaveLength(0);
+    const resumed = await run(
+      ["-p", "go on", "--resume", id, "--model", MODEL, "--output-format", "json"],
+      serverEnv(server),
+      cwd,
+    );
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ session_id: id, result: "Resumed." });
+  });
+
+  test("login / logout explain how cairn is configured (exit 1); update says how to update; help prints help", async () => {
+    const server = await startServer([]);
+    const env = serverEnv(server);
+    const login = await run(["login"], env);
+    expect(login.code).toBe(1);
+    expect(login.stderr).toMatch(/^cairn: cairn has no account to log in to: .*ANTHROPIC_API_KEY/);
+    expect(login.stdout).toBe("");
+    expect((await run(["logout"], env)).code).toBe(1);
+    const update = await run(["update"], env);
+    expect(update.code).toBe(0);
+    expect(update.stdout).toContain("npm install -g cairn@latest");
+    const help = await run(["help"], env);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("cairn -p");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  test("a prompt that is one of these words still goes to the model with -p", async () => {
+    const server = await startServer([reply().text("Status is fine.")]);
+    const result = await run(
+      ["-p", "status", "--model", MODEL, "--output-format", "json"],
+      serverEnv(server),
+    );
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ result: "Status is fine." });
+    expect(server.requests).toHaveLength(1);
+  });
+});
