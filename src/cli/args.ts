@@ -7,6 +7,8 @@ import { UsageError } from "./exit-codes.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "./formats/types.js";
 import { HELP } from "./help.js";
 
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
 export type CliOptions = {
   /** `-p` was given (print mode may also be inferred: mode.ts). */
   print: boolean;
@@ -22,8 +24,15 @@ export type CliOptions = {
   resume?: string | true;
   continueLatest: boolean;
   forkSession: boolean;
-  /** `--permission-mode`; default: the user config's `defaultMode`, else print mode's own default. */
+  /**
+   * `--permission-mode`, or the reference CLI's `--mode plan` / `--plan` (plan) and `--mode ask`
+   * (plan, and no shell at all); default: the user config's `defaultMode`, else print mode's own.
+   */
   permissionMode?: PermissionMode;
+  /** `--new-session-id <uuid>`: the new session's id (a UUIDv4). */
+  newSessionId?: string;
+  /** `--list-models`: print the models, as `cairn models` does, and exit. */
+  listModels: boolean;
   allowedTools: string[];
   disallowedTools: string[];
   addDirs: string[];
@@ -86,6 +95,10 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .option("--strict-mcp-config", "", false)
     .option("--approve-mcps", "", false)
     .option("--trust", "", false)
+    .addOption(new Option("--mode <mode>").choices(["plan", "ask"]))
+    .option("--plan", "", false)
+    .option("--new-session-id <uuid>")
+    .option("--list-models", "", false)
     .option("--max-budget-usd <usd>", "", (value) => parseNumber("--max-budget-usd", value, 0))
     .option("--fallback-model <model>")
     .option("--context-window <tokens>", "", (value) => parseNumber("--context-window", value, 1024, true))
@@ -141,9 +154,26 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     effort?: EffortLevel;
     sandbox?: SandboxMode;
     sandboxNetwork: boolean;
+    mode?: "plan" | "ask";
+    plan: boolean;
+    newSessionId?: string;
+    listModels: boolean;
   }>();
   if (opts.forkSession && opts.resume === undefined && !opts.continue) {
     throw new UsageError("--fork-session needs --resume <id> or --continue (see cairn --help)");
+  }
+  // The reference CLI's read-only modes: ask is plan without a shell (it refuses shell calls).
+  const referenceMode = opts.plan || opts.mode !== undefined ? "plan" : undefined;
+  if (referenceMode && opts.permissionMode !== undefined && opts.permissionMode !== referenceMode)
+    throw new UsageError("--mode/--plan and --permission-mode contradict each other (see cairn --help)");
+  if (opts.mode === "ask") opts.disallowedTools = [...(opts.disallowedTools ?? []), "Bash"];
+  if (referenceMode) opts.permissionMode = referenceMode;
+  if (opts.newSessionId !== undefined) {
+    // The reference's own words and exit code (1), which its consumers match.
+    if (!UUID_V4.test(opts.newSessionId))
+      throw new Error(`Invalid --new-session-id "${opts.newSessionId}": expected a UUIDv4.`);
+    if (opts.resume !== undefined || opts.continue)
+      throw new UsageError("--new-session-id starts a new session: it cannot go with --resume or --continue");
   }
   // An unknown name fails here, before the prompt is read or anything runs (exit 2).
   if (opts.model !== undefined) checkModelName(opts.model);
@@ -172,6 +202,8 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     strictMcpConfig: opts.strictMcpConfig,
     approveMcps: opts.approveMcps,
     trust: opts.trust,
+    ...(opts.newSessionId !== undefined ? { newSessionId: opts.newSessionId.toLowerCase() } : {}),
+    listModels: opts.listModels,
     ...(opts.sandbox !== undefined ? { sandbox: opts.sandbox } : {}),
     sandboxNetwork: opts.sandboxNetwork,
     ...(words.length > 0 ? { prompt: words.join(" ") } : {}),

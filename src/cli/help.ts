@@ -50,6 +50,10 @@ Options:
   --mcp-config <config>         MCP servers: a file or JSON {"mcpServers": {...}}; repeatable.
   --strict-mcp-config           Only the servers of --mcp-config (none from config files).
   --approve-mcps                Let the project's MCP servers (.mcp.json, .cursor/mcp.json) start.
+  --mode plan|ask, --plan       The reference CLI's read-only modes: plan (= --permission-mode plan);
+                                ask is plan without shell commands.
+  --new-session-id <uuid>       Start the new session under this id (a UUIDv4).
+  --list-models                 List the models (as cairn models) and exit.
   --trust                       Run the workspace's own hooks (.claude/settings.json, .cursor/hooks.json).
   --sandbox <mode>              auto | enabled | disabled: the OS sandbox under shell commands
                                 (Linux, bubblewrap). auto (default) uses it where it works and

@@ -107,6 +107,7 @@ async function printRun(
 ): Promise<PrintOutcome> {
   const session = await openSession({
     cwd: options.cwd,
+    ...(options.newSessionId !== undefined ? { sessionId: options.newSessionId } : {}),
     ...(typeof options.resume === "string" ? { resume: options.resume } : {}),
     continueLatest: options.continueLatest,
     fork: options.forkSession,

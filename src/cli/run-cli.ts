@@ -67,6 +67,7 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
   }
   const options = parseArgs(argv, version);
   if (options === "handled") return EXIT.success;
+  if (options.listModels) return runModels([]);
   const terminal: Terminal = {
     stdinIsTTY: process.stdin.isTTY === true,
     stdoutIsTTY: process.stdout.isTTY === true,

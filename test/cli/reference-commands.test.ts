@@ -88,3 +88,53 @@ describe("reference CLI subcommands", () => {
     expect(server.requests).toHaveLength(1);
   });
 });
+
+describe("reference CLI flags", () => {
+  test("--mode plan and --plan are read-only; --mode ask also refuses every shell command", async () => {
+    for (const flags of [["--mode", "plan"], ["--plan"], ["--mode", "ask"]]) {
+      const server = await startServer([
+        reply().tool("Write", { file_path: "x.txt", content: "x" }).tool("Bash", { command: "ls" }),
+        reply().text("Done."),
+      ]);
+      const cwd = workspace({ "listed-by-ls.txt": "" });
+      const result = await run(
+        ["-p", "go", "--model", MODEL, "--output-format", "json", ...flags],
+        serverEnv(server),
+        cwd,
+      );
+      expect(result.code).toBe(0);
+      const sent = JSON.stringify(server.requests[1]!.body);
+      expect(sent).toContain("plan mode is read-only");
+      // `ls` is a read-only command: plan runs it; ask offers no shell at all, and refuses the call.
+      const ask = flags.includes("ask");
+      expect(sent.includes("listed-by-ls.txt")).toBe(!ask);
+      expect(JSON.stringify(server.requests[0]!.body).includes('"name":"Bash"')).toBe(!ask);
+    }
+  });
+
+  test("--new-session-id names the new session; anything but a UUIDv4 is the reference's error, exit 1", async () => {
+    const server = await startServer([reply().text("Hi.")]);
+    const id = "0b5c2a6e-3f1d-4c8e-9a7b-1d2e3f4a5b6c";
+    const named = await run(
+      ["-p", "hi", "--model", MODEL, "--output-format", "json", "--new-session-id", id],
+      serverEnv(server),
+    );
+    expect(named.code).toBe(0);
+    expect(JSON.parse(named.stdout)).toMatchObject({ session_id: id });
+    const bad = await run(
+      ["-p", "hi", "--model", MODEL, "--new-session-id", "not-a-uuid"],
+      serverEnv(server),
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe('cairn: Invalid --new-session-id "not-a-uuid": expected a UUIDv4.\n');
+    expect(bad.stdout).toBe("");
+  });
+
+  test("--list-models lists the models and exits, with no model call", async () => {
+    const server = await startServer([]);
+    const listed = await run(["--list-models"], serverEnv(server));
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain("claude-");
+    expect(server.requests).toHaveLength(0);
+  });
+});
