@@ -173,19 +173,19 @@ export function parseProtocolArgs(argv: readonly string[]): ProtocolArgs {
         options.systemPrompt = { type: "preset", preset: "claude_code", append: value! };
         break;
       case "max-budget-usd":
-        (options as Record<string, unknown>).maxBudgetUsd = Number(value);
+        options.maxBudgetUsd = Number(value);
         break;
       case "fallback-model":
-        (options as Record<string, unknown>).fallbackModel = value;
+        options.fallbackModel = value!;
         break;
       case "effort":
-        (options as Record<string, unknown>).effort = value;
+        options.effort = value as Options["effort"];
         break;
       case "max-thinking-tokens":
-        (options as Record<string, unknown>).maxThinkingTokens = Number(value);
+        options.maxThinkingTokens = Number(value);
         break;
       case "thinking":
-        (options as Record<string, unknown>).thinking = { type: value };
+        options.thinking = { type: value } as Options["thinking"] & object;
         break;
       default:
         warnings.push(

@@ -1,8 +1,8 @@
-import os from "node:os";
 import { resolve } from "node:path";
 import { loadConfig } from "../config/load.js";
-import { McpHub, type McpServerState } from "../mcp/hub.js";
-import { collectMcpServers, parseMcpConfigFlags } from "../mcp/sources.js";
+import type { McpServerState } from "../mcp/hub.js";
+import { parseMcpConfigFlags } from "../mcp/sources.js";
+import { startMcpServers } from "../mcp/start.js";
 import { resolveSandboxPolicy, SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
 import { UsageError } from "./exit-codes.js";
 
@@ -43,30 +43,30 @@ export async function runMcp(args: string[]): Promise<number> {
   if (command === "list-tools" && server === undefined) throw new UsageError(USAGE);
 
   const config = await loadConfig({ cwd: options.cwd, env: process.env });
-  const entries = await collectMcpServers({
-    cwd: options.cwd,
-    home: os.homedir(),
-    env: process.env,
-    userConfigServers: config.mcpServers,
-    userConfigFile: config.userFile,
-    explicit: parseMcpConfigFlags(options.configs, options.cwd),
-    strict: options.strict,
-  });
-  const chosen = server === undefined ? entries : entries.filter((entry) => entry.name === server);
-  if (server !== undefined && chosen.length === 0)
-    throw new UsageError(`no MCP server named ${server}; cairn mcp list shows the configured ones`);
-  const approved = new Set(config.mcpApprovals[options.cwd] ?? []);
   // The project's servers start under the sandbox, as in a run (where bubblewrap runs).
   const { policy } = await resolveSandboxPolicy(
     { mode: options.sandbox },
     { roots: [options.cwd, ...config.additionalDirectories] },
   );
-  const hub = await McpHub.start(chosen, {
+  let named = true;
+  const hub = await startMcpServers(config, {
     cwd: options.cwd,
     env: process.env,
-    approved: (entry) => options.approve || approved.has(entry.name),
+    explicit: parseMcpConfigFlags(options.configs, options.cwd),
+    strict: options.strict,
+    approveProject: options.approve,
     sandbox: policy,
+    select: (entries) => {
+      if (server === undefined) return entries;
+      const chosen = entries.filter((entry) => entry.name === server);
+      named = chosen.length > 0;
+      return chosen;
+    },
   });
+  if (!named) {
+    await hub.close();
+    throw new UsageError(`no MCP server named ${server}; cairn mcp list shows the configured ones`);
+  }
   try {
     const states = hub.states();
     process.stdout.write(

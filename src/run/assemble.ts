@@ -1,4 +1,3 @@
-import os from "node:os";
 import { resolve } from "node:path";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { CompactionHooks } from "../engine/compaction.js";
@@ -11,8 +10,8 @@ import { type RetryPolicy, retryPolicyFromEnv } from "../engine/retry.js";
 import type { CanUseTool } from "../engine/tool-runner.js";
 import { buildHooks, type HookCallbackMatcher, type Hooks } from "../hooks/index.js";
 import type { McpServerEntry } from "../mcp/config.js";
-import { McpHub } from "../mcp/hub.js";
-import { collectMcpServers } from "../mcp/sources.js";
+import type { McpHub } from "../mcp/hub.js";
+import { startMcpServers } from "../mcp/start.js";
 import type { PermissionGate } from "../permissions/gate.js";
 import { splitRuleList } from "../permissions/rules.js";
 import type { ModelSettings } from "../providers/registry.js";
@@ -175,7 +174,15 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   const sandbox = sandboxed?.policy;
   // The MCP servers start while the model is resolved; if the model cannot be used, they are ended.
   const [mcp, model] = await settleBoth(
-    startMcp(spec, config, cwd, env, sandbox),
+    startMcpServers(config, {
+      cwd,
+      env,
+      explicit: spec.mcp?.explicit ?? [],
+      strict: spec.mcp?.strict ?? false,
+      approveProject: spec.mcp?.approveProject === true,
+      ...(sandbox ? { sandbox } : {}),
+      ...(spec.mcp?.onLog ? { onLog: spec.mcp.onLog } : {}),
+    }),
     spec.resolvedModel ? Promise.resolve(spec.resolvedModel) : resolveModelFor(spec, config, spec.model),
     (hub) => hub.close(),
   );
@@ -361,33 +368,6 @@ export function resolveModelFor(
     ...(spec.promptCaching !== undefined ? { promptCaching: spec.promptCaching } : {}),
     baseDir: resolve(spec.cwd),
     env: spec.env ?? process.env,
-  });
-}
-
-/** The MCP servers of the config files and the spec, connected (an empty hub when there are none). */
-async function startMcp(
-  spec: RunSpec,
-  config: LoadedConfig,
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  sandbox: SandboxPolicy | undefined,
-): Promise<McpHub> {
-  const entries = await collectMcpServers({
-    cwd,
-    home: os.homedir(),
-    env,
-    userConfigServers: config.mcpServers,
-    userConfigFile: config.userFile,
-    explicit: spec.mcp?.explicit ?? [],
-    strict: spec.mcp?.strict ?? false,
-  });
-  const approvedHere = new Set(config.mcpApprovals[cwd] ?? []);
-  return McpHub.start(entries, {
-    cwd,
-    env,
-    approved: (entry) => spec.mcp?.approveProject === true || approvedHere.has(entry.name),
-    ...(sandbox ? { sandbox } : {}),
-    ...(spec.mcp?.onLog ? { onLog: spec.mcp.onLog } : {}),
   });
 }
 

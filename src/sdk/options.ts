@@ -138,7 +138,7 @@ export type SystemPromptOption =
 /** Structured output: the final answer as JSON matching `schema` (a JSON Schema object). */
 export type OutputFormat = { type: "json_schema"; schema: Record<string, unknown> };
 
-/** Reasoning configuration (accepted, not yet supported). */
+/** Extended thinking: mapped to each provider's own parameter (docs/context.md). */
 export type ThinkingConfig =
   | { type: "adaptive"; display?: "summarized" | "omitted" }
   | { type: "enabled"; budgetTokens?: number; display?: "summarized" | "omitted" }
