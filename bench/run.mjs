@@ -3,13 +3,26 @@
 // the same run, and writes bench/results/<timestamp>.json and latest.json. Method: docs/performance.md.
 //
 //   node bench/run.mjs [--quick] [--only id,id] [--runs N] [--warmup N] [--out DIR] [--dist DIR]
+//                      [--env clean|caller|both]
 //
+// Start-up scenarios run in the clean environment (no NODE_EXTRA_CA_CERTS, no NODE_OPTIONS) and,
+// when the caller's differs, again in the caller's (`--env both`, the default); every other
+// scenario runs in the clean one. Each start-up row reports cairn's own overhead: its median minus
+// the median of `node -e 0` runs interleaved with it in the same environment.
 // --dist measures another build of cairn (default: dist/); bench/ab.mjs uses it to compare two.
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { distFile, ROOT, removeTempDirs, setDist } from "./lib/harness.mjs";
-import { timeNodeBaseline } from "./lib/processes.mjs";
+import {
+  callerEnvironmentDiffers,
+  distFile,
+  nodeBaseline,
+  ROOT,
+  removeTempDirs,
+  START_UP_VARIABLES,
+  setDist,
+  setEnvironment,
+} from "./lib/harness.mjs";
 import { formatTable, machineInfo, sourceInfo, writeResults } from "./lib/report.mjs";
 import { summarize } from "./lib/stats.mjs";
 import { agentSdkFirstMessage } from "./scenarios/agent-sdk.mjs";
@@ -33,11 +46,11 @@ import { bash50 } from "./scenarios/tool-turns.mjs";
  * @property {(message: string) => void} log progress, on stderr
  */
 
-/** Scenarios in the order they run, with their default number of timed runs. */
+/** Scenarios in the order they run, with their default number of timed runs; `startUp` ones run in both environments. */
 const SUITE = [
-  { scenario: version, runs: 15 },
-  { scenario: oneLine, runs: 10 },
-  { scenario: threeTurn, runs: 10 },
+  { scenario: version, runs: 15, startUp: true },
+  { scenario: oneLine, runs: 10, startUp: true },
+  { scenario: threeTurn, runs: 10, startUp: true },
   { scenario: peakRss, runs: 5 },
   { scenario: stream20k, runs: 7 },
   { scenario: slowStream, runs: 3 },
@@ -61,12 +74,13 @@ const { values: flags } = parseArgs({
     warmup: { type: "string" },
     out: { type: "string" },
     dist: { type: "string" },
+    env: { type: "string", default: "both" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 if (flags.help) {
   process.stdout.write(
-    "node bench/run.mjs [--quick] [--only id,id] [--runs N] [--warmup N] [--out DIR] [--dist DIR]\n" +
+    "node bench/run.mjs [--quick] [--only id,id] [--runs N] [--warmup N] [--out DIR] [--dist DIR] [--env clean|caller|both]\n" +
       `scenarios: ${SUITE.map((s) => s.scenario.id).join(", ")}\n`,
   );
   process.exit(0);
@@ -85,41 +99,68 @@ if (selected.length === 0) {
   process.stderr.write(`bench: no scenario matches --only ${flags.only}\n`);
   process.exit(2);
 }
+if (!["clean", "caller", "both"].includes(String(flags.env))) {
+  process.stderr.write(`bench: --env must be clean, caller or both, not ${flags.env}\n`);
+  process.exit(2);
+}
+/** @type {import("./lib/harness.mjs").EnvironmentName[]} */
+const startUpEnvironments =
+  flags.env === "both" ? (callerEnvironmentDiffers() ? ["clean", "caller"] : ["clean"]) : [/** @type {any} */ (flags.env)];
 const outDir = resolve(flags.out ?? join(ROOT, "bench/results"));
 const log = (/** @type {string} */ message) => process.stderr.write(`bench: ${message}\n`);
-/** @type {number[]} */
-const baseline = [];
+/** Every `node -e 0` time of this run, per environment (scenarios with a ratio add their paired runs). @type {Record<string, number[]>} */
+const baselines = { clean: [], caller: [] };
 const startedAt = new Date().toISOString();
 /** @type {Record<string, unknown>[]} */
 const rows = [];
 
-// The yardstick on its own first (scenarios with a ratio add their paired runs to it).
-await timeNodeBaseline();
-for (let i = 0; i < (flags.quick ? 2 : 5); i++) baseline.push((await timeNodeBaseline()).ms);
+// The yardstick on its own first, in each environment measured.
+for (const name of startUpEnvironments) {
+  setEnvironment(name);
+  await nodeBaseline();
+  for (let i = 0; i < (flags.quick ? 2 : 5); i++) baselines[name].push((await nodeBaseline()).ms);
+}
 
-for (const entry of selected) {
+/** Runs one scenario in one environment; a caller-environment row gets its id suffixed `@caller`. */
+async function runScenario(
+  /** @type {(typeof SUITE)[number]} */ entry,
+  /** @type {import("./lib/harness.mjs").EnvironmentName} */ name,
+) {
   const { scenario } = entry;
+  setEnvironment(name);
   /** @type {Context} */
   const ctx = {
     runs: flags.runs ? Number(flags.runs) : flags.quick ? 2 : entry.runs,
     warmup: flags.warmup ? Number(flags.warmup) : flags.quick ? 0 : 1,
     quick: flags.quick,
-    baseline,
+    baseline: baselines[name],
     log,
   };
-  log(`${scenario.id}: ${ctx.warmup} warm-up + ${ctx.runs} runs`);
+  const label = name === "clean" ? scenario.id : `${scenario.id}@${name}`;
+  log(`${label}: ${ctx.warmup} warm-up + ${ctx.runs} runs`);
   const started = performance.now();
+  /** @type {Record<string, any>[]} */
+  let produced;
   try {
-    const produced = await scenario.run(ctx);
-    for (const r of Array.isArray(produced) ? produced : [produced]) rows.push(r);
+    const result = await scenario.run(ctx);
+    produced = Array.isArray(result) ? result : [result];
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    log(`${scenario.id} failed: ${message}`);
-    rows.push({ id: scenario.id, title: scenario.title, status: "error", error: message, met: null });
+    log(`${label} failed: ${message}`);
+    produced = [{ id: scenario.id, title: scenario.title, status: "error", error: message, met: null }];
   } finally {
     removeTempDirs();
   }
-  log(`${scenario.id}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  for (const r of produced) {
+    rows.push(name === "clean" ? r : { ...r, id: `${r.id}@${name}`, title: `${r.title} [${name} env]` });
+  }
+  log(`${label}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+for (const entry of selected) {
+  for (const name of entry.startUp ? startUpEnvironments : ["clean"]) {
+    await runScenario(entry, /** @type {import("./lib/harness.mjs").EnvironmentName} */ (name));
+  }
 }
 
 const results = {
@@ -130,10 +171,25 @@ const results = {
   machine: machineInfo(),
   source: sourceInfo(ROOT),
   dist: distFile("."),
-  baseline: { id: "node-e-0", title: "node -e 0", unit: "ms", ...summarize(baseline) },
+  environments: {
+    measured: startUpEnvironments,
+    cleanRemoves: START_UP_VARIABLES.filter((name) => process.env[name] !== undefined),
+  },
+  // The first environment measured (the clean one unless `--env caller`) is the headline's.
+  baseline: { id: "node-e-0", title: "node -e 0", unit: "ms", ...summarize(baselines[startUpEnvironments[0]]) },
+  ...(startUpEnvironments.length > 1
+    ? {
+        baselineCaller: {
+          id: "node-e-0@caller",
+          title: "node -e 0 [caller env]",
+          unit: "ms",
+          ...summarize(baselines.caller),
+        },
+      }
+    : {}),
   scenarios: rows,
 };
-process.stdout.write(`\n${formatTable(results.baseline, rows)}\n\n`);
+process.stdout.write(`\n${formatTable(results.baseline, rows, results.baselineCaller)}\n\n`);
 const file = writeResults(outDir, results);
 process.stdout.write(`results: ${file}\n`);
 process.exitCode = rows.some((r) => r.status === "error") ? 1 : 0;

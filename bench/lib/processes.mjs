@@ -60,9 +60,9 @@ export function timeProcess(command, args, options = {}) {
   });
 }
 
-/** `node -e 0`: the yardstick every start-up figure is divided by. */
-export function timeNodeBaseline() {
-  return timeProcess(process.execPath, ["-e", "0"]);
+/** `node -e 0` in `env`: the yardstick every start-up figure is compared with. @param {NodeJS.ProcessEnv} [env] */
+export function timeNodeBaseline(env = process.env) {
+  return timeProcess(process.execPath, ["-e", "0"], { env });
 }
 
 // Loaded with --import into a measured child when GNU time is missing: at exit it writes the

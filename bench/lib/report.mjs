@@ -12,30 +12,39 @@ function formatValue(value, unit) {
   return value.toFixed(1);
 }
 
-/**
- * @param {{ median: number, min: number, max: number, samples: number[] }} baseline
- * @param {Record<string, any>[]} rows
- */
-export function formatTable(baseline, rows) {
-  const header = ["scenario", "median", "min", "max", "unit", "ratio", "target", "met"];
-  /** @type {string[][]} */
-  const lines = [
-    [
-      "node -e 0 (yardstick)",
-      formatValue(baseline.median, "ms"),
-      formatValue(baseline.min, "ms"),
-      formatValue(baseline.max, "ms"),
-      "ms",
-      "1.00",
-      "",
-      "",
-    ],
+/** @typedef {{ median: number, min: number, max: number, samples: number[] }} Summary */
+
+/** The yardstick's row. @param {string} title @param {Summary} baseline */
+function yardstickLine(title, baseline) {
+  return [
+    title,
+    formatValue(baseline.median, "ms"),
+    formatValue(baseline.min, "ms"),
+    formatValue(baseline.max, "ms"),
+    "ms",
+    "1.00",
+    "0",
+    "",
+    "",
   ];
+}
+
+/**
+ * @param {Summary} baseline
+ * @param {Record<string, any>[]} rows
+ * @param {Summary} [callerBaseline] the yardstick in the caller's environment, when it was measured too
+ */
+export function formatTable(baseline, rows, callerBaseline) {
+  const header = ["scenario", "median", "min", "max", "unit", "ratio", "own ms", "target", "met"];
+  /** @type {string[][]} */
+  const lines = [yardstickLine("node -e 0 (yardstick)", baseline)];
+  if (callerBaseline) lines.push(yardstickLine("node -e 0 (yardstick) [caller env]", callerBaseline));
   for (const r of rows) {
     if (r.status !== "ok") {
-      lines.push([r.title, r.status, "", "", "", "", r.target?.text ?? "", r.reason ?? r.error ?? ""]);
+      lines.push([r.title, r.status, "", "", "", "", "", r.target?.text ?? "", r.reason ?? r.error ?? ""]);
       continue;
     }
+    const own = typeof r.ownOverheadMs === "number" ? formatValue(r.ownOverheadMs, "ms") : "";
     const ratio = r.ratio !== undefined ? `${r.ratio.toFixed(2)}${r.ratioTo ? ` (${r.ratioTo})` : ""}` : "";
     const met = r.met === true ? "yes" : r.met === false ? "NO" : "";
     lines.push([
@@ -45,14 +54,16 @@ export function formatTable(baseline, rows) {
       formatValue(r.max, r.unit),
       r.unit,
       ratio,
+      own,
       r.target?.text ?? "",
       met,
     ]);
   }
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (i === 7 ? 3 : l[i].length))));
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (i === 8 ? 3 : l[i].length))));
+  const numeric = (/** @type {number} */ i) => (i >= 1 && i <= 3) || i === 6;
   const pad = (/** @type {string[]} */ cells) =>
     cells
-      .map((c, i) => (i >= 1 && i <= 3 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .map((c, i) => (numeric(i) ? c.padStart(widths[i]) : c.padEnd(widths[i])))
       .join("  ")
       .trimEnd();
   return [pad(header), widths.map((w) => "-".repeat(w)).join("  "), ...lines.map(pad)].join("\n");
