@@ -105,7 +105,11 @@ if (!["clean", "caller", "both"].includes(String(flags.env))) {
 }
 /** @type {import("./lib/harness.mjs").EnvironmentName[]} */
 const startUpEnvironments =
-  flags.env === "both" ? (callerEnvironmentDiffers() ? ["clean", "caller"] : ["clean"]) : [/** @type {any} */ (flags.env)];
+  flags.env === "both"
+    ? callerEnvironmentDiffers()
+      ? ["clean", "caller"]
+      : ["clean"]
+    : [/** @type {any} */ (flags.env)];
 const outDir = resolve(flags.out ?? join(ROOT, "bench/results"));
 const log = (/** @type {string} */ message) => process.stderr.write(`bench: ${message}\n`);
 /** Every `node -e 0` time of this run, per environment (scenarios with a ratio add their paired runs). @type {Record<string, number[]>} */
@@ -176,7 +180,12 @@ const results = {
     cleanRemoves: START_UP_VARIABLES.filter((name) => process.env[name] !== undefined),
   },
   // The first environment measured (the clean one unless `--env caller`) is the headline's.
-  baseline: { id: "node-e-0", title: "node -e 0", unit: "ms", ...summarize(baselines[startUpEnvironments[0]]) },
+  baseline: {
+    id: "node-e-0",
+    title: "node -e 0",
+    unit: "ms",
+    ...summarize(baselines[startUpEnvironments[0]]),
+  },
   ...(startUpEnvironments.length > 1
     ? {
         baselineCaller: {

@@ -175,7 +175,8 @@ export function row(spec) {
   let met = null;
   if (spec.target) {
     const kind = spec.target.kind;
-    const measured = kind === "ratio-max" ? ratio : kind === "overhead-max" ? ownOverhead : median(spec.values);
+    const measured =
+      kind === "ratio-max" ? ratio : kind === "overhead-max" ? ownOverhead : median(spec.values);
     if (measured !== undefined && Number.isFinite(measured)) {
       met = spec.target.kind === "min" ? measured >= spec.target.value : measured <= spec.target.value;
     }
