@@ -57,6 +57,7 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     ...(options.model !== undefined ? { model: options.model } : {}),
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
     ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
+    ...(options.settingSources ? { settingSources: options.settingSources } : {}),
     hooks: {
       trust: options.trust,
       trustHint: "pass --trust, or add the workspace to trustedWorkspaces in the user config",
@@ -122,7 +123,7 @@ async function printRun(
   let end: RunEndEvent | undefined;
   try {
     const events = runAgentLoopBatches(
-      run.loopOptions({
+      await run.loopOptions({
         prompt: options.prompt,
         signal: controller.signal,
         sessionId: session.sessionId,

@@ -1,5 +1,8 @@
 import { resolve } from "node:path";
+import type { SlashCommand } from "../agents/commands.js";
+import { type Customization, loadCustomization, slashCommandsOf } from "../agents/customization.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
+import type { SettingSource } from "../config/setting-sources.js";
 import type { CompactionHooks } from "../engine/compaction.js";
 import { buildSystemPrompt } from "../engine/context.js";
 import { DEFAULT_CONTEXT_WINDOW } from "../engine/context-meter.js";
@@ -21,6 +24,7 @@ import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
 import { stopRunProcesses } from "../tools/run-processes.js";
 import type { Tool, ToolDeclaration } from "../tools/types.js";
+import { customizedTurn, instructionFiles, skillToolFor, withSkillFolders } from "./customize.js";
 import { type RunModel, resolveRunModel } from "./model.js";
 import { buildPermissionGate, type PermissionSetup } from "./permissions.js";
 
@@ -47,8 +51,10 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   maxTokens?: number;
   /** Default: from CAIRN_MAX_RETRIES / CAIRN_RETRY_BASE_MS / CAIRN_STREAM_IDLE_TIMEOUT_MS. */
   retryPolicy?: RetryPolicy;
-  /** Already loaded config (else loaded here from `cwd` and `env`). */
+  /** Already loaded config (else loaded here from `cwd`, `env` and `settingSources`). */
   config?: LoadedConfig;
+  /** Which files load (`--setting-sources`; docs/agents.md). Default: all. Ignored with `config`. */
+  settingSources?: readonly SettingSource[];
   /** Already resolved model (SDK `setModel()` before the first turn); else resolved from `model`. */
   resolvedModel?: RunModel;
   /** MCP servers from flags or options, and how the config files' servers are treated. */
@@ -73,6 +79,12 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   effort?: EffortLevel;
   /** Called around every compaction (hooks: PreCompact / PostCompact). */
   compactionHooks?: CompactionHooks;
+  /** SDK `skills`: which of the skills found are enabled (default: all). */
+  skills?: readonly string[] | "all";
+  /** Offer the `Skill` tool when skills are enabled (default true; false: an SDK `tools` list without it). */
+  skillTool?: boolean;
+  /** Commands and skills already loaded (SDK `supportedCommands()` before the first turn); else loaded here. */
+  customization?: Customization;
 };
 
 export type McpSpec = {
@@ -114,6 +126,10 @@ export type AssembledRun = {
   mcp: McpHub;
   /** The OS sandbox of the run's shell commands, when the door asked for one. */
   sandbox?: SandboxPolicy;
+  /** Custom commands and enabled skills (docs/agents.md). */
+  customization: Customization;
+  /** cairn's own and the custom slash commands (`supportedCommands()`, `system/init.slash_commands`). */
+  slashCommands: SlashCommand[];
   /**
    * Ends what the run started: its MCP servers, any process its commands left running (tagged
    * `CAIRN_RUN_TAG`), and waits for the sandbox probe (so its warning is said before exit).
@@ -128,8 +144,11 @@ export type AssembledRun = {
   hooks?: Hooks;
   /** Resolves another model with this run's settings and config (SDK `setModel`). */
   resolveModel(name: string | undefined): Promise<RunModel>;
-  /** The engine's options for one prompt. */
-  loopOptions(turn: TurnSpec): LoopOptions;
+  /**
+   * The engine's options for one prompt. A prompt `/name args` naming a custom command or skill is
+   * expanded here, for every door, with the command's model and tools (docs/agents.md).
+   */
+  loopOptions(turn: TurnSpec): Promise<LoopOptions>;
 };
 
 export type TurnSpec = {
@@ -158,7 +177,19 @@ export type TurnSpec = {
 export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   const cwd = resolve(spec.cwd);
   const env = spec.env ?? process.env;
-  const config = spec.config ?? (await loadConfig({ cwd, env }));
+  const loaded =
+    spec.config ??
+    (await loadConfig({ cwd, env, ...(spec.settingSources ? { sources: spec.settingSources } : {}) }));
+  const customization =
+    spec.customization ??
+    (await loadCustomization({
+      cwd,
+      env,
+      sources: loaded.sources,
+      ...(spec.skills !== undefined ? { skills: spec.skills } : {}),
+    }));
+  // The enabled skills' folders may be read (their instructions point at their files).
+  const config = withSkillFolders(loaded, customization.skills);
   const toolEnv = childEnvironment(env);
   const removed = new Set(
     (spec.permissions?.disallowedTools ?? []).flatMap(splitRuleList).filter((rule) => !rule.includes("(")),
@@ -188,7 +219,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   );
   // What depends on the tool list is worked out again when MCP servers change mid-query (SDK).
   const toolsNow = async () => {
-    const tools = [...(spec.tools ?? builtinTools()), ...mcp.tools()].filter(
+    const skill = spec.skillTool === false ? undefined : skillToolFor(customization.skills);
+    const tools = [...(spec.tools ?? builtinTools()), ...(skill ? [skill] : []), ...mcp.tools()].filter(
       (tool) => !removed.has(tool.name),
     );
     const declarations: ToolDeclaration[] = [...tools, ...(spec.extraTools ?? [])];
@@ -200,6 +232,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       tools: declarations.map((tool) => tool.name),
       ...(spec.systemPrompt !== undefined ? { override: spec.systemPrompt } : {}),
       ...(spec.appendSystemPrompt !== undefined ? { append: spec.appendSystemPrompt } : {}),
+      instructions: instructionFiles(config.sources, env),
     });
     const mcpServers = mcp.states().map(({ name, status }) => ({ name, status }));
     return { tools, declarations, built, system, mcpServers };
@@ -210,7 +243,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     await mcp.close(); // the run will not start: its MCP servers end now
     throw error;
   });
-  const warnings = [...config.warnings, ...longSessionWarnings(spec, model)];
+  const warnings = [...config.warnings, ...customization.warnings, ...longSessionWarnings(spec, model)];
+  const slashCommands = slashCommandsOf(customization);
   const assembledHooks = buildHooks({
     cwd,
     env: toolEnv,
@@ -232,6 +266,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     declarations: current.declarations,
     mcp,
     ...(sandbox ? { sandbox } : {}),
+    customization,
+    slashCommands,
     async close() {
       await mcp.close();
       if (sandbox) {
@@ -250,10 +286,28 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       run.system = current.system;
       if (current.built) run.gate = current.built.gate;
     },
-    loopOptions(turn) {
-      const { tools, built, system, mcpServers } = current;
+    async loopOptions(given) {
+      const { built, system, mcpServers } = current;
+      // A custom command's model, tools and pre-approved calls hold for its turn only.
+      const custom = await customizedTurn(given, customization, {
+        tools: current.tools,
+        canUseTool: given.canUseTool ?? built?.gate,
+        resolveModel: (name) => resolveModelFor(spec, config, name),
+        gateFor: (rules) =>
+          spec.permissions
+            ? buildPermissionGate(
+                { ...config, rules },
+                { ...spec.permissions, allowedTools: [], disallowedTools: [] },
+                cwd,
+                toolEnv,
+                current.declarations,
+              ).gate
+            : undefined,
+      });
+      const turn = custom.turn;
+      const tools = custom.tools;
       const chosen = turn.model ?? model;
-      const canUseTool = turn.canUseTool ?? built?.gate;
+      const canUseTool = custom.canUseTool;
       const permissionMode = turn.permissionMode ?? built?.reportedMode;
       hooks?.setContext({
         sessionId: turn.sessionId,
@@ -282,6 +336,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         ...(permissionMode !== undefined ? { permissionMode } : {}),
         ...(canUseTool ? { canUseTool } : {}),
         ...(mcpServers.length > 0 ? { mcpServers } : {}),
+        slashCommands: slashCommands.map((command) => command.name),
+        skills: customization.skills.map((skill) => skill.name),
         ...(hooks ? { hooks } : {}),
         ...(hooks && turn.sessionStart ? { sessionStart: turn.sessionStart } : {}),
         context: {

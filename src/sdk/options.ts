@@ -335,10 +335,19 @@ export type Options = {
   /** Emit `system` messages `hook_started` / `hook_progress` / `hook_response` for every hook that runs. */
   includeHookEvents?: boolean;
   /**
-   * cairn always reads its config files and the other agents'; a list with `"project"` trusts this
-   * workspace's own hooks (`.claude/settings.json`, `.cursor/hooks.json`), which otherwise do not run.
+   * Which files load (docs/agents.md, "Which files load"): `user` (the user's config files,
+   * instruction files, commands, skills), `project` (the workspace's config, hook and MCP files,
+   * AGENTS.md / CLAUDE.md, commands, skills), `local` (`.claude/settings.local.json`,
+   * `CLAUDE.local.md`). Omitted: all three, as in the convention; `[]`: none. Naming `"project"`
+   * also trusts the workspace's own hooks (`.claude/settings.json`, `.cursor/hooks.json`), which
+   * otherwise do not run.
    */
   settingSources?: SettingSource[];
+  /**
+   * The skills enabled for the session (docs/agents.md, "Skills"): omitted or `"all"`: every skill
+   * found; a list: only those; `[]`: none (no `Skill` tool).
+   */
+  skills?: string[] | "all";
 
   /**
    * The OS sandbox for shell commands (docs/security.md, "Sandbox"), in the convention's shape:
@@ -404,7 +413,6 @@ export type Options = {
   projectConfigRoot?: string;
   promptSuggestions?: boolean;
   settings?: string | Record<string, unknown>;
-  skills?: string[] | "all";
   supportedDialogKinds?: string[];
   taskBudget?: { total: number };
   toolAliases?: Record<string, string>;
@@ -520,6 +528,7 @@ const SUPPORTED = {
   ),
   includeHookEvents: z.boolean(),
   settingSources: z.array(z.enum(["user", "project", "local"])),
+  skills: z.union([stringList, z.literal("all")]),
   apiKey: z.string().min(1),
   baseURL: z.url(),
   mcpServers: z.record(z.string(), record),
@@ -565,7 +574,6 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   projectConfigRoot: z.string(),
   promptSuggestions: z.boolean(),
   settings: z.union([z.string(), record]),
-  skills: z.union([stringList, z.literal("all")]),
   supportedDialogKinds: stringList,
   taskBudget: z.object({ total: nonNegative }),
   toolAliases: z.record(z.string(), z.string()),
