@@ -87,13 +87,16 @@ async function commandFile(
     warnings.push(
       `${file}: not applied: !\`command\` output (cairn runs no shell command while expanding a prompt; the text is sent as written)`,
     );
-  const where = [source.level, ...folders].join(":");
+  const where = [source.plugin ? `plugin ${source.plugin}` : source.level, ...folders].join(":");
   const description = stringField(data, "description") ?? firstLine(body);
+  // A plugin's command is `/plugin:name` (its subfolders are only in the description).
+  const names = source.plugin
+    ? { name: `${source.plugin}:${name}`, aliases: [] }
+    : { name, aliases: folders.length > 0 ? [[...folders, name].join(":")] : [] };
   const allowedTools = listField(data, "allowed-tools");
   const model = stringField(data, "model");
   return {
-    name,
-    aliases: folders.length > 0 ? [[...folders, name].join(":")] : [],
+    ...names,
     description: `${description}${description ? " " : ""}(${where})`,
     argumentHint: stringField(data, "argument-hint") ?? "",
     ...(allowedTools ? { allowedTools } : {}),

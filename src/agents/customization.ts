@@ -1,6 +1,7 @@
 import os from "node:os";
 import { type SettingSource, sourceDirs } from "../config/setting-sources.js";
 import { type Invocable, loadCommands, parseSlashPrompt, type SlashCommand } from "./commands.js";
+import { type LoadedPlugin, loadPlugins, type PluginConfig } from "./plugins.js";
 import { loadSkills, type Skill, skillCommand } from "./skills.js";
 
 /**
@@ -14,6 +15,8 @@ export type Customization = {
   commands: Invocable[];
   /** The enabled skills (SDK `skills`), one per name. */
   skills: Skill[];
+  /** The local plugins loaded (SDK `plugins`, `--plugin-dir`). */
+  plugins: LoadedPlugin[];
   /** What was found and not applied, one line each, for the door to show once. */
   warnings: string[];
 };
@@ -25,6 +28,8 @@ export type CustomizationOptions = {
   sources: readonly SettingSource[];
   /** SDK `skills`: omitted or `"all"`: every skill found; a list: only those; `[]`: none. */
   skills?: readonly string[] | "all";
+  /** SDK `plugins`, `--plugin-dir`. */
+  plugins?: readonly PluginConfig[];
 };
 
 /** cairn's own slash commands: the engine answers them (docs/context.md) and no file replaces them. */
@@ -38,17 +43,20 @@ export const BUILTIN_COMMANDS: readonly SlashCommand[] = [
 ];
 
 export async function loadCustomization(options: CustomizationOptions): Promise<Customization> {
+  const loadedPlugins = await loadPlugins(options.plugins ?? [], options.cwd);
+  const plugins = loadedPlugins.plugins;
   const dirOptions = {
     cwd: options.cwd,
     env: options.env,
     home: options.home ?? os.homedir(),
     sources: options.sources,
+    plugins,
   };
   const [found, loaded] = await Promise.all([
     loadCommands(sourceDirs("commands", dirOptions)),
     loadSkills(sourceDirs("skills", dirOptions)),
   ]);
-  const warnings = [...found.warnings, ...loaded.warnings];
+  const warnings = [...loadedPlugins.warnings, ...found.warnings, ...loaded.warnings];
   const skills = enabledSkills(
     firstOfEachName(loaded.skills, (skill) => skill.dir, warnings),
     options.skills,
@@ -62,7 +70,7 @@ export async function loadCustomization(options: CustomizationOptions): Promise<
     warnings.push(`${command.file}: not loaded: /${command.name} is one of cairn's own commands`);
     return false;
   });
-  return { commands, skills, warnings };
+  return { commands, skills, plugins, warnings };
 }
 
 /** What `Query.supportedCommands()` and the ACP command list show: cairn's own, then the custom ones. */

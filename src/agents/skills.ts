@@ -87,7 +87,7 @@ async function skillFolder(
       `${file}: not applied: ${unknown.join(", ")} (cairn applies name, description, disable-model-invocation and user-invocable; tools are set by the run's own options)`,
     );
   return {
-    name,
+    name: source.plugin ? `${source.plugin}:${name}` : name,
     description: stringField(data, "description") ?? firstLine(body),
     dir: await realpath(path.dirname(file)),
     body: body.trim(),

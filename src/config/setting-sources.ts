@@ -46,7 +46,12 @@ export type SourceDir = {
   /** `project` directories come with the repository; `user` ones are the user's own. */
   level: "user" | "project";
   owner: AgentDirOwner;
+  /** Set for a plugin's directory: its names are `<plugin>:<name>`. */
+  plugin?: string;
 };
+
+/** A local plugin the program or CLI named (SDK `plugins`, `--plugin-dir`), already found. */
+export type PluginDir = { name: string; path: string };
 
 export type SourceDirOptions = {
   cwd: string;
@@ -56,14 +61,17 @@ export type SourceDirOptions = {
   sources: readonly SettingSource[];
   /** Whose layouts to list (default: cairn's and Claude's). */
   owners?: readonly AgentDirOwner[];
+  /** Local plugins: their `commands/`, `skills/`, `agents/` come last, whatever the sources. */
+  plugins?: readonly PluginDir[];
 };
 
 /**
  * The directories of `kind` files that the enabled sources load, highest precedence first: the
  * workspace and each ancestor up to the repository's root (the nearest directory holding `.git`),
  * nearest first, then the user's directories (`$CAIRN_HOME`, `$CLAUDE_CONFIG_DIR` or `~/.claude`,
- * `$CURSOR_CONFIG_DIR` or `~/.cursor`). Within one base, `.cairn` comes before `.claude` before
- * `.cursor`. A name defined twice is taken from the first directory that defines it.
+ * `$CURSOR_CONFIG_DIR` or `~/.cursor`), then the local plugins' directories. Within one base,
+ * `.cairn` comes before `.claude` before `.cursor`. A name defined twice is taken from the first
+ * directory that defines it.
  *
  * The one answer to "which directories are enabled" for commands, skills and agent files.
  */
@@ -83,6 +91,9 @@ export function sourceDirs(kind: AgentFileKind, options: SourceDirOptions): Sour
     };
     for (const owner of owners) dirs.push({ dir: path.join(homes[owner], kind), level: "user", owner });
   }
+  // A plugin is the program's or the user's explicit choice: its files count as the user's own.
+  for (const plugin of options.plugins ?? [])
+    dirs.push({ dir: path.join(plugin.path, kind), level: "user", owner: "claude", plugin: plugin.name });
   return dirs;
 }
 

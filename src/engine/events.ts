@@ -85,6 +85,8 @@ export type RunStartEvent = {
   /** The run's slash commands (cairn's own and custom ones) and enabled skills, by name. */
   slashCommands?: string[];
   skills?: string[];
+  /** The local plugins loaded. */
+  plugins?: { name: string; path: string }[];
   /** The user's prompt for this run (a custom command's expansion when it invoked one). */
   prompt: string;
   startedAt: number;

@@ -62,6 +62,7 @@ export type LoopOptions = {
   /** The slash commands and skills of the run, by name (reported in `run_start`). */
   slashCommands?: string[];
   skills?: string[];
+  plugins?: { name: string; path: string }[];
   /** What one call's usage cost in USD; undefined when the price is unknown (injected: the engine knows no price table). */
   priceUsage?: (usage: Partial<Usage>) => number | undefined;
   /** The hooks to run (docs/hooks.md); none: no hook points. */
@@ -264,6 +265,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       ...(options.slashCommands ? { slashCommands: options.slashCommands } : {}),
       ...(options.skills ? { skills: options.skills } : {}),
+      ...(options.plugins ? { plugins: options.plugins } : {}),
       prompt: options.prompt,
       startedAt,
     },

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import type { SlashCommand } from "../agents/commands.js";
 import { type Customization, loadCustomization, slashCommandsOf } from "../agents/customization.js";
+import type { PluginConfig } from "../agents/plugins.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { SettingSource } from "../config/setting-sources.js";
 import type { CompactionHooks } from "../engine/compaction.js";
@@ -81,6 +82,8 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   compactionHooks?: CompactionHooks;
   /** SDK `skills`: which of the skills found are enabled (default: all). */
   skills?: readonly string[] | "all";
+  /** SDK `plugins`, `--plugin-dir`: local plugins whose commands and skills load (docs/agents.md). */
+  plugins?: readonly PluginConfig[];
   /** Offer the `Skill` tool when skills are enabled (default true; false: an SDK `tools` list without it). */
   skillTool?: boolean;
   /** Commands and skills already loaded (SDK `supportedCommands()` before the first turn); else loaded here. */
@@ -187,6 +190,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       env,
       sources: loaded.sources,
       ...(spec.skills !== undefined ? { skills: spec.skills } : {}),
+      ...(spec.plugins ? { plugins: spec.plugins } : {}),
     }));
   // The enabled skills' folders may be read (their instructions point at their files).
   const config = withSkillFolders(loaded, customization.skills);
@@ -338,6 +342,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         ...(mcpServers.length > 0 ? { mcpServers } : {}),
         slashCommands: slashCommands.map((command) => command.name),
         skills: customization.skills.map((skill) => skill.name),
+        plugins: customization.plugins.map(({ name, path }) => ({ name, path })),
         ...(hooks ? { hooks } : {}),
         ...(hooks && turn.sessionStart ? { sessionStart: turn.sessionStart } : {}),
         context: {

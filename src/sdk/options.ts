@@ -348,6 +348,11 @@ export type Options = {
    * found; a list: only those; `[]`: none (no `Skill` tool).
    */
   skills?: string[] | "all";
+  /**
+   * Local plugins (docs/agents.md, "Plugins"): each folder's `commands/` and `skills/` load as
+   * `<plugin>:<name>`; its hooks and MCP servers are reported as not applied.
+   */
+  plugins?: { type: "local"; path: string; skipMcpDiscovery?: boolean }[];
 
   /**
    * The OS sandbox for shell commands (docs/security.md, "Sandbox"), in the convention's shape:
@@ -409,7 +414,6 @@ export type Options = {
   permissionPrompts?: "host" | "none";
   planModeInstructions?: string;
   pluginDelivery?: "argv" | "initialize";
-  plugins?: { type: "local"; path: string; skipMcpDiscovery?: boolean }[];
   projectConfigRoot?: string;
   promptSuggestions?: boolean;
   settings?: string | Record<string, unknown>;
@@ -529,6 +533,13 @@ const SUPPORTED = {
   includeHookEvents: z.boolean(),
   settingSources: z.array(z.enum(["user", "project", "local"])),
   skills: z.union([stringList, z.literal("all")]),
+  plugins: z.array(
+    z.strictObject({
+      type: z.literal("local"),
+      path: z.string().min(1),
+      skipMcpDiscovery: z.boolean().optional(),
+    }),
+  ),
   apiKey: z.string().min(1),
   baseURL: z.url(),
   mcpServers: z.record(z.string(), record),
@@ -570,7 +581,6 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   permissionPrompts: z.enum(["host", "none"]),
   planModeInstructions: z.string(),
   pluginDelivery: z.enum(["argv", "initialize"]),
-  plugins: z.array(record),
   projectConfigRoot: z.string(),
   promptSuggestions: z.boolean(),
   settings: z.union([z.string(), record]),

@@ -178,7 +178,7 @@ function systemInit(event: RunStartEvent, version: string, id: UUID): SDKSystemM
     output_style: "default",
     agents: [],
     skills: [...(event.skills ?? [])],
-    plugins: [],
+    plugins: (event.plugins ?? []).map((plugin) => ({ ...plugin })),
     uuid: id,
   };
 }

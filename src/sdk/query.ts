@@ -597,13 +597,14 @@ class QueryRun implements Query {
 
   /** Commands and skills, loaded once per query: `supportedCommands()` may ask before the first turn. */
   private customization(): Promise<Customization> {
-    const { cwd, env, settingSources, skills } = this.options;
+    const { cwd, env, settingSources, skills, plugins } = this.options;
     this.customizationLoading ??= this.config().then((config) =>
       loadCustomization({
         cwd,
         env: (env ?? process.env) as NodeJS.ProcessEnv,
         sources: settingSources ?? config.sources,
         ...(skills !== undefined ? { skills } : {}),
+        ...(plugins ? { plugins } : {}),
       }),
     );
     return this.customizationLoading;

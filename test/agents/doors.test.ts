@@ -3,11 +3,15 @@
  * agent-SDK CLI protocol (the official SDK driving cairn: `supportedCommands()`, `system/init`).
  */
 import { query as referenceQuery } from "@anthropic-ai/claude-agent-sdk";
-import { describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test } from "vitest";
+import { query } from "../../src/index.js";
 import { reply, type ScriptedServer } from "../../src/testing/index.js";
 import { initialize, startAgent, textPrompt, until } from "../acp/helpers.js";
 import { startServer, workspace } from "../conformance/pm/helpers.js";
 import { throughCairn } from "../protocols/agent-sdk.helpers.js";
+import { cleanUp, collect as collectSdk, envFor } from "../sdk/helpers.js";
+
+afterEach(cleanUp);
 
 const REVIEW = "---\ndescription: Review one file\nargument-hint: <file>\n---\nReview $1 carefully.\n";
 
@@ -47,5 +51,50 @@ describe("custom commands through the agent-SDK CLI protocol", () => {
     }
     expect(slash).toEqual(["compact", "review"]);
     expect(firstPrompt(server)).toContain("Review src/b.ts carefully.");
+  });
+});
+
+describe("local plugins", () => {
+  const plugin = () =>
+    workspace({
+      ".claude-plugin/plugin.json": JSON.stringify({ name: "kit", version: "1.2.0" }),
+      "commands/hello.md": "---\ndescription: Greet\n---\nSay hello to $ARGUMENTS.\n",
+      "skills/lint/SKILL.md": "---\ndescription: Lint the code\n---\nRun the linter.\n",
+      "hooks/hooks.json": "{}",
+    });
+
+  test("the SDK's plugins option loads a plugin's commands and skills as <plugin>:<name>", async () => {
+    const dir = plugin();
+    const server = await startServer([reply().text("ok")]);
+    const messages = await collectSdk(
+      query({
+        prompt: "/kit:hello Ada",
+        options: { cwd: workspace(), env: envFor(server), plugins: [{ type: "local", path: dir }] },
+      }),
+    );
+    const init = messages.find((message) => message.type === "system" && message.subtype === "init");
+    expect(init).toMatchObject({
+      plugins: [{ name: "kit", path: dir }],
+      slash_commands: ["compact", "kit:lint", "kit:hello"],
+      skills: ["kit:lint"],
+    });
+    expect(firstPrompt(server)).toContain("Say hello to Ada.");
+    const notes = JSON.stringify(messages.filter((message) => message.type === "system"));
+    expect(notes).toMatch(/plugin kit .*not applied: hooks/);
+  });
+
+  test("the official SDK passes plugins as --plugin-dir; cairn loads them", async () => {
+    const dir = plugin();
+    const server = await startServer([reply().text("ok")]);
+    const q = referenceQuery({
+      prompt: "/kit:hello Grace",
+      options: { ...throughCairn(server, workspace()), plugins: [{ type: "local", path: dir }] },
+    });
+    let plugins: unknown;
+    for await (const message of q) {
+      if (message.type === "system" && message.subtype === "init") plugins = message.plugins;
+    }
+    expect(plugins).toEqual([{ name: "kit", path: dir }]);
+    expect(firstPrompt(server)).toContain("Say hello to Grace.");
   });
 });
