@@ -106,6 +106,8 @@ async function printRun(
   options: PrintOptions,
   { controller, writer, progress, signal, forward }: PrintIo,
 ): Promise<PrintOutcome> {
+  // A custom command whose model cannot be used fails before a session is started for nothing.
+  const expansion = await run.expandPrompt(options.prompt);
   const session = await openSession({
     cwd: options.cwd,
     ...(options.newSessionId !== undefined ? { sessionId: options.newSessionId } : {}),
@@ -125,6 +127,7 @@ async function printRun(
     const events = runAgentLoopBatches(
       await run.loopOptions({
         prompt: options.prompt,
+        expansion: expansion ?? null,
         signal: controller.signal,
         sessionId: session.sessionId,
         history: session.history,

@@ -25,7 +25,14 @@ import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
 import { stopRunProcesses } from "../tools/run-processes.js";
 import type { Tool, ToolDeclaration } from "../tools/types.js";
-import { customizedTurn, instructionFiles, skillToolFor, withSkillFolders } from "./customize.js";
+import {
+  expandPrompt as expandCommandPrompt,
+  expandedTurn,
+  instructionFiles,
+  type PromptExpansion,
+  skillToolFor,
+  withSkillFolders,
+} from "./customize.js";
 import { type RunModel, resolveRunModel } from "./model.js";
 import { buildPermissionGate, type PermissionSetup } from "./permissions.js";
 
@@ -148,8 +155,14 @@ export type AssembledRun = {
   /** Resolves another model with this run's settings and config (SDK `setModel`). */
   resolveModel(name: string | undefined): Promise<RunModel>;
   /**
-   * The engine's options for one prompt. A prompt `/name args` naming a custom command or skill is
-   * expanded here, for every door, with the command's model and tools (docs/agents.md).
+   * What a prompt `/name args` naming a custom command or skill becomes (docs/agents.md); undefined
+   * for any other prompt. Rejects (ConfigError naming the file) when the command's model or rules
+   * cannot be used: a door that must not start a session for nothing calls it first.
+   */
+  expandPrompt(prompt: string): Promise<PromptExpansion | undefined>;
+  /**
+   * The engine's options for one prompt, expanded here for every door (`turn.expansion`, or
+   * `expandPrompt`), with the command's model and tools for this turn only.
    */
   loopOptions(turn: TurnSpec): Promise<LoopOptions>;
 };
@@ -175,6 +188,8 @@ export type TurnSpec = {
   thinking?: ThinkingSetting;
   /** Over the spec's budget (what is left of a query's budget after its earlier turns). */
   maxBudgetUsd?: number;
+  /** `expandPrompt(prompt)`, already worked out (null: the prompt invokes no command). */
+  expansion?: PromptExpansion | null;
 };
 
 export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
@@ -260,6 +275,20 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     ...(sandbox ? { sandbox } : {}),
   });
   const hooks = assembledHooks.hooks;
+  const expandPrompt = (prompt: string) =>
+    expandCommandPrompt(prompt, customization, {
+      resolveModel: (name) => resolveModelFor(spec, config, name),
+      gateFor: (rules) =>
+        spec.permissions
+          ? buildPermissionGate(
+              { ...config, rules },
+              { ...spec.permissions, allowedTools: [], disallowedTools: [] },
+              cwd,
+              toolEnv,
+              current.declarations,
+            ).gate
+          : undefined,
+    });
   const run: AssembledRun = {
     cwd,
     config,
@@ -290,28 +319,18 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       run.system = current.system;
       if (current.built) run.gate = current.built.gate;
     },
-    async loopOptions(given) {
+    expandPrompt,
+    async loopOptions(turn) {
       const { built, system, mcpServers } = current;
       // A custom command's model, tools and pre-approved calls hold for its turn only.
-      const custom = await customizedTurn(given, customization, {
-        tools: current.tools,
-        canUseTool: given.canUseTool ?? built?.gate,
-        resolveModel: (name) => resolveModelFor(spec, config, name),
-        gateFor: (rules) =>
-          spec.permissions
-            ? buildPermissionGate(
-                { ...config, rules },
-                { ...spec.permissions, allowedTools: [], disallowedTools: [] },
-                cwd,
-                toolEnv,
-                current.declarations,
-              ).gate
-            : undefined,
-      });
-      const turn = custom.turn;
-      const tools = custom.tools;
-      const chosen = turn.model ?? model;
-      const canUseTool = custom.canUseTool;
+      const expansion = turn.expansion !== undefined ? turn.expansion : await expandPrompt(turn.prompt);
+      const { tools, canUseTool } = expandedTurn(
+        expansion ?? undefined,
+        current.tools,
+        turn.canUseTool ?? built?.gate,
+      );
+      const prompt = expansion?.prompt ?? turn.prompt;
+      const chosen = expansion?.model ?? turn.model ?? model;
       const permissionMode = turn.permissionMode ?? built?.reportedMode;
       hooks?.setContext({
         sessionId: turn.sessionId,
@@ -330,7 +349,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         system,
         tools: turn.extraTools ? [...tools, ...turn.extraTools] : tools,
         history: turn.history,
-        prompt: turn.prompt,
+        prompt,
         signal: turn.signal,
         env: toolEnv,
         ...(sandbox ? { sandbox } : {}),

@@ -55,49 +55,61 @@ export function withSkillFolders(config: LoadedConfig, skills: readonly Skill[])
   return rules.length > 0 ? { ...config, rules: [...config.rules, ...rules] } : config;
 }
 
-type TurnFields = {
+/** What a prompt invoking a custom command or skill becomes (`expandPrompt`). */
+export type PromptExpansion = {
+  /** The expanded text: what the model is sent. */
   prompt: string;
+  command: Invocable;
+  /** The command's `model`, resolved. */
   model?: RunModel;
-  canUseTool?: CanUseTool;
-};
-
-export type CustomizedTurn<T extends TurnFields> = {
-  turn: T;
-  tools: Tool[];
-  canUseTool: CanUseTool | undefined;
+  /** A project's `allowed-tools`: the turn offers only the tools these entries name. */
+  narrowTo?: string[];
+  /** The user's own `allowed-tools`: a gate of just those allow rules. */
+  preapproved?: PermissionGate;
 };
 
 /**
- * A turn whose prompt is `/name args` for a custom command or skill: the prompt becomes the
- * expansion; the command's `model` is this turn's model; its `allowed-tools` pre-approve matching
- * calls when the file is the user's own, and narrow the turn's tools to those named when it came
- * with the repository (a project's file may restrict, never widen). Any other prompt is unchanged.
+ * A prompt `/name args` for a custom command or skill: the prompt becomes the expansion; the
+ * command's `model` is the turn's model; its `allowed-tools` pre-approve matching calls when the
+ * file is the user's own, and narrow the turn's tools to those named when it came with the
+ * repository (a project's file may restrict, never widen). Undefined for any other prompt. A model
+ * or rule the file names that cannot be used is a ConfigError naming the file.
  */
-export async function customizedTurn<T extends TurnFields>(
-  turn: T,
+export async function expandPrompt(
+  prompt: string,
   customization: Customization,
   run: {
-    tools: Tool[];
-    canUseTool: CanUseTool | undefined;
     resolveModel(name: string): Promise<RunModel>;
     /** A gate applying just these rules (undefined: the run has no permissions). */
     gateFor(rules: PermissionRule[]): PermissionGate | undefined;
   },
-): Promise<CustomizedTurn<T>> {
-  const invoked = invokedCommand(customization, turn.prompt);
-  if (!invoked) return { turn, tools: run.tools, canUseTool: run.canUseTool };
+): Promise<PromptExpansion | undefined> {
+  const invoked = invokedCommand(customization, prompt);
+  if (!invoked) return undefined;
   const { command, args } = invoked;
-  const prompt = await command.expand(args);
-  const model = command.model ? await modelOf(command, run.resolveModel) : turn.model;
+  const expansion: PromptExpansion = { prompt: await command.expand(args), command };
+  if (command.model) expansion.model = await modelOf(command, run.resolveModel);
   const entries = (command.allowedTools ?? []).flatMap(splitRuleList);
-  const customized = { ...turn, prompt, ...(model ? { model } : {}) };
-  if (entries.length === 0) return { turn: customized, tools: run.tools, canUseTool: run.canUseTool };
-  if (command.level === "project") {
-    const tools = run.tools.filter((tool) => entries.some((entry) => namesTool(entry, tool.name)));
-    return { turn: customized, tools, canUseTool: run.canUseTool };
+  if (entries.length === 0) return expansion;
+  if (command.level === "project") expansion.narrowTo = entries;
+  else {
+    const gate = run.gateFor(rulesOf(command, entries));
+    if (gate) expansion.preapproved = gate;
   }
-  const gate = run.gateFor(rulesOf(command, entries));
-  return { turn: customized, tools: run.tools, canUseTool: preapproving(run.canUseTool, gate) };
+  return expansion;
+}
+
+/** The turn's tools and permission check under an expansion. */
+export function expandedTurn(
+  expansion: PromptExpansion | undefined,
+  tools: Tool[],
+  canUseTool: CanUseTool | undefined,
+): { tools: Tool[]; canUseTool: CanUseTool | undefined } {
+  const narrowTo = expansion?.narrowTo;
+  return {
+    tools: narrowTo ? tools.filter((tool) => narrowTo.some((entry) => namesTool(entry, tool.name))) : tools,
+    canUseTool: expansion?.preapproved ? preapproving(canUseTool, expansion.preapproved) : canUseTool,
+  };
 }
 
 async function modelOf(command: Invocable, resolveModel: (name: string) => Promise<RunModel>) {

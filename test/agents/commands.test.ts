@@ -122,8 +122,10 @@ describe("custom commands in the CLI", () => {
     expect(existsSync(join(run.dir, "marker.txt"))).toBe(false);
   });
 
-  test("a command's model that cannot be used fails the run naming the file (exit 2)", async () => {
+  test("a command's model that cannot be used fails the run naming the file (exit 2), no session left", async () => {
+    const env = userHome();
     const run = await runCli({
+      env,
       files: { ".claude/commands/bad.md": "---\nmodel: nosuchprovider/x\n---\nHi\n" },
       prompt: "/bad",
       steps: [],
@@ -131,6 +133,7 @@ describe("custom commands in the CLI", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/bad\.md: model:/);
     expect(run.server.requests).toHaveLength(0);
+    expect(existsSync(join(env.CAIRN_HOME!, "sessions"))).toBe(false);
   });
 });
 
