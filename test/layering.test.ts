@@ -17,6 +17,7 @@ const FORBIDDEN: Record<string, string[]> = {
   config: ["providers", "testing", "cli", "sdk", "run", "engine", "hooks"],
   hooks: ["providers", "testing", "cli", "sdk", "run", "sessions"],
   providers: ["testing", "cli", "sdk", "run", "config", "sessions", "permissions"],
+  agents: ["providers", "testing", "cli", "sdk", "run", "sessions", "engine"],
   run: ["cli", "sdk", "testing"],
   acp: ["testing"],
 };

@@ -74,7 +74,7 @@ export class CairnAgent {
     const config = await this.checkedConfig(params.cwd);
     const sessionId = randomUUID();
     const mode = initialMode(config);
-    this.open(client, { ...params, sessionId, resume: false, mode });
+    announceLater(this.open(client, { ...params, sessionId, resume: false, mode }));
     return { sessionId, modes: modeState(mode) };
   }
 
@@ -92,6 +92,7 @@ export class CairnAgent {
     for (const update of session.updates.replay(stored.history)) {
       await client.notify(methods.client.session.update, { sessionId: params.sessionId, update });
     }
+    announceLater(session);
     return { modes: modeState(mode) };
   }
 
@@ -196,6 +197,15 @@ type OpenRequest = {
   resume: boolean;
   mode: PermissionMode;
 };
+
+/** The session's commands, right after the response that tells the client its id. */
+function announceLater(session: AcpSession): void {
+  setImmediate(() => {
+    session.announceCommands().catch((error: unknown) => {
+      process.stderr.write(`cairn: the session's commands could not be listed: ${messageOf(error)}\n`);
+    });
+  });
+}
 
 /** The user config's `permissions.defaultMode` when it is one of the session modes, else `default`. */
 function initialMode(config: LoadedConfig): PermissionMode {

@@ -93,6 +93,26 @@ export class AcpSession {
     }
   }
 
+  /**
+   * ACP's `available_commands_update`: the slash commands a prompt may start with (cairn's own and
+   * the workspace's and user's custom commands and skills, docs/agents.md). Sent once the client
+   * knows the session.
+   */
+  async announceCommands(): Promise<void> {
+    const commands = await this.query.supportedCommands();
+    await this.client.notify(methods.client.session.update, {
+      sessionId: this.id,
+      update: {
+        sessionUpdate: "available_commands_update",
+        availableCommands: commands.map((command) => ({
+          name: command.name,
+          description: command.description,
+          ...(command.argumentHint ? { input: { hint: command.argumentHint } } : {}),
+        })),
+      },
+    });
+  }
+
   /** `session/cancel`: stops the running turn; its prompt then resolves with `cancelled`. */
   cancel(): void {
     if (!this.running) return;

@@ -151,6 +151,17 @@ export function parseProtocolArgs(argv: readonly string[]): ProtocolArgs {
       case "no-session-persistence":
         options.persistSession = false;
         break;
+      case "plugin-dir":
+      case "plugin-dir-no-mcp":
+        options.plugins = [
+          ...(options.plugins ?? []),
+          {
+            type: "local",
+            path: value!,
+            ...(flag === "plugin-dir-no-mcp" ? { skipMcpDiscovery: true } : {}),
+          },
+        ];
+        break;
       case "setting-sources":
         options.settingSources = list(value!) as Options["settingSources"] & string[];
         break;

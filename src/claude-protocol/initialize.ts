@@ -12,9 +12,11 @@ const APPLIED = new Set([
   "sdkMcpServerManifests",
   "sdkMcpServerConfigs",
   "title",
+  "skills",
+  "plugins",
 ]);
 
-/** What an `initialize` request sets: the system prompt, structured output. */
+/** What an `initialize` request sets: the system prompt, structured output, skills, plugins. */
 export function initializeOptions(init: Record<string, unknown>): Options {
   const options: Options = {};
   const prompt = init.systemPrompt;
@@ -24,6 +26,10 @@ export function initializeOptions(init: Record<string, unknown>): Options {
   else if (typeof prompt === "string") options.systemPrompt = prompt;
   if (typeof init.appendSystemPrompt === "string")
     options.systemPrompt = { type: "preset", preset: "claude_code", append: init.appendSystemPrompt };
+  // The SDK sends its `skills` and (with `pluginDelivery: "initialize"`) `plugins` options here.
+  if (Array.isArray(init.skills) || init.skills === "all")
+    options.skills = init.skills as Options["skills"] & {};
+  if (Array.isArray(init.plugins)) options.plugins = init.plugins as Options["plugins"] & {};
   if (init.jsonSchema && typeof init.jsonSchema === "object")
     options.outputFormat = { type: "json_schema", schema: init.jsonSchema as Record<string, unknown> };
   const unapplied = Object.keys(init).filter((key) => !APPLIED.has(key) && init[key] !== undefined);

@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
+import { parseSettingSources, type SettingSource } from "../config/setting-sources.js";
 import type { EffortLevel, ThinkingSetting } from "../engine/provider.js";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
 import { checkModelName } from "../providers/model-names.js";
@@ -38,6 +39,8 @@ export type CliOptions = {
   addDirs: string[];
   /** `--trust`: the workspace's own hooks (.claude/settings.json, .cursor/hooks.json) may run. */
   trust: boolean;
+  /** `--setting-sources user,project,local`: which files load (default: all; docs/agents.md). */
+  settingSources?: SettingSource[];
   /** `--sandbox`: the OS sandbox for shell commands (default `auto`). */
   sandbox?: SandboxMode;
   /** `--sandbox-network`: sandboxed commands may use the network. */
@@ -95,6 +98,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .option("--strict-mcp-config", "", false)
     .option("--approve-mcps", "", false)
     .option("--trust", "", false)
+    .option("--setting-sources <sources>", "", (value) => settingSourcesFlag(value))
     .addOption(new Option("--mode <mode>").choices(["plan", "ask"]))
     .option("--plan", "", false)
     .option("--new-session-id <uuid>")
@@ -146,6 +150,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     strictMcpConfig: boolean;
     approveMcps: boolean;
     trust: boolean;
+    settingSources?: SettingSource[];
     maxBudgetUsd?: number;
     fallbackModel?: string;
     contextWindow?: number;
@@ -202,6 +207,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     strictMcpConfig: opts.strictMcpConfig,
     approveMcps: opts.approveMcps,
     trust: opts.trust,
+    ...(opts.settingSources !== undefined ? { settingSources: opts.settingSources } : {}),
     ...(opts.newSessionId !== undefined ? { newSessionId: opts.newSessionId.toLowerCase() } : {}),
     listModels: opts.listModels,
     ...(opts.sandbox !== undefined ? { sandbox: opts.sandbox } : {}),
@@ -246,4 +252,12 @@ function parsePositiveInt(value: string): number {
   if (!Number.isInteger(n) || n <= 0)
     throw new UsageError(`--max-turns must be a positive integer, got "${value}"`);
   return n;
+}
+
+function settingSourcesFlag(value: string): SettingSource[] {
+  try {
+    return parseSettingSources(value);
+  } catch (error) {
+    throw new UsageError(`--setting-sources: ${(error as Error).message} (see cairn --help)`);
+  }
 }

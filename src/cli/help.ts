@@ -55,6 +55,8 @@ Options:
   --new-session-id <uuid>       Start the new session under this id (a UUIDv4).
   --list-models                 List the models (as cairn models) and exit.
   --trust                       Run the workspace's own hooks (.claude/settings.json, .cursor/hooks.json).
+  --setting-sources <list>      Which files load: user,project,local (default: all; "" loads none):
+                                config, instruction files, commands, skills (docs/agents.md).
   --sandbox <mode>              auto | enabled | disabled: the OS sandbox under shell commands
                                 (Linux, bubblewrap). auto (default) uses it where it works and
                                 says so once where it cannot; enabled makes that an error.

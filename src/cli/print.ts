@@ -57,6 +57,7 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     ...(options.model !== undefined ? { model: options.model } : {}),
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
     ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
+    ...(options.settingSources ? { settingSources: options.settingSources } : {}),
     hooks: {
       trust: options.trust,
       trustHint: "pass --trust, or add the workspace to trustedWorkspaces in the user config",
@@ -105,6 +106,8 @@ async function printRun(
   options: PrintOptions,
   { controller, writer, progress, signal, forward }: PrintIo,
 ): Promise<PrintOutcome> {
+  // A custom command whose model cannot be used fails before a session is started for nothing.
+  const expansion = await run.expandPrompt(options.prompt);
   const session = await openSession({
     cwd: options.cwd,
     ...(options.newSessionId !== undefined ? { sessionId: options.newSessionId } : {}),
@@ -122,8 +125,9 @@ async function printRun(
   let end: RunEndEvent | undefined;
   try {
     const events = runAgentLoopBatches(
-      run.loopOptions({
+      await run.loopOptions({
         prompt: options.prompt,
+        expansion: expansion ?? null,
         signal: controller.signal,
         sessionId: session.sessionId,
         history: session.history,

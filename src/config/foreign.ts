@@ -5,6 +5,7 @@ import type { PermissionRule, RuleBehavior } from "../permissions/types.js";
 import { type JsonObject, keysOf, parseWith, readJsonObject } from "./files.js";
 import { type ConfiguredHooks, claudeHooksSchema } from "./hooks.js";
 import { rulesOf } from "./rules-of.js";
+import { dirsFromRepositoryRoot, type SettingSource } from "./setting-sources.js";
 
 /**
  * The permission rules of the other agents' config files, which a user migrating to cairn already has.
@@ -19,6 +20,8 @@ export type ForeignFile = {
   /** Who wrote it: `user` files may allow, `project` files may only restrict. */
   level: "user" | "project";
   agent: "claude" | "cursor";
+  /** The `settingSources` entry that loads it. */
+  source: SettingSource;
 };
 
 const foreignSchema = z.looseObject({
@@ -52,14 +55,30 @@ const CURSOR_INTERFACE_KEYS = new Set([
 export function foreignFiles(cwd: string, home: string, env: NodeJS.ProcessEnv): ForeignFile[] {
   const claudeHome = env.CLAUDE_CONFIG_DIR?.trim() || path.join(home, ".claude");
   const files: ForeignFile[] = [
-    { file: path.join(claudeHome, "settings.json"), level: "user", agent: "claude" },
-    { file: path.join(cwd, ".claude", "settings.json"), level: "project", agent: "claude" },
-    { file: path.join(cwd, ".claude", "settings.local.json"), level: "project", agent: "claude" },
-    { file: cursorUserFile(home, env), level: "user", agent: "cursor" },
+    { file: path.join(claudeHome, "settings.json"), level: "user", agent: "claude", source: "user" },
+    {
+      file: path.join(cwd, ".claude", "settings.json"),
+      level: "project",
+      agent: "claude",
+      source: "project",
+    },
+    // The user's own file in the workspace, but like the project's it may only restrict.
+    {
+      file: path.join(cwd, ".claude", "settings.local.json"),
+      level: "project",
+      agent: "claude",
+      source: "local",
+    },
+    { file: cursorUserFile(home, env), level: "user", agent: "cursor", source: "user" },
   ];
   // Cursor merges every `.cursor/cli.json` from the repository's root down to the working directory.
   for (const dir of dirsFromRepositoryRoot(cwd))
-    files.push({ file: path.join(dir, ".cursor", "cli.json"), level: "project", agent: "cursor" });
+    files.push({
+      file: path.join(dir, ".cursor", "cli.json"),
+      level: "project",
+      agent: "cursor",
+      source: "project",
+    });
   return files;
 }
 
@@ -70,16 +89,6 @@ function cursorUserFile(home: string, env: NodeJS.ProcessEnv): string {
   const xdg = env.XDG_CONFIG_HOME?.trim();
   if (xdg && !existsSync(inHome)) return path.join(xdg, "cursor", "cli-config.json");
   return inHome;
-}
-
-/** `cwd` and its ancestors up to the nearest one holding `.git` (just `cwd` outside a repository). */
-function dirsFromRepositoryRoot(cwd: string): string[] {
-  const dirs: string[] = [];
-  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    dirs.unshift(dir);
-    if (existsSync(path.join(dir, ".git"))) return dirs;
-    if (path.dirname(dir) === dir) return [path.resolve(cwd)];
-  }
 }
 
 export type ForeignRules = {

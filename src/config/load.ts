@@ -7,6 +7,7 @@ import { foreignFiles, loadForeignRules } from "./foreign.js";
 import { type ConfiguredHooks, cursorHookFiles, loadCursorHooks } from "./hooks.js";
 import { rulesOf } from "./rules-of.js";
 import { CAIRN_CONFIG_KEYS, cairnConfigSchema, PROJECT_CONFIG_KEYS } from "./schema.js";
+import { ALL_SETTING_SOURCES, type SettingSource } from "./setting-sources.js";
 
 /**
  * The one config loader of every front door (docs/config.md has every key and the precedence):
@@ -50,8 +51,13 @@ export type LoadedConfig = {
   compactThreshold?: number;
   /** What was not applied and why, one line each. */
   warnings: string[];
-  /** The files read, in order, and which of them exist. */
+  /** The files read, in order, and which of them exist (only those the enabled sources load). */
   files: { file: string; found: boolean }[];
+  /**
+   * The enabled `settingSources` (docs/agents.md, "Which files load"): what else the run loads
+   * (instruction files, MCP files, commands, skills, agents) follows them too.
+   */
+  sources: readonly SettingSource[];
 };
 
 export type LoadConfigOptions = {
@@ -62,19 +68,24 @@ export type LoadConfigOptions = {
   env?: NodeJS.ProcessEnv;
   /** The user's home, where the other agents' user files are. Default: `os.homedir()`. */
   home?: string;
+  /** Which files load (SDK `settingSources`, `--setting-sources`). Default: all of them. */
+  sources?: readonly SettingSource[];
 };
 
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const env = options.env ?? process.env;
   const home = options.home ?? os.homedir();
   const cwd = path.resolve(options.cwd);
+  const sources = [...(options.sources ?? ALL_SETTING_SOURCES)];
   const userFile = path.join(options.cairnHome ?? resolveCairnHome(env, home), CONFIG_FILE_NAME);
   const projectFile = path.join(cwd, PROJECT_CONFIG_DIR, CONFIG_FILE_NAME);
-  const others = foreignFiles(cwd, home, env);
-  const cursorHooks = cursorHookFiles(cwd, home, env);
+  const others = foreignFiles(cwd, home, env).filter((entry) => sources.includes(entry.source));
+  const cursorHooks = cursorHookFiles(cwd, home, env).filter((entry) => sources.includes(entry.level));
+  const readIf = (source: SettingSource, file: string) =>
+    sources.includes(source) ? readJsonObject(file) : Promise.resolve(undefined);
   const [user, project, foreign, cursor] = await Promise.all([
-    readJsonObject(userFile),
-    readJsonObject(projectFile),
+    readIf("user", userFile),
+    readIf("project", projectFile),
     loadForeignRules(others),
     loadCursorHooks(cursorHooks),
   ]);
@@ -86,9 +97,10 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     hooks: [],
     trustedWorkspaces: [],
     warnings: [],
+    sources,
     files: [
-      { file: userFile, found: user !== undefined },
-      { file: projectFile, found: project !== undefined },
+      ...(sources.includes("user") ? [{ file: userFile, found: user !== undefined }] : []),
+      ...(sources.includes("project") ? [{ file: projectFile, found: project !== undefined }] : []),
       ...others.map(({ file }) => ({ file, found: foreign.found.includes(file) })),
       ...cursorHooks.map(({ file }) => ({ file, found: cursor.found.includes(file) })),
     ],

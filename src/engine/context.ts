@@ -1,8 +1,10 @@
 import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 
 /** Project instruction files, read in this order from the working directory. */
 export const RULES_FILES = ["AGENTS.md", "CLAUDE.md"] as const;
+/** The user's own instruction file inside the workspace, kept out of version control. */
+export const LOCAL_RULES_FILE = "CLAUDE.local.md";
 export const CURSOR_RULES_DIR = ".cursor/rules";
 /** Cap per rules file and for all of them together (characters); the rest is cut with a note. */
 export const RULES_FILE_CAP = 20_000;
@@ -17,6 +19,17 @@ export type SystemPromptInput = {
   override?: string;
   /** Appended after the built-in prompt (SDK preset `append`). */
   append?: string;
+  /** Which instruction files to read (the run assembly decides by `settingSources`). Default: the project's. */
+  instructions?: InstructionFiles;
+};
+
+export type InstructionFiles = {
+  /** AGENTS.md, CLAUDE.md, .cursor/rules of the working directory. */
+  project: boolean;
+  /** CLAUDE.local.md of the working directory. */
+  local: boolean;
+  /** The user's own files (absolute paths), read first. */
+  user: readonly string[];
 };
 
 /**
@@ -32,16 +45,24 @@ export async function buildSystemPrompt(input: SystemPromptInput): Promise<strin
     `Tools: ${input.tools.join(", ")}. Paths may be absolute or relative to the working directory.`,
     `Working directory: ${input.cwd}\nPlatform: ${input.platform ?? process.platform}\nDate: ${date}`,
   ];
-  const rules = await readProjectRules(input.cwd);
+  const rules = await readProjectRules(input.cwd, input.instructions);
   if (rules) parts.push(`# Project instructions\n\n${rules}`);
   if (input.append) parts.push(input.append);
   return parts.join("\n\n");
 }
 
-export async function readProjectRules(cwd: string): Promise<string> {
-  const names = [...RULES_FILES, ...(await listCursorRules(cwd))];
+export async function readProjectRules(
+  cwd: string,
+  which: InstructionFiles = { project: true, local: false, user: [] },
+): Promise<string> {
+  // User files are named by their absolute path, the workspace's relative to it.
+  const names = [
+    ...which.user,
+    ...(which.project ? [...RULES_FILES, ...(await listCursorRules(cwd))] : []),
+    ...(which.local ? [LOCAL_RULES_FILE] : []),
+  ];
   const texts = await Promise.all(
-    names.map((name) => readFile(join(cwd, name), "utf8").catch(() => undefined)),
+    names.map((name) => readFile(isAbsolute(name) ? name : join(cwd, name), "utf8").catch(() => undefined)),
   );
   let budget = RULES_TOTAL_CAP;
   const sections: string[] = [];

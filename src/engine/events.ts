@@ -82,7 +82,12 @@ export type RunStartEvent = {
   tools: string[];
   /** The run's MCP servers (only when any is configured): `connected`, `failed`, `disabled`. */
   mcpServers?: { name: string; status: string }[];
-  /** The user's prompt for this run. */
+  /** The run's slash commands (cairn's own and custom ones) and enabled skills, by name. */
+  slashCommands?: string[];
+  skills?: string[];
+  /** The local plugins loaded. */
+  plugins?: { name: string; path: string }[];
+  /** The user's prompt for this run (a custom command's expansion when it invoked one). */
   prompt: string;
   startedAt: number;
 };

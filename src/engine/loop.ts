@@ -59,6 +59,10 @@ export type LoopOptions = {
   retryPolicy?: RetryPolicy;
   /** The MCP servers of the run and how they stand (reported in `run_start`). */
   mcpServers?: { name: string; status: string }[];
+  /** The slash commands and skills of the run, by name (reported in `run_start`). */
+  slashCommands?: string[];
+  skills?: string[];
+  plugins?: { name: string; path: string }[];
   /** What one call's usage cost in USD; undefined when the price is unknown (injected: the engine knows no price table). */
   priceUsage?: (usage: Partial<Usage>) => number | undefined;
   /** The hooks to run (docs/hooks.md); none: no hook points. */
@@ -259,6 +263,9 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
       permissionMode: options.permissionMode ?? "default",
       tools: options.tools.map((tool) => tool.name),
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
+      ...(options.slashCommands ? { slashCommands: options.slashCommands } : {}),
+      ...(options.skills ? { skills: options.skills } : {}),
+      ...(options.plugins ? { plugins: options.plugins } : {}),
       prompt: options.prompt,
       startedAt,
     },

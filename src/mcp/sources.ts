@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { readJsonObject } from "../config/files.js";
+import type { SettingSource } from "../config/setting-sources.js";
 import { McpConfigError, type McpServerEntry, parseMcpServers, type SdkServerConfig } from "./config.js";
 
 /**
@@ -22,6 +23,8 @@ export type McpSourceOptions = {
   /** Servers from flags or options, already parsed. */
   explicit: McpServerEntry[];
   strict: boolean;
+  /** The enabled `settingSources`: user files load with `user`, the workspace's with `project` (default: both). */
+  sources?: readonly SettingSource[];
 };
 
 export async function collectMcpServers(options: McpSourceOptions): Promise<McpServerEntry[]> {
@@ -31,7 +34,7 @@ export async function collectMcpServers(options: McpSourceOptions): Promise<McpS
     { file: path.join(cursorHome, "mcp.json"), level: "user" as const },
     { file: path.join(options.cwd, ".mcp.json"), level: "project" as const },
     { file: path.join(options.cwd, ".cursor", "mcp.json"), level: "project" as const },
-  ];
+  ].filter(({ level }) => options.sources?.includes(level) ?? true);
   const contents = await Promise.all(files.map(({ file }) => readJsonObject(file)));
   const fromFiles = files.flatMap(({ file, level }, index) =>
     contents[index] ? parseMcpServers(contents[index], { level, origin: file }) : [],

@@ -30,6 +30,7 @@ export async function startMcpServers(config: LoadedConfig, options: StartMcpOpt
     userConfigFile: config.userFile,
     explicit: options.explicit,
     strict: options.strict,
+    sources: config.sources,
   });
   const approvedHere = new Set(config.mcpApprovals[options.cwd] ?? []);
   return McpHub.start(options.select ? options.select(entries) : entries, {

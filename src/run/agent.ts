@@ -49,7 +49,7 @@ export async function prepareRun(options: AgentRunOptions): Promise<PreparedRun>
       : {}),
   });
   const sessionId = options.sessionId ?? randomUUID();
-  const loop = run.loopOptions({
+  const loop = await run.loopOptions({
     prompt: options.prompt,
     signal: options.signal,
     sessionId,

@@ -1,5 +1,9 @@
 import { resolve } from "node:path";
+import type { SlashCommand } from "../agents/commands.js";
+import { type Customization, loadCustomization, slashCommandsOf } from "../agents/customization.js";
+import type { PluginConfig } from "../agents/plugins.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
+import type { SettingSource } from "../config/setting-sources.js";
 import type { CompactionHooks } from "../engine/compaction.js";
 import { buildSystemPrompt } from "../engine/context.js";
 import { DEFAULT_CONTEXT_WINDOW } from "../engine/context-meter.js";
@@ -21,6 +25,14 @@ import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
 import { stopRunProcesses } from "../tools/run-processes.js";
 import type { Tool, ToolDeclaration } from "../tools/types.js";
+import {
+  expandPrompt as expandCommandPrompt,
+  expandedTurn,
+  instructionFiles,
+  type PromptExpansion,
+  skillToolFor,
+  withSkillFolders,
+} from "./customize.js";
 import { type RunModel, resolveRunModel } from "./model.js";
 import { buildPermissionGate, type PermissionSetup } from "./permissions.js";
 
@@ -47,8 +59,10 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   maxTokens?: number;
   /** Default: from CAIRN_MAX_RETRIES / CAIRN_RETRY_BASE_MS / CAIRN_STREAM_IDLE_TIMEOUT_MS. */
   retryPolicy?: RetryPolicy;
-  /** Already loaded config (else loaded here from `cwd` and `env`). */
+  /** Already loaded config (else loaded here from `cwd`, `env` and `settingSources`). */
   config?: LoadedConfig;
+  /** Which files load (`--setting-sources`; docs/agents.md). Default: all. Ignored with `config`. */
+  settingSources?: readonly SettingSource[];
   /** Already resolved model (SDK `setModel()` before the first turn); else resolved from `model`. */
   resolvedModel?: RunModel;
   /** MCP servers from flags or options, and how the config files' servers are treated. */
@@ -73,6 +87,14 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   effort?: EffortLevel;
   /** Called around every compaction (hooks: PreCompact / PostCompact). */
   compactionHooks?: CompactionHooks;
+  /** SDK `skills`: which of the skills found are enabled (default: all). */
+  skills?: readonly string[] | "all";
+  /** SDK `plugins`, `--plugin-dir`: local plugins whose commands and skills load (docs/agents.md). */
+  plugins?: readonly PluginConfig[];
+  /** Offer the `Skill` tool when skills are enabled (default true; false: an SDK `tools` list without it). */
+  skillTool?: boolean;
+  /** Commands and skills already loaded (SDK `supportedCommands()` before the first turn); else loaded here. */
+  customization?: Customization;
 };
 
 export type McpSpec = {
@@ -114,6 +136,10 @@ export type AssembledRun = {
   mcp: McpHub;
   /** The OS sandbox of the run's shell commands, when the door asked for one. */
   sandbox?: SandboxPolicy;
+  /** Custom commands and enabled skills (docs/agents.md). */
+  customization: Customization;
+  /** cairn's own and the custom slash commands (`supportedCommands()`, `system/init.slash_commands`). */
+  slashCommands: SlashCommand[];
   /**
    * Ends what the run started: its MCP servers, any process its commands left running (tagged
    * `CAIRN_RUN_TAG`), and waits for the sandbox probe (so its warning is said before exit).
@@ -128,8 +154,17 @@ export type AssembledRun = {
   hooks?: Hooks;
   /** Resolves another model with this run's settings and config (SDK `setModel`). */
   resolveModel(name: string | undefined): Promise<RunModel>;
-  /** The engine's options for one prompt. */
-  loopOptions(turn: TurnSpec): LoopOptions;
+  /**
+   * What a prompt `/name args` naming a custom command or skill becomes (docs/agents.md); undefined
+   * for any other prompt. Rejects (ConfigError naming the file) when the command's model or rules
+   * cannot be used: a door that must not start a session for nothing calls it first.
+   */
+  expandPrompt(prompt: string): Promise<PromptExpansion | undefined>;
+  /**
+   * The engine's options for one prompt, expanded here for every door (`turn.expansion`, or
+   * `expandPrompt`), with the command's model and tools for this turn only.
+   */
+  loopOptions(turn: TurnSpec): Promise<LoopOptions>;
 };
 
 export type TurnSpec = {
@@ -153,12 +188,27 @@ export type TurnSpec = {
   thinking?: ThinkingSetting;
   /** Over the spec's budget (what is left of a query's budget after its earlier turns). */
   maxBudgetUsd?: number;
+  /** `expandPrompt(prompt)`, already worked out (null: the prompt invokes no command). */
+  expansion?: PromptExpansion | null;
 };
 
 export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   const cwd = resolve(spec.cwd);
   const env = spec.env ?? process.env;
-  const config = spec.config ?? (await loadConfig({ cwd, env }));
+  const loaded =
+    spec.config ??
+    (await loadConfig({ cwd, env, ...(spec.settingSources ? { sources: spec.settingSources } : {}) }));
+  const customization =
+    spec.customization ??
+    (await loadCustomization({
+      cwd,
+      env,
+      sources: loaded.sources,
+      ...(spec.skills !== undefined ? { skills: spec.skills } : {}),
+      ...(spec.plugins ? { plugins: spec.plugins } : {}),
+    }));
+  // The enabled skills' folders may be read (their instructions point at their files).
+  const config = withSkillFolders(loaded, customization.skills);
   const toolEnv = childEnvironment(env);
   const removed = new Set(
     (spec.permissions?.disallowedTools ?? []).flatMap(splitRuleList).filter((rule) => !rule.includes("(")),
@@ -188,7 +238,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   );
   // What depends on the tool list is worked out again when MCP servers change mid-query (SDK).
   const toolsNow = async () => {
-    const tools = [...(spec.tools ?? builtinTools()), ...mcp.tools()].filter(
+    const skill = spec.skillTool === false ? undefined : skillToolFor(customization.skills);
+    const tools = [...(spec.tools ?? builtinTools()), ...(skill ? [skill] : []), ...mcp.tools()].filter(
       (tool) => !removed.has(tool.name),
     );
     const declarations: ToolDeclaration[] = [...tools, ...(spec.extraTools ?? [])];
@@ -200,6 +251,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       tools: declarations.map((tool) => tool.name),
       ...(spec.systemPrompt !== undefined ? { override: spec.systemPrompt } : {}),
       ...(spec.appendSystemPrompt !== undefined ? { append: spec.appendSystemPrompt } : {}),
+      instructions: instructionFiles(config.sources, env),
     });
     const mcpServers = mcp.states().map(({ name, status }) => ({ name, status }));
     return { tools, declarations, built, system, mcpServers };
@@ -210,7 +262,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     await mcp.close(); // the run will not start: its MCP servers end now
     throw error;
   });
-  const warnings = [...config.warnings, ...longSessionWarnings(spec, model)];
+  const warnings = [...config.warnings, ...customization.warnings, ...longSessionWarnings(spec, model)];
+  const slashCommands = slashCommandsOf(customization);
   const assembledHooks = buildHooks({
     cwd,
     env: toolEnv,
@@ -222,6 +275,20 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     ...(sandbox ? { sandbox } : {}),
   });
   const hooks = assembledHooks.hooks;
+  const expandPrompt = (prompt: string) =>
+    expandCommandPrompt(prompt, customization, {
+      resolveModel: (name) => resolveModelFor(spec, config, name),
+      gateFor: (rules) =>
+        spec.permissions
+          ? buildPermissionGate(
+              { ...config, rules },
+              { ...spec.permissions, allowedTools: [], disallowedTools: [] },
+              cwd,
+              toolEnv,
+              current.declarations,
+            ).gate
+          : undefined,
+    });
   const run: AssembledRun = {
     cwd,
     config,
@@ -232,6 +299,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     declarations: current.declarations,
     mcp,
     ...(sandbox ? { sandbox } : {}),
+    customization,
+    slashCommands,
     async close() {
       await mcp.close();
       if (sandbox) {
@@ -250,10 +319,18 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       run.system = current.system;
       if (current.built) run.gate = current.built.gate;
     },
-    loopOptions(turn) {
-      const { tools, built, system, mcpServers } = current;
-      const chosen = turn.model ?? model;
-      const canUseTool = turn.canUseTool ?? built?.gate;
+    expandPrompt,
+    async loopOptions(turn) {
+      const { built, system, mcpServers } = current;
+      // A custom command's model, tools and pre-approved calls hold for its turn only.
+      const expansion = turn.expansion !== undefined ? turn.expansion : await expandPrompt(turn.prompt);
+      const { tools, canUseTool } = expandedTurn(
+        expansion ?? undefined,
+        current.tools,
+        turn.canUseTool ?? built?.gate,
+      );
+      const prompt = expansion?.prompt ?? turn.prompt;
+      const chosen = expansion?.model ?? turn.model ?? model;
       const permissionMode = turn.permissionMode ?? built?.reportedMode;
       hooks?.setContext({
         sessionId: turn.sessionId,
@@ -272,7 +349,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         system,
         tools: turn.extraTools ? [...tools, ...turn.extraTools] : tools,
         history: turn.history,
-        prompt: turn.prompt,
+        prompt,
         signal: turn.signal,
         env: toolEnv,
         ...(sandbox ? { sandbox } : {}),
@@ -282,6 +359,9 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         ...(permissionMode !== undefined ? { permissionMode } : {}),
         ...(canUseTool ? { canUseTool } : {}),
         ...(mcpServers.length > 0 ? { mcpServers } : {}),
+        slashCommands: slashCommands.map((command) => command.name),
+        skills: customization.skills.map((skill) => skill.name),
+        plugins: customization.plugins.map(({ name, path }) => ({ name, path })),
         ...(hooks ? { hooks } : {}),
         ...(hooks && turn.sessionStart ? { sessionStart: turn.sessionStart } : {}),
         context: {

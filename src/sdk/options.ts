@@ -335,10 +335,24 @@ export type Options = {
   /** Emit `system` messages `hook_started` / `hook_progress` / `hook_response` for every hook that runs. */
   includeHookEvents?: boolean;
   /**
-   * cairn always reads its config files and the other agents'; a list with `"project"` trusts this
-   * workspace's own hooks (`.claude/settings.json`, `.cursor/hooks.json`), which otherwise do not run.
+   * Which files load (docs/agents.md, "Which files load"): `user` (the user's config files,
+   * instruction files, commands, skills), `project` (the workspace's config, hook and MCP files,
+   * AGENTS.md / CLAUDE.md, commands, skills), `local` (`.claude/settings.local.json`,
+   * `CLAUDE.local.md`). Omitted: all three, as in the convention; `[]`: none. Naming `"project"`
+   * also trusts the workspace's own hooks (`.claude/settings.json`, `.cursor/hooks.json`), which
+   * otherwise do not run.
    */
   settingSources?: SettingSource[];
+  /**
+   * The skills enabled for the session (docs/agents.md, "Skills"): omitted or `"all"`: every skill
+   * found; a list: only those; `[]`: none (no `Skill` tool).
+   */
+  skills?: string[] | "all";
+  /**
+   * Local plugins (docs/agents.md, "Plugins"): each folder's `commands/` and `skills/` load as
+   * `<plugin>:<name>`; its hooks and MCP servers are reported as not applied.
+   */
+  plugins?: { type: "local"; path: string; skipMcpDiscovery?: boolean }[];
 
   /**
    * The OS sandbox for shell commands (docs/security.md, "Sandbox"), in the convention's shape:
@@ -400,11 +414,9 @@ export type Options = {
   permissionPrompts?: "host" | "none";
   planModeInstructions?: string;
   pluginDelivery?: "argv" | "initialize";
-  plugins?: { type: "local"; path: string; skipMcpDiscovery?: boolean }[];
   projectConfigRoot?: string;
   promptSuggestions?: boolean;
   settings?: string | Record<string, unknown>;
-  skills?: string[] | "all";
   supportedDialogKinds?: string[];
   taskBudget?: { total: number };
   toolAliases?: Record<string, string>;
@@ -520,6 +532,14 @@ const SUPPORTED = {
   ),
   includeHookEvents: z.boolean(),
   settingSources: z.array(z.enum(["user", "project", "local"])),
+  skills: z.union([stringList, z.literal("all")]),
+  plugins: z.array(
+    z.strictObject({
+      type: z.literal("local"),
+      path: z.string().min(1),
+      skipMcpDiscovery: z.boolean().optional(),
+    }),
+  ),
   apiKey: z.string().min(1),
   baseURL: z.url(),
   mcpServers: z.record(z.string(), record),
@@ -561,11 +581,9 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   permissionPrompts: z.enum(["host", "none"]),
   planModeInstructions: z.string(),
   pluginDelivery: z.enum(["argv", "initialize"]),
-  plugins: z.array(record),
   projectConfigRoot: z.string(),
   promptSuggestions: z.boolean(),
   settings: z.union([z.string(), record]),
-  skills: z.union([stringList, z.literal("all")]),
   supportedDialogKinds: stringList,
   taskBudget: z.object({ total: nonNegative }),
   toolAliases: z.record(z.string(), z.string()),

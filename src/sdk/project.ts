@@ -172,13 +172,13 @@ function systemInit(event: RunStartEvent, version: string, id: UUID): SDKSystemM
     mcp_servers: event.mcpServers ? event.mcpServers.map((server) => ({ ...server })) : [],
     model: event.model,
     permissionMode: event.permissionMode as PermissionMode,
-    slash_commands: [],
+    slash_commands: [...(event.slashCommands ?? [])],
     apiKeySource: apiKeySource(event.apiKeySource, event.model),
     claude_code_version: version,
     output_style: "default",
     agents: [],
-    skills: [],
-    plugins: [],
+    skills: [...(event.skills ?? [])],
+    plugins: (event.plugins ?? []).map((plugin) => ({ ...plugin })),
     uuid: id,
   };
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { SlashCommand } from "../agents/commands.js";
+import { type Customization, loadCustomization, slashCommandsOf } from "../agents/customization.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { RunEndEvent } from "../engine/events.js";
 import { runAgentLoop } from "../engine/loop.js";
@@ -41,7 +43,7 @@ import {
 export type SDKControlInterruptResponse = { still_queued: string[]; cancelled?: string[] };
 /** What `setPermissionMode()` resolves to: the mode now in effect. */
 export type SDKControlSetPermissionModeResponse = { mode: PermissionMode };
-export type SlashCommand = { name: string; description: string; argumentHint: string };
+export type { SlashCommand } from "../agents/commands.js";
 export type ModelInfo = { value: string; displayName: string; description: string };
 export type AgentInfo = { name: string; description: string; model?: string };
 export type McpServerStatus = {
@@ -94,7 +96,10 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
    * null returns to `options.thinking` / `options.maxThinkingTokens`. Deprecated in the convention.
    */
   setMaxThinkingTokens(maxThinkingTokens: number | null): Promise<void>;
-  /** The one slash command: `/compact [instructions]`. */
+  /**
+   * cairn's own `/compact [instructions]`, then the custom commands and skills of the workspace and
+   * user (docs/agents.md), as the enabled `settingSources` load them.
+   */
   supportedCommands(): Promise<SlashCommand[]>;
   /** The models of cairn's catalog (any other `provider/model` id works too). */
   supportedModels(): Promise<ModelInfo[]>;
@@ -184,6 +189,7 @@ class QueryRun implements Query {
   /** What the turns of this query have cost so far (undefined once a cost was unknown). */
   private spentUsd: number | undefined = 0;
   private configLoading: Promise<LoadedConfig> | undefined;
+  private customizationLoading: Promise<Customization> | undefined;
   private assembled: AssembledRun | undefined;
   /** The query is over: what it started (MCP servers) ends. */
   private ended = false;
@@ -263,13 +269,7 @@ class QueryRun implements Query {
   }
 
   async supportedCommands(): Promise<SlashCommand[]> {
-    return [
-      {
-        name: "compact",
-        description: "Summarise the conversation so far into one message (docs/context.md)",
-        argumentHint: "[instructions]",
-      },
-    ];
+    return slashCommandsOf(await this.customization());
   }
 
   async supportedModels(): Promise<ModelInfo[]> {
@@ -456,7 +456,7 @@ class QueryRun implements Query {
     const sessionStart = this.sessionStarted ? undefined : this.history.length > 0 ? "resume" : "startup";
     this.sessionStarted = true;
     const engine = runAgentLoop(
-      assembled.loopOptions({
+      await assembled.loopOptions({
         prompt,
         signal: run.signal,
         sessionId,
@@ -565,6 +565,7 @@ class QueryRun implements Query {
       const assembled = await assembleRun({
         ...this.runSpec(),
         config: await this.config(),
+        customization: await this.customization(),
         ...(this.model ? { resolvedModel: this.model } : {}),
       });
       this.assembled = assembled;
@@ -583,11 +584,30 @@ class QueryRun implements Query {
     return this.assembling;
   }
 
-  /** The config files, loaded once per query. */
+  /** The config files, loaded once per query (the `settingSources` decide which). */
   private config(): Promise<LoadedConfig> {
-    const { cwd, env } = this.options;
-    this.configLoading ??= loadConfig({ cwd, ...(env ? { env: env as NodeJS.ProcessEnv } : {}) });
+    const { cwd, env, settingSources } = this.options;
+    this.configLoading ??= loadConfig({
+      cwd,
+      ...(env ? { env: env as NodeJS.ProcessEnv } : {}),
+      ...(settingSources ? { sources: settingSources } : {}),
+    });
     return this.configLoading;
+  }
+
+  /** Commands and skills, loaded once per query: `supportedCommands()` may ask before the first turn. */
+  private customization(): Promise<Customization> {
+    const { cwd, env, settingSources, skills, plugins } = this.options;
+    this.customizationLoading ??= this.config().then((config) =>
+      loadCustomization({
+        cwd,
+        env: (env ?? process.env) as NodeJS.ProcessEnv,
+        sources: settingSources ?? config.sources,
+        ...(skills !== undefined ? { skills } : {}),
+        ...(plugins ? { plugins } : {}),
+      }),
+    );
+    return this.customizationLoading;
   }
 
   private runSpec(): RunSpec {
@@ -607,6 +627,8 @@ class QueryRun implements Query {
       ...(model !== undefined ? { model } : {}),
       permissions: this.permissions.setup(),
       tools: this.tools,
+      // An explicit tool list offers the Skill tool only when it names it (as in the convention).
+      skillTool: !Array.isArray(this.options.tools) || this.options.tools.includes("Skill"),
       sandbox: async (roots, env) => {
         const { policy, warnings } = await sdkSandboxPolicy(this.options.sandbox, roots, env);
         for (const content of warnings) this.notices.push({ tag: "sandbox", content });
@@ -712,7 +734,8 @@ function selectTools(options: ResolvedOptions): Tool[] {
   let tools = builtinTools();
   if (Array.isArray(options.tools)) {
     const known = new Set(tools.map((tool) => tool.name));
-    const unknown = options.tools.filter((name) => !known.has(name));
+    // The run assembly adds the Skill tool when skills are enabled (docs/agents.md).
+    const unknown = options.tools.filter((name) => !known.has(name) && name !== "Skill");
     if (unknown.length > 0) {
       throw new InvalidOptionsError(
         `cairn query(): invalid option "tools": no built-in tool named ${unknown.map((name) => `"${name}"`).join(", ")}. Built-in tools: ${[...known].join(", ")}.`,

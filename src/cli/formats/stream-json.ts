@@ -5,6 +5,11 @@ import type { Fields } from "./tool-kinds.js";
 import { completedToolCall, startedToolCall, type ToolPayloads } from "./tool-payloads.js";
 import type { Projection } from "./types.js";
 
+/** Has the run commands or skills besides cairn's own `/compact`? */
+function customized(event: RunStartEvent): boolean {
+  return (event.skills?.length ?? 0) > 0 || (event.slashCommands ?? []).some((name) => name !== "compact");
+}
+
 /**
  * `stream-json` (PM-15…PM-27) and, with `partial`, `--stream-partial-output` (PM-28…PM-30).
  *
@@ -56,6 +61,10 @@ export function streamJsonProjection(options: { partial: boolean; payloads: Tool
               permissionMode: event.permissionMode,
               tools: event.tools,
               ...(event.mcpServers ? { mcp_servers: event.mcpServers } : {}),
+              // Added (PM-5) only when the workspace or user has commands or skills of their own.
+              ...(customized(event)
+                ? { slash_commands: event.slashCommands, skills: event.skills ?? [] }
+                : {}),
             }) +
             line({
               type: "user",
