@@ -80,7 +80,10 @@ async function status(json: boolean): Promise<number> {
       })}\n`,
     );
   } else if (found.configured) {
-    process.stdout.write(`Configured: ${found.model} (${found.provider}; key: ${found.apiKeySource})\n`);
+    // The second line is the reference's wording, which ACP adapters look for to call the CLI usable.
+    process.stdout.write(
+      `Configured: ${found.model} (${found.provider}; key: ${found.apiKeySource})\nLogged in as ${found.provider} (no account: the provider's key is the login)\n`,
+    );
   } else process.stdout.write(`Not configured: ${found.reason}\n`);
   return found.configured ? 0 : 1;
 }

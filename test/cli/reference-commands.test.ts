@@ -130,11 +130,45 @@ describe("reference CLI flags", () => {
     expect(bad.stdout).toBe("");
   });
 
-  test("--list-models lists the models and exits, with no model call", async () => {
+  test("cairn models / --list-models: `<id> - <name>` lines with (default) and (current); cairn models --prices keeps the table", async () => {
     const server = await startServer([]);
-    const listed = await run(["--list-models"], serverEnv(server));
-    expect(listed.code).toBe(0);
-    expect(listed.stdout).toContain("claude-");
+    for (const args of [["models"], ["--list-models"]]) {
+      const listed = await run(args, serverEnv(server));
+      expect(listed.code).toBe(0);
+      const lines = listed.stdout.split("\n").filter((line) => / - /.test(line));
+      expect(lines[0]).toBe("auto - Auto (default)");
+      expect(lines).toContain("claude-sonnet-5-5 - Claude Sonnet 5.5 (current)");
+      for (const line of lines) expect(line).toMatch(/^[A-Za-z0-9._-]+ - \S.*$/);
+    }
+    const prices = await run(["models", "--prices"], serverEnv(server));
+    expect(prices.stdout).toMatch(/^MODEL +NAME +CONTEXT/m);
     expect(server.requests).toHaveLength(0);
+  });
+
+  test("a model of another provider is listed under an id without a slash (ollama/qwen3 → ollama-qwen3)", async () => {
+    const listed = await run(["models"], cleanEnv({ CAIRN_MODEL: "ollama/qwen3" }));
+    expect(listed.stdout).toContain("\nollama-qwen3 - qwen3 (Ollama) (current)\n");
+  });
+});
+
+describe("every id cairn models lists is accepted by --model as it is", () => {
+  test("each listed id runs a prompt against the scripted server", { timeout: 120_000 }, async () => {
+    const lister = await startServer([]);
+    const listed = await run(["models"], serverEnv(lister));
+    const ids = listed.stdout
+      .split("\n")
+      .filter((line) => / - /.test(line))
+      .map((line) => line.slice(0, line.indexOf(" - ")));
+    expect(ids.length).toBeGreaterThan(20);
+    for (const id of ids) {
+      const server = await startServer([reply().text(`Answered by ${id}.`)]);
+      const env = { ...serverEnv(server), OPENAI_API_KEY: "test", OPENAI_BASE_URL: `${server.url}/v1` };
+      const result = await run(["-p", "hi", "--model", id, "--output-format", "json"], env);
+      expect({ id, code: result.code }).toEqual({ id, code: 0 });
+      expect(JSON.parse(result.stdout)).toMatchObject({ result: `Answered by ${id}.` });
+      // `auto` stands for the default model; every other id is the very model sent.
+      const sent = (server.requests[0]!.body as { model: string }).model;
+      expect(sent).toBe(id === "auto" ? "claude-sonnet-5-5" : id);
+    }
   });
 });
