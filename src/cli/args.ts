@@ -31,6 +31,8 @@ export type CliOptions = {
   permissionMode?: PermissionMode;
   /** `--new-session-id <uuid>`: the new session's id (a UUIDv4). */
   newSessionId?: string;
+  /** `-H/--header "Name: Value"` (repeatable): extra headers on every model request. */
+  headers?: Record<string, string>;
   /** `--list-models`: print the models, as `cairn models` does, and exit. */
   listModels: boolean;
   allowedTools: string[];
@@ -99,6 +101,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .option("--plan", "", false)
     .option("--new-session-id <uuid>")
     .option("--list-models", "", false)
+    .option("-H, --header <header>", "", (value: string, list: string[]) => [...list, value], [] as string[])
     .option("--max-budget-usd <usd>", "", (value) => parseNumber("--max-budget-usd", value, 0))
     .option("--fallback-model <model>")
     .option("--context-window <tokens>", "", (value) => parseNumber("--context-window", value, 1024, true))
@@ -158,6 +161,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     plan: boolean;
     newSessionId?: string;
     listModels: boolean;
+    header: string[];
   }>();
   if (opts.forkSession && opts.resume === undefined && !opts.continue) {
     throw new UsageError("--fork-session needs --resume <id> or --continue (see cairn --help)");
@@ -204,6 +208,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     trust: opts.trust,
     ...(opts.newSessionId !== undefined ? { newSessionId: opts.newSessionId.toLowerCase() } : {}),
     listModels: opts.listModels,
+    ...(opts.header.length > 0 ? { headers: parseHeaders(opts.header) } : {}),
     ...(opts.sandbox !== undefined ? { sandbox: opts.sandbox } : {}),
     sandboxNetwork: opts.sandboxNetwork,
     ...(words.length > 0 ? { prompt: words.join(" ") } : {}),
@@ -230,6 +235,20 @@ function thinkingFrom(
     return { thinking: budget === 0 ? { type: "disabled" } : { type: "enabled", budgetTokens: budget } };
   }
   return mode === undefined ? {} : { thinking: { type: mode } };
+}
+
+/** `Name: Value` each, as curl takes them; a later value of the same name wins. */
+function parseHeaders(values: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const value of values) {
+    const colon = value.indexOf(":");
+    const name = colon === -1 ? "" : value.slice(0, colon).trim();
+    // RFC 9110 token characters: anything else would be refused by the HTTP client mid-run.
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n\0]/.test(value))
+      throw new UsageError(`--header takes "Name: Value", got "${value}" (see cairn --help)`);
+    headers[name] = value.slice(colon + 1).trim();
+  }
+  return headers;
 }
 
 function parseNumber(flag: string, value: string, min: number, integer = false): number {

@@ -57,6 +57,7 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     ...(options.model !== undefined ? { model: options.model } : {}),
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
     ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
+    ...(options.headers ? { headers: options.headers } : {}),
     hooks: {
       trust: options.trust,
       trustHint: "pass --trust, or add the workspace to trustedWorkspaces in the user config",

@@ -76,7 +76,8 @@ export function modelLinesText(env: NodeJS.ProcessEnv = process.env, configModel
   }
   if (current && currentId && !listed.has(currentId)) {
     const { provider, id } = parseModelName(current.name);
-    const label = provider in COMPAT_SERVERS ? COMPAT_SERVERS[provider as keyof typeof COMPAT_SERVERS].label : provider;
+    const label =
+      provider in COMPAT_SERVERS ? COMPAT_SERVERS[provider as keyof typeof COMPAT_SERVERS].label : provider;
     lines.push(`${currentId} - ${id} (${label}) (current)`);
   }
   lines.push(
@@ -91,7 +92,10 @@ function defaultModel(
   env: NodeJS.ProcessEnv,
   configModel?: string,
 ): { name: string; source?: string } | undefined {
-  const chosen = configuredDefaultModel({ env, ...(configModel !== undefined ? { defaultModel: configModel } : {}) });
+  const chosen = configuredDefaultModel({
+    env,
+    ...(configModel !== undefined ? { defaultModel: configModel } : {}),
+  });
   if (!chosen) return undefined;
   try {
     return { ...chosen, name: parseModelName(chosen.name).name };

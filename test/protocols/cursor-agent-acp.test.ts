@@ -9,9 +9,9 @@ import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
-import { tempDir } from "../helpers/temp.js";
 import { initialize, startAgent, textPrompt } from "../acp/helpers.js";
 import { CLI, serverEnv, startServer, workspace } from "../conformance/pm/helpers.js";
+import { tempDir } from "../helpers/temp.js";
 
 const ADAPTER = fileURLToPath(
   new URL("../../node_modules/@blowmage/cursor-agent-acp/dist/bin/cursor-agent-acp.js", import.meta.url),
@@ -40,7 +40,11 @@ describe("the reference CLI's ACP adapter runs on cairn", () => {
     expect(init.protocolVersion).toBe(1);
     const session = await agent.connection.newSession({ cwd, mcpServers: [] });
     const first = await agent.connection.prompt(textPrompt(session.sessionId, "Say something"));
-    console.log(JSON.stringify(first), JSON.stringify(agent.client.notifications).slice(0, 3000), agent.stderr().slice(-3000));
+    console.log(
+      JSON.stringify(first),
+      JSON.stringify(agent.client.notifications).slice(0, 3000),
+      agent.stderr().slice(-3000),
+    );
     expect(first.stopReason).toBe("end_turn");
     const second = await agent.connection.prompt(textPrompt(session.sessionId, "And again"));
     expect(second.stopReason).toBe("end_turn");
