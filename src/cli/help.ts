@@ -59,7 +59,8 @@ Options:
                                 (Linux, bubblewrap). auto (default) uses it where it works and
                                 says so once where it cannot; enabled makes that an error.
   --sandbox-network             Let sandboxed commands use the network (default: none).
-  -r, --resume [id]             Continue session <id> (same id); without an id, the latest one here.
+  -r, --resume [id]             Continue session <id> (same id; an unknown id starts a new session
+                                under it, with a note); without an id, the latest one here.
   -c, --continue                Continue the latest session of this directory.
   --fork-session                With --resume/--continue: continue under a new session id.
   --workspace <dir>             The directory to work in (default: the current directory).
@@ -90,7 +91,7 @@ Environment:
   OPENAI_API_KEY       key for openai/ models           CAIRN_HOME    sessions and config (~/.cairn)
 
 Exit codes: 0 success; 1 the run failed (model or provider error, --max-turns or --max-budget-usd
-reached, unknown session id, session in use); 2 usage error (bad flag or value, no prompt, unknown
+reached, --fork-session of an unknown session, session in use); 2 usage error (bad flag or value, no prompt, unknown
 model, missing key, bad config or rule, --sandbox enabled without bubblewrap); 3 denials with
 --fail-on-denial; 129 hung up (SIGHUP); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM). Errors
 are one line on stderr; stdout carries only the chosen format.

@@ -109,7 +109,7 @@ async function printRun(
   const session = await openSession({
     cwd: options.cwd,
     ...(options.newSessionId !== undefined ? { sessionId: options.newSessionId } : {}),
-    ...(typeof options.resume === "string" ? { resume: options.resume } : {}),
+    ...(typeof options.resume === "string" ? { resume: options.resume, createMissing: true } : {}),
     continueLatest: options.continueLatest,
     fork: options.forkSession,
   });

@@ -43,8 +43,8 @@ describe("reference CLI subcommands", () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  test("create-chat prints a new session id that --resume then continues", async () => {
-    const server = await startServer([reply().text("Resumed.")]);
+  test("create-chat prints a new session id that --resume then continues, prompt after prompt", async () => {
+    const server = await startServer([reply().text("Resumed."), reply().text("Second.")]);
     const cwd = workspace();
     const created = await run(["create-chat"], serverEnv(server), cwd);
     expect(created.code).toBe(0);
@@ -58,6 +58,17 @@ describe("reference CLI subcommands", () => {
     );
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ session_id: id, result: "Resumed." });
+    expect(resumed.stderr).toBe("");
+    const second = await run(
+      ["-p", "and then", "--resume", id, "--model", MODEL, "--output-format", "json"],
+      serverEnv(server),
+      cwd,
+    );
+    expect(JSON.parse(second.stdout)).toMatchObject({ session_id: id, result: "Second." });
+    // The second prompt's request carries the first prompt and its answer.
+    const sent = JSON.stringify(server.requests[1]!.body);
+    expect(sent).toContain("go on");
+    expect(sent).toContain("Resumed.");
   });
 
   test("login / logout explain how cairn is configured (exit 1); update says how to update; help prints help", async () => {
