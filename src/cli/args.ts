@@ -33,6 +33,12 @@ export type CliOptions = {
   newSessionId?: string;
   /** `-H/--header "Name: Value"` (repeatable): extra headers on every model request. */
   headers?: Record<string, string>;
+  /**
+   * stream-json extras of the reference CLI, off by default (the contract: PM-3, PM-24, PM-25):
+   * `--tool-payloads full` (or CAIRN_TOOL_PAYLOADS=full), `--print-thinking` (or CAIRN_PRINT_THINKING=1).
+   */
+  toolPayloads?: "contract" | "full";
+  printThinking: boolean;
   /** `--list-models`: print the models, as `cairn models` does, and exit. */
   listModels: boolean;
   allowedTools: string[];
@@ -101,6 +107,8 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .option("--plan", "", false)
     .option("--new-session-id <uuid>")
     .option("--list-models", "", false)
+    .addOption(new Option("--tool-payloads <shape>").choices(["contract", "full"]))
+    .option("--print-thinking", "", false)
     .option("-H, --header <header>", "", (value: string, list: string[]) => [...list, value], [] as string[])
     .option("--max-budget-usd <usd>", "", (value) => parseNumber("--max-budget-usd", value, 0))
     .option("--fallback-model <model>")
@@ -162,6 +170,8 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     newSessionId?: string;
     listModels: boolean;
     header: string[];
+    toolPayloads?: "contract" | "full";
+    printThinking: boolean;
   }>();
   if (opts.forkSession && opts.resume === undefined && !opts.continue) {
     throw new UsageError("--fork-session needs --resume <id> or --continue (see cairn --help)");
@@ -208,6 +218,8 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     trust: opts.trust,
     ...(opts.newSessionId !== undefined ? { newSessionId: opts.newSessionId.toLowerCase() } : {}),
     listModels: opts.listModels,
+    ...(opts.toolPayloads !== undefined ? { toolPayloads: opts.toolPayloads } : {}),
+    printThinking: opts.printThinking,
     ...(opts.header.length > 0 ? { headers: parseHeaders(opts.header) } : {}),
     ...(opts.sandbox !== undefined ? { sandbox: opts.sandbox } : {}),
     sandboxNetwork: opts.sandboxNetwork,

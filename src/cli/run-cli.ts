@@ -7,7 +7,7 @@ import { captureLibraryOutput } from "./library-output.js";
 import { runList } from "./list-sessions.js";
 import { isPrintMode, promptSource, type Terminal } from "./mode.js";
 import { runModels } from "./models.js";
-import { type PrintOutcome, runPrint } from "./print.js";
+import { fullPayloads, type PrintOutcome, printsThinking, runPrint } from "./print.js";
 import { Interrupts } from "./signals.js";
 import { readPromptFromStdin } from "./stdin.js";
 
@@ -77,6 +77,16 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
   if (options.streamPartialOutput && options.outputFormat !== "stream-json") {
     // Documented as ignored (PM-28): wrappers often pass it with every format.
     writeError("--stream-partial-output only applies to --output-format stream-json; ignored.");
+  }
+  if (options.outputFormat !== "stream-json") {
+    if (printsThinking(options))
+      writeError(
+        "--print-thinking (CAIRN_PRINT_THINKING) only applies to --output-format stream-json; ignored.",
+      );
+    if (fullPayloads(options))
+      writeError(
+        "--tool-payloads full (CAIRN_TOOL_PAYLOADS) only applies to --output-format stream-json; ignored.",
+      );
   }
   const cwd = resolve(options.workspace ?? process.cwd());
   const outcome = await runPrint({ ...options, prompt, cwd }, interrupts.signal);

@@ -28,9 +28,14 @@ describe("print-mode permissions", () => {
     expect(run.code).toBe(0);
     expect(existsSync(join(run.dir, "marker"))).toBe(false);
     const [call] = completed(run.events);
+    const reason = expect.stringMatching(/touch.*--force|--force.*touch/s);
+    // The reference CLI's `rejected` comes with `error` (its ACP adapters act on it).
     expect(toolResult(call!)).toEqual({
-      error: { message: expect.stringMatching(/touch.*--force|--force.*touch/s) },
+      error: { message: reason },
+      rejected: { command: "touch marker", reason },
     });
+    const result = toolResult(call!) as { error: { message: string }; rejected: { reason: string } };
+    expect(result.rejected.reason).toBe(result.error.message);
     const sent = JSON.stringify(run.server.requests[1]!.body);
     expect(sent).toContain("denied");
   });
@@ -71,7 +76,10 @@ describe("print-mode permissions", () => {
     expect(readFileSync(join(run.dir, "notes.txt"), "utf8")).toBe("ok\n");
     expect(existsSync(join(run.dir, ".git/hooks/pre-commit"))).toBe(false);
     const results = completed(run.events).map(toolResult);
-    expect(results[1]).toEqual({ error: { message: expect.stringContaining(".git/hooks") } });
+    expect(results[1]).toEqual({
+      error: { message: expect.stringContaining(".git/hooks") },
+      rejected: { path: ".git/hooks/pre-commit", reason: expect.stringContaining(".git/hooks") },
+    });
   });
 
   test("a write outside the workspace is refused", async () => {
@@ -170,7 +178,7 @@ describe("sessions from the CLI", () => {
     expect(JSON.stringify(run.server.requests[1]!.body)).toContain("Fresh start.");
   });
 
-  test("--fork-session of an unknown id is an error saying \"session <id> not found\" (exit 1)", async () => {
+  test('--fork-session of an unknown id is an error saying "session <id> not found" (exit 1)', async () => {
     const run = await runCli({
       steps: [],
       args: ["--resume", "00000000-0000-4000-8000-00000000f0f0", "--fork-session"],
