@@ -193,7 +193,9 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
   if (opts.model !== undefined) checkModelName(opts.model);
   if (opts.fallbackModel !== undefined)
     for (const name of opts.fallbackModel.split(",")) checkModelName(name.trim());
-  const words = program.args;
+  // The reference CLI's `agent` subcommand is its default command: `agent agent "<prompt>"` is a
+  // prompt run (one of its ACP adapters spawns exactly that). A lone word `agent` stays a prompt.
+  const words = program.args[0] === "agent" && program.args.length > 1 ? program.args.slice(1) : program.args;
   return {
     print: opts.print,
     outputFormat: opts.outputFormat,

@@ -51,6 +51,8 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
   // The one subcommand; a prompt that is the single word "models" goes with -p.
   if (argv[0] === "models") return runModels(argv.slice(1));
   if (argv[0] === "ls") return runList(argv.slice(1));
+  // The reference CLI's `resume`: the latest session of this directory, as --continue.
+  if (argv[0] === "resume") return run(["--continue", ...argv.slice(1)], version, interrupts);
   if (argv[0] === "mcp") return (await import("./mcp-command.js")).runMcp(argv.slice(1));
   // The reference CLI's subcommands: answered here, never sent to a model as a prompt.
   if (argv[0] !== undefined && REFERENCE_COMMANDS.has(argv[0])) {

@@ -71,6 +71,37 @@ describe("reference CLI subcommands", () => {
     expect(sent).toContain("Resumed.");
   });
 
+  test("resume continues the latest session of this directory (as --continue)", async () => {
+    const server = await startServer([reply().text("First."), reply().text("Second.")]);
+    const cwd = workspace();
+    const first = await run(
+      ["-p", "one", "--model", MODEL, "--output-format", "json"],
+      serverEnv(server),
+      cwd,
+    );
+    const id = JSON.parse(first.stdout).session_id;
+    const resumed = await run(
+      ["resume", "-p", "two", "--model", MODEL, "--output-format", "json"],
+      serverEnv(server),
+      cwd,
+    );
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ session_id: id, result: "Second." });
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("First.");
+  });
+
+  test("the reference's `agent` subcommand word before a prompt is its default command, not prompt text", async () => {
+    const server = await startServer([reply().text("Ran.")]);
+    const result = await run(
+      ["--model", MODEL, "agent", "--print", "--output-format", "json", "Fix the bug"],
+      serverEnv(server),
+    );
+    expect(result.code).toBe(0);
+    const sent = JSON.stringify(server.requests[0]!.body);
+    expect(sent).toContain('"Fix the bug"');
+    expect(sent).not.toContain("agent Fix the bug");
+  });
+
   test("login / logout explain how cairn is configured (exit 1); update says how to update; help prints help", async () => {
     const server = await startServer([]);
     const env = serverEnv(server);
