@@ -6,6 +6,7 @@ import { SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
 import { UsageError } from "./exit-codes.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "./formats/types.js";
 import { HELP } from "./help.js";
+import { refuseReferenceOnlyFlags } from "./reference-flags.js";
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -78,6 +79,7 @@ const EFFORT_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;
  * something; throws UsageError with a one-line message for anything it cannot accept.
  */
 export function parseArgs(argv: string[], version: string): CliOptions | "handled" {
+  refuseReferenceOnlyFlags(argv);
   const program = new Command()
     .name("cairn")
     .argument("[prompt...]")

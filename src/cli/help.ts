@@ -11,14 +11,18 @@ running shell commands, searching) until the task is done, prints the outcome an
 Usage:
   cairn -p "<prompt>" [options]         run one prompt and print the answer
   echo "<prompt>" | cairn [options]     the same, with the prompt on stdin
-  cairn models [--json]                 list known models and how each provider is set up
+  cairn models [--prices | --json]      the models ('<id> - <name>'; each id works with --model);
+                                        --prices: prices, aliases and how each provider is set up
   cairn ls [--json]                     list the sessions recorded for this directory
+  cairn resume -p "<prompt>"            continue the latest session here (= --continue)
   cairn mcp list | list-tools <server>  the MCP servers a run here gets, and their tools
+  cairn mcp enable | disable <server>   approve a project MCP server here, or withdraw it
   cairn acp [--model <model>]           an Agent Client Protocol agent on stdio, for editors
   cairn status | whoami [--format json] which model and key a run here would use (no model call)
   cairn about [--format json]           version, model, platform
   cairn create-chat                     a new empty session for this directory; prints its id
   cairn login | logout | update | help  how cairn is configured and updated; this help
+                                        (every subcommand and flag, with the reference CLI's: docs/cli.md)
 
 Options:
   -p, --print                   Run the prompt headless and exit. Implied when stdout is not a
@@ -54,6 +58,12 @@ Options:
                                 ask is plan without shell commands.
   --new-session-id <uuid>       Start the new session under this id (a UUIDv4).
   --list-models                 List the models (as cairn models) and exit.
+  -H, --header "Name: Value"    An extra header on every model request; repeatable.
+  --print-thinking              With stream-json: print the model's thinking as the reference CLI's
+                                thinking events (or CAIRN_PRINT_THINKING=1). Off by default.
+  --tool-payloads full          With stream-json: the reference CLI's richer tool payloads (file
+                                sizes, before/after contents, interleaved output), or
+                                CAIRN_TOOL_PAYLOADS=full. Default: contract.
   --trust                       Run the workspace's own hooks (.claude/settings.json, .cursor/hooks.json).
   --sandbox <mode>              auto | enabled | disabled: the OS sandbox under shell commands
                                 (Linux, bubblewrap). auto (default) uses it where it works and

@@ -34,6 +34,11 @@ export async function runReferenceCommand(command: string, args: string[], versi
         `cairn ${version} is updated with npm: npm install -g cairn@latest (or npm update in a project).\n`,
       );
       return 0;
+    case "set-channel":
+      process.stderr.write(
+        `cairn: cairn has no release channels: npm's dist-tags are its channels (npm install -g cairn@latest, or cairn@<version>).\n`,
+      );
+      return 1;
     default:
       process.stdout.write(HELP);
       return 0;

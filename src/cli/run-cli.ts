@@ -21,8 +21,12 @@ const REFERENCE_COMMANDS = new Set([
   "logout",
   "update",
   "upgrade",
+  "set-channel",
   "help",
 ]);
+
+/** Every subcommand cairn answers itself (docs/cli.md lists each with its reference counterpart). */
+export const SUBCOMMANDS: readonly string[] = ["models", "ls", "resume", "mcp", "acp", ...REFERENCE_COMMANDS];
 
 /**
  * The CLI after `--version`'s fast path: parse, decide the mode (PM-2), find the prompt, run print

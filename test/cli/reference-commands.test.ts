@@ -214,3 +214,25 @@ describe("every id cairn models lists is accepted by --model as it is", () => {
     }
   });
 });
+
+describe("the reference CLI's flags cairn does not have", () => {
+  test("each fails at once (exit 2) with one line naming it and what to do instead", async () => {
+    const server = await startServer([reply().text("never")]);
+    for (const args of [["--auto-review"], ["--worktree", "x"], ["--endpoint=https://x"], ["-n", "name"]]) {
+      const result = await run(["-p", "hi", "--model", MODEL, ...args], serverEnv(server));
+      expect(result.code).toBe(2);
+      const flag = args[0]!.split("=")[0]!;
+      expect(result.stderr).toMatch(
+        new RegExp(`^cairn: ${flag} is a flag of the reference CLI that cairn does not have: [^\\n]+\\n$`),
+      );
+      expect(result.stdout).toBe("");
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  test("set-channel says how cairn's releases are chosen (exit 1)", async () => {
+    const result = await run(["set-channel", "lab"], cleanEnv());
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^cairn: cairn has no release channels: npm's dist-tags/);
+  });
+});
