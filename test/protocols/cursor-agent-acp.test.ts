@@ -1,14 +1,20 @@
 /**
- * The public ACP adapter for the reference CLI (`@blowmage/cursor-agent-acp`, a devDependency) with
- * cairn as the `cursor-agent` it spawns from PATH (a shim directory that execs the built CLI), and the
- * official ACP client (`@agentclientprotocol/sdk`) as the editor: initialize, session/new, two
- * prompts on one chat, and a permission round trip, against the scripted model server.
+ * The public ACP adapter for the reference CLI (`@blowmage/cursor-agent-acp` 0.7.1, a devDependency)
+ * with cairn as the `cursor-agent` it spawns from PATH (a shim directory whose `cursor-agent` execs the
+ * built CLI), and the official ACP client (`@agentclientprotocol/sdk`) as the editor, against the
+ * scripted model server. The adapter calls `--version`, `status` (it looks for "Logged in as"),
+ * `models` (`<id> - <name>` lines), `create-chat` (the chat id is the last line) and then, per
+ * prompt, `--resume <chat> --model <id> --print --output-format json --force <prompt>`.
+ *
+ * Permissions: this adapter version never sends `session/request_permission` to the editor (its
+ * permission handler is not wired to the prompt path) and always passes `--force`, so what cairn
+ * can do is keep the user's deny rules, which hold under `--force`; the second test checks that.
  */
-import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { reply } from "../../src/testing/index.js";
+import { reply, type StepInput } from "../../src/testing/index.js";
 import { initialize, startAgent, textPrompt } from "../acp/helpers.js";
 import { CLI, serverEnv, startServer, workspace } from "../conformance/pm/helpers.js";
 import { tempDir } from "../helpers/temp.js";
@@ -17,7 +23,7 @@ const ADAPTER = fileURLToPath(
   new URL("../../node_modules/@blowmage/cursor-agent-acp/dist/bin/cursor-agent-acp.js", import.meta.url),
 );
 
-/** A directory holding `cursor-agent`, a script that runs the built cairn CLI with its arguments. */
+/** A directory holding `cursor-agent`: a script that runs the built cairn CLI with its arguments. */
 function shimDir(): string {
   const dir = tempDir("cairn-shim-");
   const shim = join(dir, "cursor-agent");
@@ -26,28 +32,71 @@ function shimDir(): string {
   return dir;
 }
 
+async function adapterOnCairn(steps: StepInput[], files: Record<string, string> = {}) {
+  const server = await startServer(steps);
+  const cwd = workspace(files);
+  const env = serverEnv(server);
+  const agent = startAgent(cwd, {
+    program: ADAPTER,
+    args: [],
+    env: { ...env, PATH: `${shimDir()}${delimiter}${env.PATH ?? ""}` },
+  });
+  return { server, cwd, agent };
+}
+
 describe("the reference CLI's ACP adapter runs on cairn", () => {
-  test("initialize, session/new, two prompts on one chat", async () => {
-    const server = await startServer([reply().text("First answer."), reply().text("Second answer.")]);
-    const cwd = workspace();
-    const env = serverEnv(server);
-    const agent = startAgent(cwd, {
-      program: ADAPTER,
-      args: [],
-      env: { ...env, PATH: `${shimDir()}${delimiter}${env.PATH ?? ""}` },
-    });
+  test("initialize, session/new (cairn's models offered), two prompts on one chat", {
+    timeout: 60_000,
+  }, async () => {
+    const { server, cwd, agent } = await adapterOnCairn([
+      reply().text("First answer."),
+      reply().text("Second answer."),
+    ]);
     const init = await initialize(agent);
     expect(init.protocolVersion).toBe(1);
     const session = await agent.connection.newSession({ cwd, mcpServers: [] });
+    // The adapter read `cairn models`: every listed id is offered to the editor, auto first.
+    const offered = (session.models?.availableModels ?? []).map((model) => model.modelId);
+    expect(offered[0]).toBe("auto");
+    expect(offered).toContain("claude-sonnet-5-5");
+    expect(agent.stderr()).toContain("Cursor CLI authenticated");
+    // create-chat ran, and asked no model.
+    expect(server.requests).toHaveLength(0);
+
     const first = await agent.connection.prompt(textPrompt(session.sessionId, "Say something"));
-    console.log(
-      JSON.stringify(first),
-      JSON.stringify(agent.client.notifications).slice(0, 3000),
-      agent.stderr().slice(-3000),
-    );
     expect(first.stopReason).toBe("end_turn");
+    expect(agent.client.text("agent_message_chunk")).toContain("First answer.");
+
+    agent.client.clear();
     const second = await agent.connection.prompt(textPrompt(session.sessionId, "And again"));
     expect(second.stopReason).toBe("end_turn");
-    expect(JSON.stringify(server.requests.at(-1)!.body)).toContain("First answer.");
+    expect(agent.client.text("agent_message_chunk")).toContain("Second answer.");
+    // One chat: the second prompt's request carries the first prompt and its answer.
+    const sent = JSON.stringify(server.requests.at(-1)!.body);
+    expect(sent).toContain("Say something");
+    expect(sent).toContain("First answer.");
+  });
+
+  test("the user's deny rule holds under the adapter's --force: the call is refused, the prompt ends normally", {
+    timeout: 60_000,
+  }, async () => {
+    const { server, cwd, agent } = await adapterOnCairn(
+      [reply().tool("Bash", { command: "rm -f keep.txt" }), reply().text("I was not allowed to.")],
+      { "keep.txt": "precious\n" },
+    );
+    mkdirSync(join(cwd, ".cursor"));
+    writeFileSync(
+      join(cwd, ".cursor", "cli.json"),
+      JSON.stringify({ permissions: { allow: [], deny: ["Shell(rm)"] } }),
+    );
+    await initialize(agent);
+    const session = await agent.connection.newSession({ cwd, mcpServers: [] });
+    const answer = await agent.connection.prompt(textPrompt(session.sessionId, "Delete keep.txt"));
+    expect(answer.stopReason).toBe("end_turn");
+    expect(agent.client.text("agent_message_chunk")).toContain("I was not allowed to.");
+    expect(existsSync(join(cwd, "keep.txt"))).toBe(true);
+    // The model was told why, and the adapter (0.7.1) asked the editor nothing.
+    expect(JSON.stringify(server.requests[1]!.body)).toMatch(/denied/);
+    expect(agent.client.permissionRequests).toEqual([]);
   });
 });
