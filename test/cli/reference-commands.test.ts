@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
 import { cleanEnv, MODEL, serverEnv, spawnCli, startServer, workspace } from "../conformance/pm/helpers.js";
@@ -154,6 +156,35 @@ describe("reference CLI flags", () => {
     }
   });
 
+  test("a consumer's fixed reference flags (--trust --sandbox disabled --approve-mcps --model auto -f) run the prompt", async () => {
+    const server = await startServer([
+      reply().tool("Bash", { command: "touch made" }),
+      reply().text("Made."),
+    ]);
+    const cwd = workspace();
+    const result = await run(
+      [
+        "-p",
+        "make it",
+        "--trust",
+        "--sandbox",
+        "disabled",
+        "--approve-mcps",
+        "--model",
+        "auto",
+        "-f",
+        "--output-format",
+        "json",
+      ],
+      serverEnv(server),
+      cwd,
+    );
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ result: "Made." });
+    expect((server.requests[0]!.body as { model: string }).model).toBe("claude-sonnet-5-5");
+    expect(existsSync(join(cwd, "made"))).toBe(true);
+  });
+
   test("--new-session-id names the new session; anything but a UUIDv4 is the reference's error, exit 1", async () => {
     const server = await startServer([reply().text("Hi.")]);
     const id = "0b5c2a6e-3f1d-4c8e-9a7b-1d2e3f4a5b6c";
@@ -187,9 +218,20 @@ describe("reference CLI flags", () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  test("a model of another provider is listed under an id without a slash (ollama/qwen3 → ollama-qwen3)", async () => {
-    const listed = await run(["models"], cleanEnv({ CAIRN_MODEL: "ollama/qwen3" }));
+  test("a model of another provider is listed under an id without a slash (ollama/qwen3 → ollama-qwen3), which runs it", async () => {
+    const server = await startServer([reply().text("From Ollama.")]);
+    const env = cleanEnv({ CAIRN_MODEL: "ollama/qwen3", OLLAMA_BASE_URL: `${server.url}/v1` });
+    const listed = await run(["models"], env);
     expect(listed.stdout).toContain("\nollama-qwen3 - qwen3 (Ollama) (current)\n");
+    const ran = await run(
+      ["-p", "hi", "--model", "ollama-qwen3", "--output-format", "json"],
+      cleanEnv({
+        OLLAMA_BASE_URL: `${server.url}/v1`,
+      }),
+    );
+    expect(ran.code).toBe(0);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ result: "From Ollama." });
+    expect((server.requests[0]!.body as { model: string }).model).toBe("qwen3");
   });
 });
 
