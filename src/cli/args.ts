@@ -7,6 +7,7 @@ import { SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
 import { UsageError } from "./exit-codes.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "./formats/types.js";
 import { HELP } from "./help.js";
+import { refuseReferenceOnlyFlags } from "./reference-flags.js";
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -32,6 +33,14 @@ export type CliOptions = {
   permissionMode?: PermissionMode;
   /** `--new-session-id <uuid>`: the new session's id (a UUIDv4). */
   newSessionId?: string;
+  /** `-H/--header "Name: Value"` (repeatable): extra headers on every model request. */
+  headers?: Record<string, string>;
+  /**
+   * stream-json extras of the reference CLI, off by default (the contract: PM-3, PM-24, PM-25):
+   * `--tool-payloads full` (or CAIRN_TOOL_PAYLOADS=full), `--print-thinking` (or CAIRN_PRINT_THINKING=1).
+   */
+  toolPayloads?: "contract" | "full";
+  printThinking: boolean;
   /** `--list-models`: print the models, as `cairn models` does, and exit. */
   listModels: boolean;
   allowedTools: string[];
@@ -73,6 +82,7 @@ const EFFORT_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;
  * something; throws UsageError with a one-line message for anything it cannot accept.
  */
 export function parseArgs(argv: string[], version: string): CliOptions | "handled" {
+  refuseReferenceOnlyFlags(argv);
   const program = new Command()
     .name("cairn")
     .argument("[prompt...]")
@@ -103,6 +113,9 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .option("--plan", "", false)
     .option("--new-session-id <uuid>")
     .option("--list-models", "", false)
+    .addOption(new Option("--tool-payloads <shape>").choices(["contract", "full"]))
+    .option("--print-thinking", "", false)
+    .option("-H, --header <header>", "", (value: string, list: string[]) => [...list, value], [] as string[])
     .option("--max-budget-usd <usd>", "", (value) => parseNumber("--max-budget-usd", value, 0))
     .option("--fallback-model <model>")
     .option("--context-window <tokens>", "", (value) => parseNumber("--context-window", value, 1024, true))
@@ -163,6 +176,9 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     plan: boolean;
     newSessionId?: string;
     listModels: boolean;
+    header: string[];
+    toolPayloads?: "contract" | "full";
+    printThinking: boolean;
   }>();
   if (opts.forkSession && opts.resume === undefined && !opts.continue) {
     throw new UsageError("--fork-session needs --resume <id> or --continue (see cairn --help)");
@@ -184,7 +200,9 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
   if (opts.model !== undefined) checkModelName(opts.model);
   if (opts.fallbackModel !== undefined)
     for (const name of opts.fallbackModel.split(",")) checkModelName(name.trim());
-  const words = program.args;
+  // The reference CLI's `agent` subcommand is its default command: `agent agent "<prompt>"` is a
+  // prompt run (one of its ACP adapters spawns exactly that). A lone word `agent` stays a prompt.
+  const words = program.args[0] === "agent" && program.args.length > 1 ? program.args.slice(1) : program.args;
   return {
     print: opts.print,
     outputFormat: opts.outputFormat,
@@ -210,6 +228,9 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     ...(opts.settingSources !== undefined ? { settingSources: opts.settingSources } : {}),
     ...(opts.newSessionId !== undefined ? { newSessionId: opts.newSessionId.toLowerCase() } : {}),
     listModels: opts.listModels,
+    ...(opts.toolPayloads !== undefined ? { toolPayloads: opts.toolPayloads } : {}),
+    printThinking: opts.printThinking,
+    ...(opts.header.length > 0 ? { headers: parseHeaders(opts.header) } : {}),
     ...(opts.sandbox !== undefined ? { sandbox: opts.sandbox } : {}),
     sandboxNetwork: opts.sandboxNetwork,
     ...(words.length > 0 ? { prompt: words.join(" ") } : {}),
@@ -236,6 +257,20 @@ function thinkingFrom(
     return { thinking: budget === 0 ? { type: "disabled" } : { type: "enabled", budgetTokens: budget } };
   }
   return mode === undefined ? {} : { thinking: { type: mode } };
+}
+
+/** `Name: Value` each, as curl takes them; a later value of the same name wins. */
+function parseHeaders(values: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const value of values) {
+    const colon = value.indexOf(":");
+    const name = colon === -1 ? "" : value.slice(0, colon).trim();
+    // RFC 9110 token characters: anything else would be refused by the HTTP client mid-run.
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n\0]/.test(value))
+      throw new UsageError(`--header takes "Name: Value", got "${value}" (see cairn --help)`);
+    headers[name] = value.slice(colon + 1).trim();
+  }
+  return headers;
 }
 
 function parseNumber(flag: string, value: string, min: number, integer = false): number {

@@ -20,7 +20,7 @@ export function writeError(message: string): void {
 /**
  * Usage and configuration mistakes exit 2 (the user must change the command or a config file;
  * `--sandbox enabled` where bubblewrap cannot run is one);
- * the rest (an unknown session id included) exit 1.
+ * the rest (a session that is not found or in use included) exit 1.
  */
 export function exitCodeFor(error: unknown): number {
   const usage =

@@ -11,14 +11,18 @@ running shell commands, searching) until the task is done, prints the outcome an
 Usage:
   cairn -p "<prompt>" [options]         run one prompt and print the answer
   echo "<prompt>" | cairn [options]     the same, with the prompt on stdin
-  cairn models [--json]                 list known models and how each provider is set up
+  cairn models [--prices | --json]      the models ('<id> - <name>'; each id works with --model);
+                                        --prices: prices, aliases and how each provider is set up
   cairn ls [--json]                     list the sessions recorded for this directory
+  cairn resume -p "<prompt>"            continue the latest session here (= --continue)
   cairn mcp list | list-tools <server>  the MCP servers a run here gets, and their tools
+  cairn mcp enable | disable <server>   approve a project MCP server here, or withdraw it
   cairn acp [--model <model>]           an Agent Client Protocol agent on stdio, for editors
   cairn status | whoami [--format json] which model and key a run here would use (no model call)
   cairn about [--format json]           version, model, platform
   cairn create-chat                     a new empty session for this directory; prints its id
   cairn login | logout | update | help  how cairn is configured and updated; this help
+                                        (every subcommand and flag, with the reference CLI's: docs/cli.md)
 
 Options:
   -p, --print                   Run the prompt headless and exit. Implied when stdout is not a
@@ -54,6 +58,12 @@ Options:
                                 ask is plan without shell commands.
   --new-session-id <uuid>       Start the new session under this id (a UUIDv4).
   --list-models                 List the models (as cairn models) and exit.
+  -H, --header "Name: Value"    An extra header on every model request; repeatable.
+  --print-thinking              With stream-json: print the model's thinking as the reference CLI's
+                                thinking events (or CAIRN_PRINT_THINKING=1). Off by default.
+  --tool-payloads full          With stream-json: the reference CLI's richer tool payloads (file
+                                sizes, before/after contents, interleaved output), or
+                                CAIRN_TOOL_PAYLOADS=full. Default: contract.
   --trust                       Run the workspace's own hooks (.claude/settings.json, .cursor/hooks.json).
   --setting-sources <list>      Which files load: user,project,local (default: all; "" loads none):
                                 config, instruction files, commands, skills (docs/agents.md).
@@ -61,7 +71,8 @@ Options:
                                 (Linux, bubblewrap). auto (default) uses it where it works and
                                 says so once where it cannot; enabled makes that an error.
   --sandbox-network             Let sandboxed commands use the network (default: none).
-  -r, --resume [id]             Continue session <id> (same id); without an id, the latest one here.
+  -r, --resume [id]             Continue session <id> (same id; an unknown id starts a new session
+                                under it, with a note); without an id, the latest one here.
   -c, --continue                Continue the latest session of this directory.
   --fork-session                With --resume/--continue: continue under a new session id.
   --workspace <dir>             The directory to work in (default: the current directory).
@@ -92,7 +103,7 @@ Environment:
   OPENAI_API_KEY       key for openai/ models           CAIRN_HOME    sessions and config (~/.cairn)
 
 Exit codes: 0 success; 1 the run failed (model or provider error, --max-turns or --max-budget-usd
-reached, unknown session id, session in use); 2 usage error (bad flag or value, no prompt, unknown
+reached, --fork-session of an unknown session, session in use); 2 usage error (bad flag or value, no prompt, unknown
 model, missing key, bad config or rule, --sandbox enabled without bubblewrap); 3 denials with
 --fail-on-denial; 129 hung up (SIGHUP); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM). Errors
 are one line on stderr; stdout carries only the chosen format.

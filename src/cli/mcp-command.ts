@@ -7,7 +7,7 @@ import { resolveSandboxPolicy, SANDBOX_MODES, type SandboxMode } from "../sandbo
 import { UsageError } from "./exit-codes.js";
 
 const USAGE =
-  "cairn mcp list [--json] | cairn mcp list-tools <server> [--json]; options: --workspace <dir>, --mcp-config <config>, --strict-mcp-config, --approve-mcps, --sandbox auto|enabled|disabled";
+  "cairn mcp list [--json] | cairn mcp list-tools <server> [--json] | cairn mcp enable|disable <server>; options: --workspace <dir>, --mcp-config <config>, --strict-mcp-config, --approve-mcps, --sandbox auto|enabled|disabled";
 
 /**
  * `cairn mcp list` (servers, where each is configured, status, tool count) and `cairn mcp list-tools
@@ -17,6 +17,7 @@ const USAGE =
  */
 export async function runMcp(args: string[]): Promise<number> {
   const [command, ...rest] = args;
+  if (command === "enable" || command === "disable") return approval(command, rest);
   if (command !== "list" && command !== "list-tools") throw new UsageError(USAGE);
   const options = {
     json: false,
@@ -108,4 +109,19 @@ function toolListing(state: McpServerState, json: boolean): string {
       `mcp__${state.name}__${tool.name}${tool.annotations?.readOnlyHint ? "  [read-only]" : ""}${tool.description ? `  ${tool.description.split("\n")[0]}` : ""}`,
   );
   return `${rows.join("\n")}\n`;
+}
+
+/** `enable|disable <server> [--workspace <dir>]`. */
+async function approval(command: "enable" | "disable", args: string[]): Promise<number> {
+  let cwd = process.cwd();
+  let server: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--workspace" && args[i + 1] !== undefined) cwd = resolve(args[++i]!);
+    else if (server === undefined && !arg.startsWith("-")) server = arg;
+    else throw new UsageError(USAGE);
+  }
+  if (server === undefined) throw new UsageError(USAGE);
+  const { setMcpApproval } = await import("./mcp-approval.js");
+  return setMcpApproval(server, command === "enable", cwd);
 }

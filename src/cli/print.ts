@@ -58,6 +58,7 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
     ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
     ...(options.settingSources ? { settingSources: options.settingSources } : {}),
+    ...(options.headers ? { headers: options.headers } : {}),
     hooks: {
       trust: options.trust,
       trustHint: "pass --trust, or add the workspace to trustedWorkspaces in the user config",
@@ -111,7 +112,7 @@ async function printRun(
   const session = await openSession({
     cwd: options.cwd,
     ...(options.newSessionId !== undefined ? { sessionId: options.newSessionId } : {}),
-    ...(typeof options.resume === "string" ? { resume: options.resume } : {}),
+    ...(typeof options.resume === "string" ? { resume: options.resume, createMissing: true } : {}),
     continueLatest: options.continueLatest,
     fork: options.forkSession,
   });
@@ -120,7 +121,10 @@ async function printRun(
     if (server.status !== "connected")
       writeError(`MCP server ${server.name} ${server.status}: ${server.error}`);
   // The run's tools: the gate applied the rules to what they declare; stream-json shows their payloads.
-  const projection = projectionFor(options.outputFormat, options.streamPartialOutput, run.tools);
+  const projection = projectionFor(options.outputFormat, options.streamPartialOutput, run.tools, {
+    fullPayloads: fullPayloads(options),
+    thinking: printsThinking(options),
+  });
 
   let end: RunEndEvent | undefined;
   try {
@@ -200,4 +204,14 @@ function assertDirectory(dir: string): void {
     // fall through to the error below
   }
   throw new UsageError(`Workspace ${dir} is not a directory.`);
+}
+
+/** `--tool-payloads`, else CAIRN_TOOL_PAYLOADS: the reference CLI's further payload fields (docs/events.md). */
+export function fullPayloads(options: Pick<PrintOptions, "toolPayloads">): boolean {
+  return (options.toolPayloads ?? process.env.CAIRN_TOOL_PAYLOADS) === "full";
+}
+
+/** `--print-thinking`, or CAIRN_PRINT_THINKING=1: the reference CLI's thinking events (docs/events.md). */
+export function printsThinking(options: Pick<PrintOptions, "printThinking">): boolean {
+  return options.printThinking || process.env.CAIRN_PRINT_THINKING === "1";
 }

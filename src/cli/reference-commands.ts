@@ -34,6 +34,11 @@ export async function runReferenceCommand(command: string, args: string[], versi
         `cairn ${version} is updated with npm: npm install -g cairn@latest (or npm update in a project).\n`,
       );
       return 0;
+    case "set-channel":
+      process.stderr.write(
+        `cairn: cairn has no release channels: npm's dist-tags are its channels (npm install -g cairn@latest, or cairn@<version>).\n`,
+      );
+      return 1;
     default:
       process.stdout.write(HELP);
       return 0;
@@ -80,7 +85,10 @@ async function status(json: boolean): Promise<number> {
       })}\n`,
     );
   } else if (found.configured) {
-    process.stdout.write(`Configured: ${found.model} (${found.provider}; key: ${found.apiKeySource})\n`);
+    // The second line is the reference's wording, which ACP adapters look for to call the CLI usable.
+    process.stdout.write(
+      `Configured: ${found.model} (${found.provider}; key: ${found.apiKeySource})\nLogged in as ${found.provider} (no account: the provider's key is the login)\n`,
+    );
   } else process.stdout.write(`Not configured: ${found.reason}\n`);
   return found.configured ? 0 : 1;
 }

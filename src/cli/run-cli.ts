@@ -7,7 +7,7 @@ import { captureLibraryOutput } from "./library-output.js";
 import { runList } from "./list-sessions.js";
 import { isPrintMode, promptSource, type Terminal } from "./mode.js";
 import { runModels } from "./models.js";
-import { type PrintOutcome, runPrint } from "./print.js";
+import { fullPayloads, type PrintOutcome, printsThinking, runPrint } from "./print.js";
 import { Interrupts } from "./signals.js";
 import { readPromptFromStdin } from "./stdin.js";
 
@@ -21,8 +21,12 @@ const REFERENCE_COMMANDS = new Set([
   "logout",
   "update",
   "upgrade",
+  "set-channel",
   "help",
 ]);
+
+/** Every subcommand cairn answers itself (docs/cli.md lists each with its reference counterpart). */
+export const SUBCOMMANDS: readonly string[] = ["models", "ls", "resume", "mcp", "acp", ...REFERENCE_COMMANDS];
 
 /**
  * The CLI after `--version`'s fast path: parse, decide the mode (PM-2), find the prompt, run print
@@ -51,6 +55,8 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
   // The one subcommand; a prompt that is the single word "models" goes with -p.
   if (argv[0] === "models") return runModels(argv.slice(1));
   if (argv[0] === "ls") return runList(argv.slice(1));
+  // The reference CLI's `resume`: the latest session of this directory, as --continue.
+  if (argv[0] === "resume") return run(["--continue", ...argv.slice(1)], version, interrupts);
   if (argv[0] === "mcp") return (await import("./mcp-command.js")).runMcp(argv.slice(1));
   // The reference CLI's subcommands: answered here, never sent to a model as a prompt.
   if (argv[0] !== undefined && REFERENCE_COMMANDS.has(argv[0])) {
@@ -77,6 +83,16 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
   if (options.streamPartialOutput && options.outputFormat !== "stream-json") {
     // Documented as ignored (PM-28): wrappers often pass it with every format.
     writeError("--stream-partial-output only applies to --output-format stream-json; ignored.");
+  }
+  if (options.outputFormat !== "stream-json") {
+    if (printsThinking(options))
+      writeError(
+        "--print-thinking (CAIRN_PRINT_THINKING) only applies to --output-format stream-json; ignored.",
+      );
+    if (fullPayloads(options))
+      writeError(
+        "--tool-payloads full (CAIRN_TOOL_PAYLOADS) only applies to --output-format stream-json; ignored.",
+      );
   }
   const cwd = resolve(options.workspace ?? process.cwd());
   const outcome = await runPrint({ ...options, prompt, cwd }, interrupts.signal);

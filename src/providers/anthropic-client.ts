@@ -13,6 +13,8 @@ export type AnthropicClientOptions = {
   apiKey: string;
   baseURL?: string;
   maxRetries: number;
+  /** Sent with every request (`-H`). */
+  headers?: Readonly<Record<string, string>>;
 };
 
 /** What `new Anthropic(…)` gives, minus the resources cairn never uses. */
@@ -26,6 +28,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): Anthropi
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
     maxRetries: options.maxRetries,
     logLevel: "off",
+    ...(options.headers ? { defaultHeaders: { ...options.headers } } : {}),
   });
 }
 

@@ -12,6 +12,8 @@ export type AnthropicProviderOptions = {
   apiKey: string;
   apiKeySource: ApiKeySource;
   baseURL?: string;
+  /** Extra headers on every request (`-H`). */
+  headers?: Readonly<Record<string, string>>;
   /**
    * Anthropic prompt caching: marks the system prompt and the conversation so far (the last block
    * of the last user message) as cache breakpoints, so each turn reads the previous turn's prefix
@@ -94,6 +96,7 @@ export class AnthropicProvider implements ModelProvider {
         apiKey: this.options.apiKey,
         ...(this.options.baseURL ? { baseURL: this.options.baseURL } : {}),
         maxRetries: this.options.maxRetries ?? 0,
+        ...(this.options.headers ? { headers: this.options.headers } : {}),
       }),
       streamError,
     }));

@@ -155,6 +155,11 @@ function parseBareName(name: string): ModelName {
   if (aliased) return { name: aliased, provider: "anthropic", id: aliased };
   if (name.startsWith("claude-")) return { name, provider: "anthropic", id: name };
   if (name.startsWith("gpt-") || /^o\d/.test(name)) return { name, provider: "openai", id: name };
+  const server = COMPAT_SERVER_NAMES.find((prefix) => name.startsWith(`${prefix}-`));
+  if (server && name.length > server.length + 1) {
+    const id = name.slice(server.length + 1);
+    return { name: `${server}/${id}`, provider: server, id };
+  }
   const known = [
     ...MODEL_CATALOG.map((row) => row.id),
     ...Object.keys(MODEL_ALIASES),
@@ -163,6 +168,33 @@ function parseBareName(name: string): ModelName {
   throw new ConfigError(
     `Unknown model "${name}": not in cairn's catalog and not an alias.${didYouMean(closeMatches(name, known))} Name other models with their provider, as provider/model (${KNOWN_PROVIDERS.filter((p) => p !== "local" && p !== "replay").join(", ")}), or local:<file.gguf>; \`cairn models\` lists the catalog and the aliases.`,
   );
+}
+
+/** What a listed model id may contain (the reference CLI's consumers match ids with this). */
+export const LISTED_ID = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * The spelling of a resolved model name without a `/` that `--model` resolves to the very same
+ * provider and id (`anthropic/claude-opus-5-5` → `claude-opus-5-5`, `ollama/qwen3` → `ollama-qwen3`),
+ * for `cairn models`; undefined when there is none (`local:` files, ids with `/` or `:`).
+ */
+export function listedModelId(name: string): string | undefined {
+  let resolved: ModelName;
+  try {
+    resolved = parseModelName(name);
+  } catch {
+    return undefined;
+  }
+  const candidates = [resolved.id, `${resolved.provider}-${resolved.id}`];
+  return candidates.find((candidate) => {
+    if (!LISTED_ID.test(candidate)) return false;
+    try {
+      const back = parseModelName(candidate);
+      return back.provider === resolved.provider && back.id === resolved.id;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** `local:<model.gguf>` or `replay:<scenario.json>`: the file is checked when the provider loads it. */

@@ -1,6 +1,12 @@
 import { DEFAULT_ANTHROPIC_BASE_URL } from "./anthropic.js";
 import { type CatalogEntry, MODEL_CATALOG, PRICES_CHECKED, type Prices } from "./catalog.js";
-import { configuredDefaultModel, DEFAULT_MODEL_NAMES, MODEL_ALIASES, parseModelName } from "./model-names.js";
+import {
+  configuredDefaultModel,
+  DEFAULT_MODEL_NAMES,
+  listedModelId,
+  MODEL_ALIASES,
+  parseModelName,
+} from "./model-names.js";
 import { COMPAT_SERVER_NAMES, COMPAT_SERVERS } from "./openai-compat.js";
 import { DEFAULT_OPENAI_BASE_URL } from "./openai-responses.js";
 
@@ -53,9 +59,43 @@ export function modelAliases(env: NodeJS.ProcessEnv = process.env): ModelAlias[]
   ];
 }
 
+/**
+ * The text of `cairn models` and `--list-models`, in the reference CLI's shape that its consumers
+ * parse: `<id> - <display name>` per line, `auto` first and marked ` (default)`, the model a run
+ * would use marked ` (current)`. Every id matches LISTED_ID and is accepted by `--model` as it is
+ * (model-names.ts#listedModelId). `defaultModel` is the user config's `model`.
+ */
+export function modelLinesText(env: NodeJS.ProcessEnv = process.env, configModel?: string): string {
+  const current = defaultModel(env, configModel);
+  const currentId = current ? listedModelId(current.name) : undefined;
+  const lines = ["Available models", "", "auto - Auto (default)"];
+  const listed = new Set<string>();
+  for (const entry of MODEL_CATALOG) {
+    listed.add(entry.id);
+    lines.push(`${entry.id} - ${entry.displayName}${entry.id === currentId ? " (current)" : ""}`);
+  }
+  if (current && currentId && !listed.has(currentId)) {
+    const { provider, id } = parseModelName(current.name);
+    const label =
+      provider in COMPAT_SERVERS ? COMPAT_SERVERS[provider as keyof typeof COMPAT_SERVERS].label : provider;
+    lines.push(`${currentId} - ${id} (${label}) (current)`);
+  }
+  lines.push(
+    "",
+    `Tip: auto is the configured default (${current ? current.name : "none configured; see cairn status"}). --model also takes provider/model names (cairn models --prices lists prices, aliases and providers).`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
 /** The configured default with its alias resolved (`CAIRN_MODEL=opus` → `claude-opus-5-5`). */
-function defaultModel(env: NodeJS.ProcessEnv): { name: string; source?: string } | undefined {
-  const chosen = configuredDefaultModel({ env });
+function defaultModel(
+  env: NodeJS.ProcessEnv,
+  configModel?: string,
+): { name: string; source?: string } | undefined {
+  const chosen = configuredDefaultModel({
+    env,
+    ...(configModel !== undefined ? { defaultModel: configModel } : {}),
+  });
   if (!chosen) return undefined;
   try {
     return { ...chosen, name: parseModelName(chosen.name).name };

@@ -30,6 +30,8 @@ export type OpenAIChatProviderOptions = {
   /** Undefined: requests carry no Authorization header. */
   apiKey?: string;
   apiKeySource: ApiKeySource;
+  /** Extra headers on every request (`-H`). */
+  headers?: Readonly<Record<string, string>>;
 };
 
 /**
@@ -54,6 +56,7 @@ export class OpenAIChatProvider implements ModelProvider {
       this.client ??= createOpenAIClient({
         baseURL: this.options.baseURL,
         ...(this.options.apiKey !== undefined ? { apiKey: this.options.apiKey } : {}),
+        ...(this.options.headers ? { headers: this.options.headers } : {}),
       });
       const client = await this.client;
       const { data, request_id } = await client.chat.completions

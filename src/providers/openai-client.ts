@@ -6,6 +6,8 @@ export type OpenAIClientSettings = {
   apiKey?: string;
   organization?: string;
   project?: string;
+  /** Sent with every request (`-H`). */
+  headers?: Readonly<Record<string, string>>;
 };
 
 /**
@@ -25,6 +27,9 @@ export async function createOpenAIClient(settings: OpenAIClientSettings): Promis
     webhookSecret: null,
     maxRetries: 0,
     logLevel: "off",
-    ...(settings.apiKey === undefined ? { defaultHeaders: { Authorization: null } } : {}),
+    defaultHeaders: {
+      ...settings.headers,
+      ...(settings.apiKey === undefined ? { Authorization: null } : {}),
+    },
   });
 }

@@ -29,6 +29,8 @@ export type OpenAIResponsesProviderOptions = {
   displayName: string;
   apiKey: string;
   apiKeySource: ApiKeySource;
+  /** Extra headers on every request (`-H`). */
+  headers?: Readonly<Record<string, string>>;
   baseURL: string;
   organization?: string;
   project?: string;
@@ -59,6 +61,7 @@ export class OpenAIResponsesProvider implements ModelProvider {
         apiKey: this.options.apiKey,
         ...(this.options.organization ? { organization: this.options.organization } : {}),
         ...(this.options.project ? { project: this.options.project } : {}),
+        ...(this.options.headers ? { headers: this.options.headers } : {}),
       });
       const client = await this.client;
       const body = toResponsesRequest(request, {

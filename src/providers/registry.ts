@@ -25,6 +25,11 @@ export type ModelSettings = ModelNameSettings & {
   promptCaching?: boolean;
   /** Where relative `replay:` / `local:` paths resolve (default: process.cwd()). */
   baseDir?: string;
+  /**
+   * Extra HTTP headers sent with every model request (`-H "Name: Value"`), for the providers that
+   * make HTTP requests; `local:` and `replay:` make none.
+   */
+  headers?: Readonly<Record<string, string>>;
 };
 
 export type ResolvedModel = {
@@ -94,6 +99,7 @@ async function resolveAnthropic(
       apiKeySource,
       ...(baseURL ? { baseURL } : {}),
       ...(settings.promptCaching ? { promptCaching: true } : {}),
+      ...(settings.headers ? { headers: settings.headers } : {}),
     }),
   };
 }
@@ -120,6 +126,7 @@ async function resolveOpenAI(
       ...(organization ? { organization } : {}),
       ...(project ? { project } : {}),
       reasoningSummaries: entry?.reasoning ?? false,
+      ...(settings.headers ? { headers: settings.headers } : {}),
     }),
   };
 }
@@ -154,6 +161,7 @@ async function resolveCompat(
       baseURL,
       ...(apiKey ? { apiKey } : {}),
       apiKeySource: fromFlag ? "flag" : apiKey ? "env" : "none",
+      ...(settings.headers ? { headers: settings.headers } : {}),
     }),
   };
 }

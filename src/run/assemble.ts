@@ -423,6 +423,9 @@ function longSessionWarnings(spec: RunSpec, model: RunModel): string[] {
     );
   }
   const wire = model.provider.wire;
+  if (spec.headers && Object.keys(spec.headers).length > 0 && (wire === "llama" || wire === "replay")) {
+    warnings.push(`extra headers (--header) are not sent: ${model.model} makes no HTTP requests.`);
+  }
   if ((spec.thinking || spec.effort) && (wire === "llama" || wire === "replay")) {
     warnings.push(
       `thinking and effort settings are ignored by ${model.model} (no such parameter on this model).`,
@@ -446,6 +449,7 @@ export function resolveModelFor(
     ...(spec.apiKey !== undefined ? { apiKey: spec.apiKey } : {}),
     ...(spec.baseURL !== undefined ? { baseURL: spec.baseURL } : {}),
     ...(spec.promptCaching !== undefined ? { promptCaching: spec.promptCaching } : {}),
+    ...(spec.headers ? { headers: spec.headers } : {}),
     baseDir: resolve(spec.cwd),
     env: spec.env ?? process.env,
   });

@@ -29,9 +29,10 @@ export class SessionNotFoundError extends Error {
   constructor(
     readonly sessionId: string,
     where: string,
-    reason = "was found",
+    reason = "no transcript",
   ) {
-    super(`No session with id "${sessionId}" ${reason} (looked in ${where})`);
+    // The reference CLI's consumers match "session <id> not found".
+    super(`session ${sessionId} not found (${reason} in ${where})`);
     this.name = "SessionNotFoundError";
   }
 }
@@ -122,7 +123,7 @@ export class SessionStore {
   /** The transcript path of a session. Looks in `cwd`'s directory first, then everywhere. */
   find(id: string, cwd?: string): string {
     if (!isValidSessionId(id))
-      throw new SessionNotFoundError(id, this.root, "exists (not a valid session id)");
+      throw new SessionNotFoundError(id, this.root, "not a valid session id, so none");
     const name = `${id}${TRANSCRIPT_EXTENSION}`;
     if (cwd) {
       const candidate = path.join(this.dirFor(cwd), name);

@@ -64,6 +64,7 @@ type CommandResult = {
   signal: string | null;
   stdout: string;
   stderr: string;
+  interleavedOutput: string;
   executionTime: number;
   timedOut: boolean;
   interrupted: boolean;
@@ -114,8 +115,10 @@ async function runCommand(
   const sandboxed =
     sandbox && bwrapPath ? bwrapCommand(sandbox, bwrapPath, [shell, "-c", command], options.cwd) : undefined;
   const started = performance.now();
-  const stdout = new CappedOutput();
-  const stderr = new CappedOutput();
+  // What a terminal would have shown: both streams as their chunks arrived.
+  const interleaved = new CappedOutput();
+  const stdout = new CappedOutput(undefined, undefined, interleaved);
+  const stderr = new CappedOutput(undefined, undefined, interleaved);
   let timedOut = false;
   let interrupted = false;
   let stoppedLeftovers = false;
@@ -183,6 +186,7 @@ async function runCommand(
     signal: exit.signal,
     stdout: stdout.toString(),
     stderr: stderr.toString(),
+    interleavedOutput: interleaved.toString(),
     executionTime: Math.round(performance.now() - started),
     timedOut,
     interrupted,

@@ -15,9 +15,11 @@ export class CappedOutput {
   private totalChars = 0;
   private headFull = false;
 
+  /** `mirror` also gets the decoded text (a shell's interleaved stdout and stderr, in arrival order). */
   constructor(
     private readonly headLimit = DEFAULT_HEAD_CHARS,
     private readonly tailLimit = DEFAULT_TAIL_CHARS,
+    private readonly mirror?: CappedOutput,
   ) {}
 
   write(chunk: Buffer | string): void {
@@ -48,6 +50,7 @@ export class CappedOutput {
 
   private push(text: string): void {
     if (!text) return;
+    this.mirror?.write(text);
     this.totalChars += text.length;
     let rest = text;
     if (!this.headFull) {

@@ -3,6 +3,22 @@ import { countLines } from "./text-lines.js";
 /** Past this, the diff kept for front ends is cut: it is a summary, not a patch to apply. */
 const MAX_DIFF_CHARS = 20_000;
 
+/**
+ * The most characters of a file's content shown before and after a write or edit (for front ends'
+ * diff views); past it both are left out, never cut, so a view never shows half a file as the file.
+ */
+export const FULL_CONTENT_MAX_CHARS = 100_000;
+
+/** `beforeFullFileContent` / `afterFullFileContent`, or nothing when either is over the cap. */
+export function fullContents(
+  before: string | undefined,
+  after: string,
+): { beforeFullFileContent?: string; afterFullFileContent?: string } {
+  if (before === undefined || before.length > FULL_CONTENT_MAX_CHARS || after.length > FULL_CONTENT_MAX_CHARS)
+    return {};
+  return { beforeFullFileContent: before, afterFullFileContent: after };
+}
+
 export type EditDiff = { linesAdded: number; linesRemoved: number; diffString: string };
 
 /**

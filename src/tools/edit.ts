@@ -3,7 +3,7 @@ import path from "node:path";
 import * as z from "zod";
 import { looksBinary } from "./binary.js";
 import { defineTool } from "./define.js";
-import { diffCreation, diffReplacements } from "./edit-diff.js";
+import { diffCreation, diffReplacements, fullContents } from "./edit-diff.js";
 import { resolveToolPath } from "./paths.js";
 import { writeTextFile } from "./write-file.js";
 
@@ -94,7 +94,7 @@ export const editTool = defineTool({
         offsets.length === 1
           ? `The file ${filePath} has been updated successfully.`
           : `The file ${filePath} has been updated successfully: all ${offsets.length} occurrences were replaced.`,
-      data: { path: filePath, ...diff, replacements: offsets.length },
+      data: { path: filePath, ...diff, replacements: offsets.length, ...fullContents(before, after) },
     };
   },
 });
@@ -105,7 +105,7 @@ async function create(filePath: string, content: string, created: boolean) {
     content: created
       ? `File created successfully at: ${filePath}`
       : `The file ${filePath} has been updated successfully.`,
-    data: { path: filePath, ...diffCreation(content), replacements: 1 },
+    data: { path: filePath, ...diffCreation(content), replacements: 1, ...fullContents("", content) },
   };
 }
 

@@ -82,7 +82,7 @@ export const readTool = defineTool({
     } finally {
       await handle.close();
     }
-    return present(filePath, startLine, range);
+    return present(filePath, startLine, range, info.size);
   },
 });
 
@@ -92,7 +92,7 @@ type LineRange = {
   totalChars: number;
 };
 
-function present(filePath: string, startLine: number, range: LineRange) {
+function present(filePath: string, startLine: number, range: LineRange, fileSize: number) {
   const { lines, totalLines, totalChars } = range;
   const endLine = startLine + lines.length - 1;
   const anyCut = lines.some((line) => line.length > line.text.length);
@@ -104,6 +104,7 @@ function present(filePath: string, startLine: number, range: LineRange) {
     exceededLimit,
     totalLines,
     totalChars,
+    fileSize,
     startLine,
     endLine: Math.max(endLine, startLine - 1),
   };

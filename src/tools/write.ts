@@ -1,7 +1,8 @@
-import { mkdir, stat } from "node:fs/promises";
+import { mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
 import { defineTool } from "./define.js";
+import { FULL_CONTENT_MAX_CHARS, fullContents } from "./edit-diff.js";
 import { resolveToolPath } from "./paths.js";
 import { countLines } from "./text-lines.js";
 import { writeTextFile } from "./write-file.js";
@@ -34,6 +35,12 @@ export const writeTool = defineTool({
     if (existing?.isDirectory()) {
       return { content: `${filePath} is a directory; give the path of a file to write.`, isError: true };
     }
+    // The content it replaces, for front ends' diff views (edit-diff.ts#fullContents caps it).
+    const before = !existing
+      ? ""
+      : existing.size <= FULL_CONTENT_MAX_CHARS * 4
+        ? await readFile(filePath, "utf8").catch(() => undefined)
+        : undefined;
     await mkdir(path.dirname(filePath), { recursive: true });
     await writeTextFile(filePath, args.content);
     const created = existing === undefined;
@@ -46,6 +53,7 @@ export const writeTool = defineTool({
         linesCreated: countLines(args.content),
         fileSize: Buffer.byteLength(args.content, "utf8"),
         created,
+        ...fullContents(before, args.content),
       },
     };
   },

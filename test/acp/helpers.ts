@@ -12,7 +12,7 @@ import {
   type SessionNotification,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
 import type { ScriptedServer } from "../../src/testing/index.js";
 import { CLI, MODEL, serverEnv } from "../conformance/pm/helpers.js";
 
@@ -146,4 +146,16 @@ export async function until(condition: () => boolean): Promise<void> {
 /** The text a prompt request carries. */
 export function textPrompt(sessionId: string, text: string) {
   return { sessionId, prompt: [{ type: "text" as const, text }] };
+}
+
+/**
+ * Sends one text prompt after forgetting the updates so far; resolves once it ended normally, with
+ * `answer` (when given) in the agent's message chunks.
+ */
+export async function promptEndsWith(agent: Agent, sessionId: string, text: string, answer?: string) {
+  agent.client.clear();
+  const response = await agent.connection.prompt(textPrompt(sessionId, text));
+  expect(response.stopReason).toBe("end_turn");
+  if (answer !== undefined) expect(agent.client.text("agent_message_chunk")).toContain(answer);
+  return response;
 }

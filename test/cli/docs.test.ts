@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { TOOL_KINDS } from "../../src/cli/formats/tool-kinds.js";
+import { REFERENCE_ONLY_FLAG_NAMES } from "../../src/cli/reference-flags.js";
+import { SUBCOMMANDS } from "../../src/cli/run-cli.js";
 import { SCHEMA_FILES, validLine } from "./schemas.js";
 
 /** docs/events.md and docs/schema/ must cover every event and tool kind, with examples that validate. */
@@ -44,5 +46,20 @@ describe("docs/events.md", () => {
       const base = spec.key.replace(/ToolCall$/, "");
       expect(Object.keys(schema.$defs)).toEqual(expect.arrayContaining([`${base}Args`, `${base}Success`]));
     }
+  });
+});
+
+describe("docs/cli.md", () => {
+  const cli = readFileSync(new URL("../../docs/cli.md", import.meta.url), "utf8");
+  const args = readFileSync(new URL("../../src/cli/args.ts", import.meta.url), "utf8");
+
+  test("names every flag cairn parses, every subcommand, and every reference flag cairn refuses", () => {
+    const declared = [...args.matchAll(/(?:option|Option)\("([^"]+)"/g)].flatMap((match) =>
+      match[1]!.split(/[ ,]+/).filter((word) => word.startsWith("-")),
+    );
+    expect(declared.length).toBeGreaterThan(30);
+    for (const flag of [...declared, "--version"]) expect(cli).toContain(flag);
+    for (const command of SUBCOMMANDS) expect(cli).toContain(`\`cairn ${command}`);
+    for (const flag of REFERENCE_ONLY_FLAG_NAMES) expect(cli).toContain(`\`${flag}\``);
   });
 });

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
 import { cleanEnv, MODEL, serverEnv, spawnCli, startServer, workspace } from "../conformance/pm/helpers.js";
@@ -43,8 +45,8 @@ describe("reference CLI subcommands", () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  test("create-chat prints a new session id that --resume then continues", async () => {
-    const server = await startServer([reply().text("Resumed.")]);
+  test("create-chat prints a new session id that --resume then continues, prompt after prompt", async () => {
+    const server = await startServer([reply().text("Resumed."), reply().text("Second.")]);
     const cwd = workspace();
     const created = await run(["create-chat"], serverEnv(server), cwd);
     expect(created.code).toBe(0);
@@ -58,6 +60,48 @@ describe("reference CLI subcommands", () => {
     );
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ session_id: id, result: "Resumed." });
+    expect(resumed.stderr).toBe("");
+    const second = await run(
+      ["-p", "and then", "--resume", id, "--model", MODEL, "--output-format", "json"],
+      serverEnv(server),
+      cwd,
+    );
+    expect(JSON.parse(second.stdout)).toMatchObject({ session_id: id, result: "Second." });
+    // The second prompt's request carries the first prompt and its answer.
+    const sent = JSON.stringify(server.requests[1]!.body);
+    expect(sent).toContain("go on");
+    expect(sent).toContain("Resumed.");
+  });
+
+  test("resume continues the latest session of this directory (as --continue)", async () => {
+    const server = await startServer([reply().text("First."), reply().text("Second.")]);
+    const cwd = workspace();
+    const first = await run(
+      ["-p", "one", "--model", MODEL, "--output-format", "json"],
+      serverEnv(server),
+      cwd,
+    );
+    const id = JSON.parse(first.stdout).session_id;
+    const resumed = await run(
+      ["resume", "-p", "two", "--model", MODEL, "--output-format", "json"],
+      serverEnv(server),
+      cwd,
+    );
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ session_id: id, result: "Second." });
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("First.");
+  });
+
+  test("the reference's `agent` subcommand word before a prompt is its default command, not prompt text", async () => {
+    const server = await startServer([reply().text("Ran.")]);
+    const result = await run(
+      ["--model", MODEL, "agent", "--print", "--output-format", "json", "Fix the bug"],
+      serverEnv(server),
+    );
+    expect(result.code).toBe(0);
+    const sent = JSON.stringify(server.requests[0]!.body);
+    expect(sent).toContain('"Fix the bug"');
+    expect(sent).not.toContain("agent Fix the bug");
   });
 
   test("login / logout explain how cairn is configured (exit 1); update says how to update; help prints help", async () => {
@@ -112,6 +156,35 @@ describe("reference CLI flags", () => {
     }
   });
 
+  test("a consumer's fixed reference flags (--trust --sandbox disabled --approve-mcps --model auto -f) run the prompt", async () => {
+    const server = await startServer([
+      reply().tool("Bash", { command: "touch made" }),
+      reply().text("Made."),
+    ]);
+    const cwd = workspace();
+    const result = await run(
+      [
+        "-p",
+        "make it",
+        "--trust",
+        "--sandbox",
+        "disabled",
+        "--approve-mcps",
+        "--model",
+        "auto",
+        "-f",
+        "--output-format",
+        "json",
+      ],
+      serverEnv(server),
+      cwd,
+    );
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ result: "Made." });
+    expect((server.requests[0]!.body as { model: string }).model).toBe("claude-sonnet-5-5");
+    expect(existsSync(join(cwd, "made"))).toBe(true);
+  });
+
   test("--new-session-id names the new session; anything but a UUIDv4 is the reference's error, exit 1", async () => {
     const server = await startServer([reply().text("Hi.")]);
     const id = "0b5c2a6e-3f1d-4c8e-9a7b-1d2e3f4a5b6c";
@@ -130,11 +203,78 @@ describe("reference CLI flags", () => {
     expect(bad.stdout).toBe("");
   });
 
-  test("--list-models lists the models and exits, with no model call", async () => {
+  test("cairn models / --list-models: `<id> - <name>` lines with (default) and (current); cairn models --prices keeps the table", async () => {
     const server = await startServer([]);
-    const listed = await run(["--list-models"], serverEnv(server));
-    expect(listed.code).toBe(0);
-    expect(listed.stdout).toContain("claude-");
+    for (const args of [["models"], ["--list-models"]]) {
+      const listed = await run(args, serverEnv(server));
+      expect(listed.code).toBe(0);
+      const lines = listed.stdout.split("\n").filter((line) => / - /.test(line));
+      expect(lines[0]).toBe("auto - Auto (default)");
+      expect(lines).toContain("claude-sonnet-5-5 - Claude Sonnet 5.5 (current)");
+      for (const line of lines) expect(line).toMatch(/^[A-Za-z0-9._-]+ - \S.*$/);
+    }
+    const prices = await run(["models", "--prices"], serverEnv(server));
+    expect(prices.stdout).toMatch(/^MODEL +NAME +CONTEXT/m);
     expect(server.requests).toHaveLength(0);
+  });
+
+  test("a model of another provider is listed under an id without a slash (ollama/qwen3 → ollama-qwen3), which runs it", async () => {
+    const server = await startServer([reply().text("From Ollama.")]);
+    const env = cleanEnv({ CAIRN_MODEL: "ollama/qwen3", OLLAMA_BASE_URL: `${server.url}/v1` });
+    const listed = await run(["models"], env);
+    expect(listed.stdout).toContain("\nollama-qwen3 - qwen3 (Ollama) (current)\n");
+    const ran = await run(
+      ["-p", "hi", "--model", "ollama-qwen3", "--output-format", "json"],
+      cleanEnv({
+        OLLAMA_BASE_URL: `${server.url}/v1`,
+      }),
+    );
+    expect(ran.code).toBe(0);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ result: "From Ollama." });
+    expect((server.requests[0]!.body as { model: string }).model).toBe("qwen3");
+  });
+});
+
+describe("every id cairn models lists is accepted by --model as it is", () => {
+  test("each listed id runs a prompt against the scripted server", { timeout: 120_000 }, async () => {
+    const lister = await startServer([]);
+    const listed = await run(["models"], serverEnv(lister));
+    const ids = listed.stdout
+      .split("\n")
+      .filter((line) => / - /.test(line))
+      .map((line) => line.slice(0, line.indexOf(" - ")));
+    expect(ids.length).toBeGreaterThan(20);
+    for (const id of ids) {
+      const server = await startServer([reply().text(`Answered by ${id}.`)]);
+      const env = { ...serverEnv(server), OPENAI_API_KEY: "test", OPENAI_BASE_URL: `${server.url}/v1` };
+      const result = await run(["-p", "hi", "--model", id, "--output-format", "json"], env);
+      expect({ id, code: result.code }).toEqual({ id, code: 0 });
+      expect(JSON.parse(result.stdout)).toMatchObject({ result: `Answered by ${id}.` });
+      // `auto` stands for the default model; every other id is the very model sent.
+      const sent = (server.requests[0]!.body as { model: string }).model;
+      expect(sent).toBe(id === "auto" ? "claude-sonnet-5-5" : id);
+    }
+  });
+});
+
+describe("the reference CLI's flags cairn does not have", () => {
+  test("each fails at once (exit 2) with one line naming it and what to do instead", async () => {
+    const server = await startServer([reply().text("never")]);
+    for (const args of [["--auto-review"], ["--worktree", "x"], ["--endpoint=https://x"], ["-n", "name"]]) {
+      const result = await run(["-p", "hi", "--model", MODEL, ...args], serverEnv(server));
+      expect(result.code).toBe(2);
+      const flag = args[0]!.split("=")[0]!;
+      expect(result.stderr).toMatch(
+        new RegExp(`^cairn: ${flag} is a flag of the reference CLI that cairn does not have: [^\\n]+\\n$`),
+      );
+      expect(result.stdout).toBe("");
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  test("set-channel says how cairn's releases are chosen (exit 1)", async () => {
+    const result = await run(["set-channel", "lab"], cleanEnv());
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^cairn: cairn has no release channels: npm's dist-tags/);
   });
 });

@@ -28,9 +28,14 @@ describe("print-mode permissions", () => {
     expect(run.code).toBe(0);
     expect(existsSync(join(run.dir, "marker"))).toBe(false);
     const [call] = completed(run.events);
+    const reason = expect.stringMatching(/touch.*--force|--force.*touch/s);
+    // The reference CLI's `rejected` comes with `error` (its ACP adapters act on it).
     expect(toolResult(call!)).toEqual({
-      error: { message: expect.stringMatching(/touch.*--force|--force.*touch/s) },
+      error: { message: reason },
+      rejected: { command: "touch marker", reason },
     });
+    const result = toolResult(call!) as { error: { message: string }; rejected: { reason: string } };
+    expect(result.rejected.reason).toBe(result.error.message);
     const sent = JSON.stringify(run.server.requests[1]!.body);
     expect(sent).toContain("denied");
   });
@@ -71,7 +76,10 @@ describe("print-mode permissions", () => {
     expect(readFileSync(join(run.dir, "notes.txt"), "utf8")).toBe("ok\n");
     expect(existsSync(join(run.dir, ".git/hooks/pre-commit"))).toBe(false);
     const results = completed(run.events).map(toolResult);
-    expect(results[1]).toEqual({ error: { message: expect.stringContaining(".git/hooks") } });
+    expect(results[1]).toEqual({
+      error: { message: expect.stringContaining(".git/hooks") },
+      rejected: { path: ".git/hooks/pre-commit", reason: expect.stringContaining(".git/hooks") },
+    });
   });
 
   test("a write outside the workspace is refused", async () => {
@@ -151,14 +159,33 @@ describe("sessions from the CLI", () => {
     expect((server.requests[1]!.body as { messages: unknown[] }).messages).toHaveLength(5);
   });
 
-  test("an unknown session id is an error naming it (exit 1), with nothing on stdout", async () => {
+  test("--resume of an unknown id starts a new session under that id (exit 0, one note), as the reference CLI", async () => {
+    const id = "00000000-0000-4000-8000-000000000000";
+    const run = await runCli({
+      steps: [reply().text("Fresh start."), reply().text("Remembered.")],
+      args: ["--output-format", "json", "--resume", id],
+    });
+    expect(run.code).toBe(0);
+    expect(run.events[0]).toMatchObject({ session_id: id, result: "Fresh start." });
+    expect(run.stderr).toBe(`cairn: session ${id} not found; starting a new session under that id.\n`);
+    // The session now exists: the next --resume continues it, silently.
+    const again = spawnCli(["-p", "Again", "--model", MODEL, "--output-format", "json", "--resume", id], {
+      cwd: run.dir,
+      env: serverEnv(run.server),
+    });
+    expect((await again.exited).code).toBe(0);
+    expect(again.out.stderr).toBe("");
+    expect(JSON.stringify(run.server.requests[1]!.body)).toContain("Fresh start.");
+  });
+
+  test('--fork-session of an unknown id is an error saying "session <id> not found" (exit 1)', async () => {
     const run = await runCli({
       steps: [],
-      args: ["--output-format", "json", "--resume", "00000000-0000-4000-8000-000000000000"],
+      args: ["--resume", "00000000-0000-4000-8000-00000000f0f0", "--fork-session"],
     });
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toMatch(/^cairn: .*00000000-0000-4000-8000-000000000000.*\n$/);
+    expect(run.stderr).toMatch(/^cairn: session 00000000-0000-4000-8000-00000000f0f0 not found \(.*\n$/);
   });
 
   test("cairn ls lists the directory's sessions with their first prompt", async () => {

@@ -71,6 +71,7 @@ describe("MCP servers in print mode", () => {
     const [write, read] = completed(run.events).map(fn);
     expect(write!.result).toEqual({
       error: { message: expect.stringContaining("mcp__fixture__write_note") },
+      rejected: { reason: expect.stringContaining("mcp__fixture__write_note") },
     });
     expect(read!.result).toMatchObject({ success: { content: expect.stringMatching(/^note: /) } });
     const result = ofType(run.events, "result")[0];

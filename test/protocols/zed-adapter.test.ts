@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
-import { initialize, startAgent, textPrompt } from "../acp/helpers.js";
+import { initialize, promptEndsWith, startAgent } from "../acp/helpers.js";
 import { CLI, serverEnv, startServer, workspace } from "../conformance/pm/helpers.js";
 
 const ADAPTER = fileURLToPath(
@@ -37,13 +37,8 @@ describe("Zed's claude-agent-acp adapter runs on cairn", () => {
     expect(init.protocolVersion).toBe(1);
     const session = await agent.connection.newSession({ cwd, mcpServers: [] });
 
-    const first = await agent.connection.prompt(textPrompt(session.sessionId, "Say something"));
-    expect(first.stopReason).toBe("end_turn");
-    expect(agent.client.text("agent_message_chunk")).toContain("First answer.");
-
-    agent.client.clear();
-    const second = await agent.connection.prompt(textPrompt(session.sessionId, "Touch the marker"));
-    expect(second.stopReason).toBe("end_turn");
+    await promptEndsWith(agent, session.sessionId, "Say something", "First answer.");
+    await promptEndsWith(agent, session.sessionId, "Touch the marker");
     expect(agent.client.permissionRequests).toHaveLength(1);
     expect(existsSync(join(cwd, "approved-marker"))).toBe(true);
     // Both prompts went to cairn in one conversation: the second request carries the first answer.

@@ -247,7 +247,7 @@ describe("resume, continue, fork", () => {
     });
     const failure = q.next();
     await expect(failure).rejects.toThrow(SessionNotFoundError);
-    await expect(failure).rejects.toThrow(/No session with id "4f1c2d3e-0000-4000-8000-000000000000"/);
+    await expect(failure).rejects.toThrow(/session 4f1c2d3e-0000-4000-8000-000000000000 not found/);
     await expect(q.next()).resolves.toEqual({ done: true, value: undefined });
     expect(server.requests).toHaveLength(0);
     expect(transcripts()).toEqual([]);

@@ -166,7 +166,10 @@ describe("a toy tool is handled by what it declares, with no other edit", () => 
       function: {
         name: "Gadget",
         arguments: '{"x":"go"}',
-        result: { error: { message: expect.stringContaining("Gadget needs approval") } },
+        result: {
+          error: { message: expect.stringContaining("Gadget needs approval") },
+          rejected: { reason: expect.stringContaining("Gadget needs approval") },
+        },
       },
     });
     expect(completed.get("toolu_cat")).toEqual({

@@ -27,6 +27,8 @@ describe("Edit", () => {
       linesRemoved: 1,
       replacements: 1,
       diffString: "@@ -2,1 +2,2 @@\n-const b = 2;\n+const b = 20;\n+const bb = 21;\n",
+      beforeFullFileContent: expect.stringContaining("const b = 2;\n"),
+      afterFullFileContent: expect.stringContaining("const b = 20;\nconst bb = 21;\n"),
     });
   });
 

@@ -18,6 +18,7 @@ describe("Read", () => {
       exceededLimit: false,
       totalLines: 3,
       totalChars: 18,
+      fileSize: 18,
       startLine: 1,
       endLine: 3,
     });

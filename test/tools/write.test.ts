@@ -14,7 +14,14 @@ describe("Write", () => {
     const file = path.join(dir, "deep/er/new.txt");
     expect(out.isError).toBe(false);
     expect(out.content).toBe(`File created successfully at: ${file}`);
-    expect(out.data).toEqual({ path: file, linesCreated: 2, fileSize: 8, created: true });
+    expect(out.data).toEqual({
+      path: file,
+      linesCreated: 2,
+      fileSize: 8,
+      created: true,
+      beforeFullFileContent: "",
+      afterFullFileContent: "one\ntwo\n",
+    });
     expect(await readFile(file, "utf8")).toBe("one\ntwo\n");
   });
 
@@ -24,7 +31,14 @@ describe("Write", () => {
     await writeFile(file, "old");
     const out = await writeTool.execute({ file_path: file, content: "né" }, context(dir));
     expect(out.content).toBe(`File overwritten successfully at: ${file}`);
-    expect(out.data).toEqual({ path: file, linesCreated: 1, fileSize: 3, created: false });
+    expect(out.data).toEqual({
+      path: file,
+      linesCreated: 1,
+      fileSize: 3,
+      created: false,
+      beforeFullFileContent: "old",
+      afterFullFileContent: "né",
+    });
     expect(await readFile(file, "utf8")).toBe("né");
   });
 

@@ -13,12 +13,17 @@ export function projectionFor(
   format: OutputFormat,
   streamPartialOutput: boolean,
   tools: readonly ToolDeclaration[],
+  reference: { fullPayloads?: boolean; thinking?: boolean } = {},
 ): Projection {
   switch (format) {
     case "json":
       return jsonProjection();
     case "stream-json":
-      return streamJsonProjection({ partial: streamPartialOutput, payloads: payloadsOf(tools) });
+      return streamJsonProjection({
+        partial: streamPartialOutput,
+        payloads: payloadsOf(tools),
+        ...reference,
+      });
     case "text":
       return textProjection();
   }

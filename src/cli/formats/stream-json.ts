@@ -1,4 +1,5 @@
 import type { EngineEvent, RunStartEvent } from "../../engine/events.js";
+import type { ModelStreamEvent } from "../../engine/messages.js";
 import { type AssistantLines, assistantLines } from "./assistant-lines.js";
 import { resultObject } from "./result-line.js";
 import type { Fields } from "./tool-kinds.js";
@@ -23,14 +24,18 @@ function customized(event: RunStartEvent): boolean {
  *
  * Deterministic: every timestamp comes from the events themselves, never from a clock. Tool calls
  * are shown by the payload shape their tool declares (`payloads`, from the run's tool list).
+ * `fullPayloads` adds the reference CLI's further payload fields; `thinking` prints the reference's
+ * `thinking` delta/completed events (both opt-in: the contract prints neither, PM-3, PM-24, PM-25).
  */
-export function streamJsonProjection(options: { partial: boolean; payloads: ToolPayloads }): Projection {
+export function streamJsonProjection(options: StreamJsonOptions): Projection {
   let start: RunStartEvent | undefined;
   let lines: AssistantLines = assistantLines("");
   let segment = "";
   let modelCallId = "";
   /** Started payloads by call id, so the completed event repeats the very same args (PM-23). */
   const started = new Map<string, Fields>();
+  /** Indexes of the open thinking blocks of the current model call (`thinking`). */
+  const thinkingBlocks = new Set<number>();
 
   const line = (value: Fields) => `${JSON.stringify(value)}\n`;
   const sessionId = () => start?.sessionId ?? "";
@@ -74,13 +79,18 @@ export function streamJsonProjection(options: { partial: boolean; payloads: Tool
           );
         case "model_call_start":
           modelCallId = modelCallIdFor(sessionId(), event.turn);
+          thinkingBlocks.clear();
           return "";
         case "model_call_end":
           if (event.requestId) modelCallId = modelCallIdFor(event.requestId, event.turn);
           return "";
         case "stream": {
           const raw = event.event;
-          // Only text: thinking is never printed (PM-3), tool input arrives whole with tool_call.
+          if (options.thinking) {
+            const thought = thinkingLine(raw, thinkingBlocks, sessionId(), event.receivedAt);
+            if (thought) return line(thought);
+          }
+          // Only text: thinking is not printed unless asked (PM-3), tool input arrives whole with tool_call.
           if (raw.type !== "content_block_delta" || raw.delta.type !== "text_delta") return "";
           const text = raw.delta.text;
           if (text === "") return "";
@@ -117,7 +127,7 @@ export function streamJsonProjection(options: { partial: boolean; payloads: Tool
             type: "tool_call",
             subtype: "completed",
             call_id: event.toolUseId,
-            tool_call: completedToolCall(payload, toolCall, event.outcome),
+            tool_call: completedToolCall(payload, toolCall, event.outcome, options.fullPayloads === true),
             session_id: sessionId(),
           });
         }
@@ -142,6 +152,38 @@ export function streamJsonProjection(options: { partial: boolean; payloads: Tool
       }
     },
   };
+}
+
+export type StreamJsonOptions = {
+  partial: boolean;
+  payloads: ToolPayloads;
+  fullPayloads?: boolean;
+  thinking?: boolean;
+};
+
+/**
+ * The reference CLI's observed thinking events: `{type: "thinking", subtype: "delta", text,
+ * session_id, timestamp_ms}` per thinking delta, `{type: "thinking", subtype: "completed",
+ * session_id, timestamp_ms}` when the thinking block ends; undefined for any other stream event.
+ */
+function thinkingLine(
+  raw: ModelStreamEvent,
+  open: Set<number>,
+  sessionId: string,
+  at: number,
+): Fields | undefined {
+  if (raw.type === "content_block_start" && raw.content_block.type === "thinking") open.add(raw.index);
+  if (raw.type === "content_block_delta" && raw.delta.type === "thinking_delta" && raw.delta.thinking !== "")
+    return {
+      type: "thinking",
+      subtype: "delta",
+      text: raw.delta.thinking,
+      session_id: sessionId,
+      timestamp_ms: at,
+    };
+  if (raw.type === "content_block_stop" && open.delete(raw.index))
+    return { type: "thinking", subtype: "completed", session_id: sessionId, timestamp_ms: at };
+  return undefined;
 }
 
 /**

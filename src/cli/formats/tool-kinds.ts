@@ -19,7 +19,14 @@ export type ToolKindSpec = {
   /** `toolCallId` is the call's id; `cwd` the session's working directory. */
   args(input: Fields, toolCallId: string, cwd: string): Fields;
   success(data: Fields): Fields;
+  /**
+   * With `--tool-payloads full`: the reference CLI's further observed fields, appended to `success`
+   * (off by default, so the contract's payloads stay exactly as published: PM-24, PM-25).
+   */
+  full?(data: Fields): Fields;
 };
+
+const FULL_CONTENTS = ["beforeFullFileContent", "afterFullFileContent"] as const;
 
 /** Keeps the listed keys, in that order, leaving out those the source lacks. */
 function pick(source: Fields, keys: readonly string[]): Fields {
@@ -67,6 +74,12 @@ export const TOOL_KINDS: Readonly<Record<ToolPayload, ToolKindSpec>> = {
     key: "readToolCall",
     args: (input) => rename(input, { file_path: "path", offset: "offset", limit: "limit" }),
     success: (data) => pick(data, ["content", "isEmpty", "exceededLimit", "totalLines", "totalChars"]),
+    full: (data) => ({
+      ...pick(data, ["fileSize", "path"]),
+      ...(typeof data.startLine === "number"
+        ? { readRange: { startLine: data.startLine, endLine: data.endLine } }
+        : {}),
+    }),
   },
   write: {
     key: "writeToolCall",
@@ -75,6 +88,7 @@ export const TOOL_KINDS: Readonly<Record<ToolPayload, ToolKindSpec>> = {
       toolCallId,
     }),
     success: (data) => pick(data, ["path", "linesCreated", "fileSize"]),
+    full: (data) => pick(data, FULL_CONTENTS),
   },
   edit: {
     key: "editToolCall",
@@ -84,6 +98,7 @@ export const TOOL_KINDS: Readonly<Record<ToolPayload, ToolKindSpec>> = {
       toolCallId,
     }),
     success: (data) => pick(data, ["path", "linesAdded", "linesRemoved", "diffString", "replacements"]),
+    full: (data) => pick(data, FULL_CONTENTS),
   },
   shell: {
     key: "shellToolCall",
@@ -99,6 +114,7 @@ export const TOOL_KINDS: Readonly<Record<ToolPayload, ToolKindSpec>> = {
       ...shellExit(data),
       ...pick(data, ["stdout", "stderr", "executionTime"]),
     }),
+    full: (data) => pick(data, ["interleavedOutput"]),
   },
   grep: {
     key: "grepToolCall",

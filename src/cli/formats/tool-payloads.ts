@@ -14,7 +14,8 @@ export function payloadsOf(tools: readonly ToolDeclaration[]): ToolPayloads {
  * tool declaring a payload shape (tool-kinds.ts), `{ "function": { name, arguments } }` with the
  * input as a JSON string for any other tool (PM-26). The completed event repeats the started event's
  * args and adds `result`: `{ success: {...} }`, or `{ error: { message } }` when the tool failed, was
- * refused or never ran (PM-27).
+ * refused or never ran (PM-27). A refused call also carries the reference CLI's `rejected: { command
+ * | path, reason }` (its ACP adapters ask the editor, and retry, only when they see it).
  */
 export function startedToolCall(
   payload: ToolPayload | undefined,
@@ -28,16 +29,32 @@ export function startedToolCall(
   return { [spec.key]: { args: spec.args(input, toolCallId, cwd) } };
 }
 
-/** `started` is the started event's `tool_call`, so both events carry the very same args (PM-23). */
+/**
+ * `started` is the started event's `tool_call`, so both events carry the very same args (PM-23).
+ * `full`: `success` also gets the kind's further fields (tool-kinds.ts, `--tool-payloads full`).
+ */
 export function completedToolCall(
   payload: ToolPayload | undefined,
   started: Fields,
   outcome: ToolOutcome,
+  full = false,
 ): Fields {
   const [key, call] = Object.entries(started)[0] as [string, Fields];
   let result: Fields;
-  if (outcome.isError) result = { error: { message: outcome.content } };
-  else if (payload) result = { success: TOOL_KINDS[payload].success(outcome.data ?? {}) };
-  else result = { success: { content: outcome.content } };
+  if (outcome.isError) {
+    result = { error: { message: outcome.content } };
+    if (outcome.errorKind === "denied") result.rejected = rejection(call.args as Fields, outcome.content);
+  } else if (payload) {
+    const spec = TOOL_KINDS[payload];
+    const data = outcome.data ?? {};
+    result = { success: { ...spec.success(data), ...(full && spec.full ? spec.full(data) : {}) } };
+  } else result = { success: { content: outcome.content } };
   return { [key]: { ...call, result } };
+}
+
+/** What was refused: the command line of a shell call, else the path the call named; and why. */
+function rejection(args: Fields | undefined, reason: string): Fields {
+  if (typeof args?.command === "string") return { command: args.command, reason };
+  const path = args?.path ?? args?.targetDirectory;
+  return typeof path === "string" ? { path, reason } : { reason };
 }

@@ -1,0 +1,68 @@
+import { describe, expect, test } from "vitest";
+import { reply } from "../../src/testing/index.js";
+import { cleanEnv, serverEnv, spawnCli, startServer, workspace } from "../conformance/pm/helpers.js";
+
+/** `-H/--header "Name: Value"` as the reference CLI takes it: on every model request, whatever the wire. */
+describe("-H / --header", () => {
+  const wires = [
+    { wire: "Anthropic Messages", model: "anthropic/claude-sonnet-5-5", extra: [] as string[] },
+    { wire: "OpenAI Responses", model: "openai/gpt-5.4", extra: [] as string[] },
+    { wire: "OpenAI Chat (a compatible server)", model: "openai-compatible/any", extra: ["--base-url"] },
+  ];
+  for (const { wire, model, extra } of wires) {
+    test(`every ${wire} request carries the headers`, async () => {
+      const server = await startServer([
+        reply().tool("Read", { file_path: "a.txt" }),
+        reply().text("Read it."),
+      ]);
+      const env = { ...serverEnv(server), OPENAI_API_KEY: "test", OPENAI_BASE_URL: `${server.url}/v1` };
+      const cli = spawnCli(
+        [
+          "-p",
+          "Read a.txt",
+          "--model",
+          model,
+          ...extra.flatMap((flag) => [flag, `${server.url}/v1`]),
+          "-H",
+          "X-Team: blue",
+          "--header",
+          "X-Trace-Id:  abc123 ",
+        ],
+        { cwd: workspace({ "a.txt": "a\n" }), env },
+      );
+      expect((await cli.exited).code).toBe(0);
+      expect(cli.out.stdout).toBe("Read it.\n");
+      expect(server.requests).toHaveLength(2);
+      for (const request of server.requests) {
+        expect(request.headers["x-team"]).toBe("blue");
+        expect(request.headers["x-trace-id"]).toBe("abc123");
+      }
+    });
+  }
+
+  test("a header that is not `Name: Value` is a one-line usage error (exit 2) before anything runs", async () => {
+    const server = await startServer([reply().text("never")]);
+    for (const bad of ["no-colon", ": value", "Bad Name: x"]) {
+      const cli = spawnCli(["-p", "hi", "-H", bad], { cwd: workspace(), env: serverEnv(server) });
+      expect((await cli.exited).code).toBe(2);
+      expect(cli.out.stderr).toBe(`cairn: --header takes "Name: Value", got "${bad}" (see cairn --help)\n`);
+      expect(cli.out.stdout).toBe("");
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  test("a model that makes no HTTP request says once that the headers are not sent", async () => {
+    const dir = workspace({
+      "scenario.json": JSON.stringify({
+        version: 1,
+        steps: [{ content: [{ type: "text", text: "Replayed." }] }],
+      }),
+    });
+    const cli = spawnCli(["-p", "hi", "--model", "replay:scenario.json", "-H", "X-Team: blue"], {
+      cwd: dir,
+      env: cleanEnv(),
+    });
+    expect((await cli.exited).code).toBe(0);
+    expect(cli.out.stderr).toContain("extra headers (--header) are not sent: replay:scenario.json");
+  });
+});
