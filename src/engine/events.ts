@@ -5,6 +5,7 @@ import type {
   AssistantContentBlock,
   ConversationMessage,
   ModelStreamEvent,
+  PromptBlock,
   StopReason,
   StreamedMessage,
   Usage,
@@ -84,6 +85,8 @@ export type RunStartEvent = {
   mcpServers?: { name: string; status: string }[];
   /** The user's prompt for this run. */
   prompt: string;
+  /** The prompt as sent when it holds images or documents (`prompt` is its text). */
+  promptContent?: PromptBlock[];
   startedAt: number;
 };
 

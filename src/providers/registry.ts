@@ -1,5 +1,5 @@
 import { basename, resolve } from "node:path";
-import { displayNameFor, findModel } from "./catalog.js";
+import { displayNameFor, findModel, mediaInputFor } from "./catalog.js";
 import { type ModelNameSettings, nonEmpty, resolveModelName } from "./model-names.js";
 import { COMPAT_SERVERS } from "./openai-compat.js";
 import { ConfigError, type ModelProvider } from "./types.js";
@@ -94,6 +94,7 @@ async function resolveAnthropic(
       apiKeySource,
       ...(baseURL ? { baseURL } : {}),
       ...(settings.promptCaching ? { promptCaching: true } : {}),
+      mediaInput: mediaInputFor(id, "anthropic"),
     }),
   };
 }
@@ -120,6 +121,7 @@ async function resolveOpenAI(
       ...(organization ? { organization } : {}),
       ...(project ? { project } : {}),
       reasoningSummaries: entry?.reasoning ?? false,
+      mediaInput: mediaInputFor(id, "openai"),
     }),
   };
 }

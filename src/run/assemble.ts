@@ -4,7 +4,7 @@ import type { CompactionHooks } from "../engine/compaction.js";
 import { buildSystemPrompt } from "../engine/context.js";
 import { DEFAULT_CONTEXT_WINDOW } from "../engine/context-meter.js";
 import type { LoopOptions } from "../engine/loop.js";
-import type { ConversationMessage } from "../engine/messages.js";
+import type { ConversationMessage, PromptBlock } from "../engine/messages.js";
 import type { EffortLevel, ThinkingSetting } from "../engine/provider.js";
 import { type RetryPolicy, retryPolicyFromEnv } from "../engine/retry.js";
 import type { CanUseTool } from "../engine/tool-runner.js";
@@ -134,6 +134,8 @@ export type AssembledRun = {
 
 export type TurnSpec = {
   prompt: string;
+  /** The prompt as blocks when it holds images or documents (LoopOptions.promptContent). */
+  promptContent?: PromptBlock[];
   signal: AbortSignal;
   sessionId: string;
   /** Conversation so far; the engine appends to it. */
@@ -273,6 +275,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         tools: turn.extraTools ? [...tools, ...turn.extraTools] : tools,
         history: turn.history,
         prompt: turn.prompt,
+        ...(turn.promptContent ? { promptContent: turn.promptContent } : {}),
         signal: turn.signal,
         env: toolEnv,
         ...(sandbox ? { sandbox } : {}),

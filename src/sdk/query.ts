@@ -27,6 +27,7 @@ import {
 } from "./options.js";
 import { SdkPermissions } from "./permissions.js";
 import { createSdkProjection, hookMessages, type SdkProjection, type SdkRunEnd } from "./project.js";
+import { type UserPrompt, userPrompt } from "./prompt-content.js";
 import {
   compileOutputFormat,
   MAX_STRUCTURED_OUTPUT_RETRIES,
@@ -348,7 +349,7 @@ class QueryRun implements Query {
     else userSignal?.addEventListener("abort", onUserAbort, { once: true });
     try {
       if (typeof this.prompt === "string") {
-        yield* this.turn(this.prompt);
+        yield* this.turn({ text: this.prompt });
         yield* this.endSession();
         return;
       }
@@ -362,7 +363,7 @@ class QueryRun implements Query {
             exhausted = true;
             break;
           }
-          yield* this.turn(promptText(next.value));
+          yield* this.turn(promptOf(next.value), next.value.uuid);
         }
         if (exhausted) yield* this.endSession();
       } finally {
@@ -388,7 +389,7 @@ class QueryRun implements Query {
    * is asked again (in the same conversation) until the retries run out; the turn still has one
    * `system`/`init` and one `result`, with the runs' numbers added up.
    */
-  private async *turn(prompt: string): AsyncGenerator<SDKMessage, void> {
+  private async *turn(prompt: UserPrompt, userMessageId?: string): AsyncGenerator<SDKMessage, void> {
     const run = new AbortController();
     const onStop = () => run.abort(this.stop.signal.reason);
     if (this.stop.signal.aborted) onStop();
@@ -402,7 +403,7 @@ class QueryRun implements Query {
     const structured = this.structuredOutput?.();
     let combined: RunEndEvent | undefined;
     try {
-      let next: string | undefined = prompt;
+      let next: UserPrompt | undefined = prompt;
       while (next !== undefined) {
         const maxTurns =
           this.options.maxTurns === undefined ? undefined : this.options.maxTurns - (combined?.numTurns ?? 0);
@@ -417,7 +418,7 @@ class QueryRun implements Query {
         if (structured && !structured.accepted && !structured.exhausted && end.subtype === "success") {
           structured.missed();
           if (!structured.exhausted && (maxTurns === undefined || maxTurns - end.numTurns > 0)) {
-            next = STRUCTURED_OUTPUT_NUDGE;
+            next = { text: STRUCTURED_OUTPUT_NUDGE };
           }
         }
       }
@@ -433,7 +434,7 @@ class QueryRun implements Query {
    * `announce`, its `system`/`init`. Returns undefined when the query was closed mid-run.
    */
   private async *engineRun(
-    prompt: string,
+    prompt: UserPrompt,
     run: AbortController,
     projection: SdkProjection,
     structured: StructuredOutputRun | undefined,
@@ -457,7 +458,8 @@ class QueryRun implements Query {
     this.sessionStarted = true;
     const engine = runAgentLoop(
       assembled.loopOptions({
-        prompt,
+        prompt: prompt.text,
+        ...(prompt.content ? { promptContent: prompt.content } : {}),
         signal: run.signal,
         sessionId,
         transcriptPath: this.transcriptPath(sessionId),
@@ -826,25 +828,14 @@ function joinPrompt(prompt: string | string[]): string {
   return prompt.filter((part) => part !== SYSTEM_PROMPT_DYNAMIC_BOUNDARY).join("\n\n");
 }
 
-/** The text of a streaming-input user message (text content only, for now). */
-function promptText(message: SDKUserMessage): string {
+/** The prompt of a streaming-input user message: text, images and documents (src/sdk/prompt-content.ts). */
+function promptOf(message: SDKUserMessage): UserPrompt {
   if (!message || typeof message !== "object" || message.type !== "user" || !message.message) {
     throw new TypeError(
       'cairn query(): each message of the prompt iterable must be { type: "user", message: { role: "user", content } }.',
     );
   }
-  const { content } = message.message;
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content))
-    throw new TypeError("cairn query(): message.content must be a string or an array of blocks.");
-  return content
-    .map((block) => {
-      if (block?.type === "text" && typeof block.text === "string") return block.text;
-      throw new TypeError(
-        `cairn query(): content blocks of type "${String(block?.type)}" are not supported in prompts yet; send text.`,
-      );
-    })
-    .join("\n\n");
+  return userPrompt(message.message.content, "cairn query(): message");
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
