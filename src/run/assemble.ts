@@ -21,6 +21,7 @@ import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
 import { stopRunProcesses } from "../tools/run-processes.js";
 import type { Tool, ToolDeclaration } from "../tools/types.js";
+import { type BeforeFileChange, withFileCheckpoints } from "./file-checkpoints.js";
 import { type RunModel, resolveRunModel } from "./model.js";
 import { buildPermissionGate, type PermissionSetup } from "./permissions.js";
 
@@ -155,6 +156,8 @@ export type TurnSpec = {
   thinking?: ThinkingSetting;
   /** Over the spec's budget (what is left of a query's budget after its earlier turns). */
   maxBudgetUsd?: number;
+  /** Called before a tool changes a file it declares (SDK `enableFileCheckpointing`). */
+  beforeFileChange?: BeforeFileChange;
 };
 
 export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
@@ -272,7 +275,10 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         providerModel: chosen.providerModel,
         priceUsage: chosen.priceUsage,
         system,
-        tools: turn.extraTools ? [...tools, ...turn.extraTools] : tools,
+        tools: withFileCheckpoints(
+          turn.extraTools ? [...tools, ...turn.extraTools] : tools,
+          turn.beforeFileChange,
+        ),
         history: turn.history,
         prompt: turn.prompt,
         ...(turn.promptContent ? { promptContent: turn.promptContent } : {}),

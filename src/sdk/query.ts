@@ -12,11 +12,13 @@ import { MODEL_CATALOG } from "../providers/catalog.js";
 import { type AssembledRun, assembleRun, type RunSpec, resolveModelFor } from "../run/assemble.js";
 import type { RunModel } from "../run/model.js";
 import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
+import type { RewindFilesResult } from "../sessions/checkpoints.js";
 import { type OpenedSession, openSession } from "../sessions/open-session.js";
 import { SessionStore, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
 import { SessionWriteError } from "../sessions/writer.js";
 import { builtinTools } from "../tools/index.js";
 import type { Tool } from "../tools/types.js";
+import { QueryFileCheckpoints } from "./file-checkpointing.js";
 import type { PermissionMode, SDKInformationalMessage, SDKMessage, SDKUserMessage } from "./messages.js";
 import {
   InvalidOptionsError,
@@ -112,6 +114,12 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
    * were added and removed and which failed to start.
    */
   setMcpServers(servers: Record<string, McpServerConfig>): Promise<McpSetServersResult>;
+  /**
+   * With `enableFileCheckpointing`: puts the files Write and Edit changed back as they were when the
+   * user message `userMessageId` (its `uuid`) was sent — changed files restored, created ones removed.
+   * `dryRun` only reports what would change. Bash's changes are not tracked (docs/multimodal.md).
+   */
+  rewindFiles(userMessageId: string, options?: { dryRun?: boolean }): Promise<RewindFilesResult>;
 }
 
 export type McpSetServersResult = { added: string[]; removed: string[]; errors: Record<string, string> };
@@ -191,6 +199,9 @@ class QueryRun implements Query {
   private sessionEnded = false;
   /** SessionStart fires with the query's first engine run. */
   private sessionStarted = false;
+  private readonly fileCheckpoints: QueryFileCheckpoints;
+  /** The user message of the running turn (its `uuid`, or one given to it): its file checkpoint. */
+  private userMessageId: string | undefined;
 
   constructor(
     private readonly prompt: string | AsyncIterable<SDKUserMessage>,
@@ -200,6 +211,9 @@ class QueryRun implements Query {
   ) {
     this.newSessionId = options.sessionId ?? randomUUID();
     this.permissions = new SdkPermissions(options);
+    this.fileCheckpoints = new QueryFileCheckpoints(options.enableFileCheckpointing === true, (id) =>
+      this.transcriptPath(id),
+    );
     this.generator = this.drive();
   }
 
@@ -331,6 +345,12 @@ class QueryRun implements Query {
     return result;
   }
 
+  rewindFiles(userMessageId: string, options?: { dryRun?: boolean }): Promise<RewindFilesResult> {
+    // Before any turn, a resumed session's checkpoints (a fork starts without any).
+    const sessionId = this.session?.sessionId ?? (this.options.forkSession ? undefined : this.options.resume);
+    return this.fileCheckpoints.rewind(sessionId, userMessageId, options);
+  }
+
   /** The tool list changed: tools, system prompt and gate are worked out again for the next turn. */
   private async toolsChanged(assembled: AssembledRun): Promise<void> {
     await assembled.refreshTools();
@@ -390,6 +410,7 @@ class QueryRun implements Query {
    * `system`/`init` and one `result`, with the runs' numbers added up.
    */
   private async *turn(prompt: UserPrompt, userMessageId?: string): AsyncGenerator<SDKMessage, void> {
+    this.userMessageId = userMessageId ?? randomUUID();
     const run = new AbortController();
     const onStop = () => run.abort(this.stop.signal.reason);
     if (this.stop.signal.aborted) onStop();
@@ -455,6 +476,7 @@ class QueryRun implements Query {
     let writer = session?.writer;
     const sessionId = session?.sessionId ?? this.newSessionId;
     const sessionStart = this.sessionStarted ? undefined : this.history.length > 0 ? "resume" : "startup";
+    const beforeFileChange = this.fileCheckpoints.begin(sessionId, this.userMessageId ?? randomUUID());
     this.sessionStarted = true;
     const engine = runAgentLoop(
       assembled.loopOptions({
@@ -471,6 +493,7 @@ class QueryRun implements Query {
         ...(structured ? { extraTools: [structured.tool] } : {}),
         ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
         ...(this.thinking ? { thinking: this.thinking } : {}),
+        ...(beforeFileChange ? { beforeFileChange } : {}),
         // The budget is the query's: a later turn gets what the earlier ones left.
         ...(this.options.maxBudgetUsd !== undefined && this.spentUsd !== undefined
           ? { maxBudgetUsd: Math.max(0, this.options.maxBudgetUsd - this.spentUsd) }
