@@ -135,7 +135,8 @@ function buildOptions(
 ): Options {
   const options: Options = { ...fromArgs, ...initializeOptions(init) };
   // The SDK's `enableFileCheckpointing` reaches its CLI as this variable.
-  if (process.env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING === "true") options.enableFileCheckpointing = true;
+  if (process.env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING === "true")
+    options.enableFileCheckpointing = true;
   const hostServers = Array.isArray(init.sdkMcpServers) ? (init.sdkMcpServers as string[]) : [];
   if (hostServers.length > 0) {
     options.mcpServers = {

@@ -18,7 +18,6 @@ import {
   addUsage,
   type ConversationMessage,
   emptyUsage,
-  isMediaBlock,
   type PromptBlock,
   type ToolResultBlock,
   type ToolUseBlock,
