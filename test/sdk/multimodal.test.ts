@@ -1,7 +1,8 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { query, type SDKUserMessage } from "../../src/index.js";
+import { SessionStore } from "../../src/sessions/store.js";
 import { type RecordedRequest, reply } from "../../src/testing/index.js";
 import { writeTinyLlama } from "../fixtures/tiny-llama.js";
 import { baseEnv, cleanUp, collect, envFor, result, startServer, users, workspace } from "./helpers.js";
@@ -128,6 +129,29 @@ describe("images and PDFs in prompts reach every wire in its own shape", () => {
       }),
     );
     expect(server.requests[0]!.media).toEqual([{ kind: "image", in: "prompt", url }]);
+  });
+});
+
+describe("sessions keep media", () => {
+  test("the transcript holds a prompt's image once, and a resumed session sends it again", async () => {
+    const server = await startServer([reply().text("A dot."), reply().text("Still a dot.")]);
+    const cwd = workspace();
+    const first = await collect(
+      query({
+        prompt: once(userMessage([{ type: "text", text: "What is this?" }, imageBlock])),
+        options: { cwd, env: envFor(server) },
+      }),
+    );
+    const sessionId = result(first).session_id;
+    const transcript = readFileSync(
+      new SessionStore({ env: envFor(server) }).dirFor(cwd) + `/${sessionId}.jsonl`,
+      "utf8",
+    );
+    expect(transcript.split(PNG).length - 1).toBe(1);
+    await collect(query({ prompt: "And now?", options: { cwd, env: envFor(server), resume: sessionId } }));
+    expect(server.requests[1]!.media).toEqual([
+      { kind: "image", in: "prompt", mediaType: "image/png", data: PNG },
+    ]);
   });
 });
 
