@@ -18,9 +18,20 @@ export function withFileCheckpoints(tools: Tool[], before: BeforeFileChange | un
       ...tool,
       async execute(input, ctx) {
         const access = paths(input);
-        if (!("uncheckable" in access)) {
-          for (const entry of access)
-            if (entry.access === "write") await before(resolve(ctx.cwd, entry.path));
+        const files = "uncheckable" in access ? [] : access.filter((entry) => entry.access === "write");
+        for (const entry of files) {
+          const file = resolve(ctx.cwd, entry.path);
+          try {
+            await before(file);
+          } catch (error) {
+            // A change that could not be rewound is not made: the file stays as it is.
+            return {
+              content: `The file checkpoint of ${file} could not be saved, so it was not changed: ${(error as Error).message}`,
+              isError: true,
+              errorKind: "failed",
+              durationMs: 0,
+            };
+          }
         }
         return tool.execute(input, ctx);
       },

@@ -390,6 +390,7 @@ export type SDKUserMessage = {
   /** Accepted on input for compatibility; ignored. */
   priority?: "now" | "next" | "later";
   timestamp?: string;
+  /** On input: names the message for `Query.rewindFiles()` (file checkpoints). */
   uuid?: UUID;
   session_id?: string;
 };

@@ -37,6 +37,8 @@ export class FileCheckpoints {
   private readonly index: Index;
   private readonly memory = new Map<string, Buffer>();
   private current: Checkpoint | undefined;
+  /** Why the index could not be written: every later change is refused with it (never an unrecorded change). */
+  private broken: Error | undefined;
 
   /** `dir`: where the checkpoints are kept (undefined: in memory). An existing index is read back (a resumed session). */
   constructor(private readonly dir: string | undefined) {
@@ -62,6 +64,7 @@ export class FileCheckpoints {
 
   /** Called before a tool changes `file` (absolute): its content is saved once per checkpoint. */
   async beforeChange(file: string): Promise<void> {
+    if (this.broken) throw this.broken;
     const checkpoint = this.current;
     if (!checkpoint || file in checkpoint.files) return;
     const content = await readFile(file).catch((error: NodeJS.ErrnoException) => {
@@ -70,6 +73,7 @@ export class FileCheckpoints {
     });
     checkpoint.files[file] = content === null ? null : await this.putBlob(content);
     this.save();
+    if (this.broken) throw this.broken;
   }
 
   /** Puts the files back as they were when `userMessageId` was sent; `dryRun` only reports. */
@@ -128,10 +132,14 @@ export class FileCheckpoints {
   /** Writes the index whole (small: paths and hashes), through a rename so a crash never leaves half of it. */
   private save(): void {
     if (!this.dir) return;
-    mkdirSync(this.dir, { recursive: true, mode: DIR_MODE });
-    const file = path.join(this.dir, "index.json");
-    writeFileSync(`${file}.tmp`, JSON.stringify(this.index), { mode: FILE_MODE });
-    renameSync(`${file}.tmp`, file);
+    try {
+      mkdirSync(this.dir, { recursive: true, mode: DIR_MODE });
+      const file = path.join(this.dir, "index.json");
+      writeFileSync(`${file}.tmp`, JSON.stringify(this.index), { mode: FILE_MODE });
+      renameSync(`${file}.tmp`, file);
+    } catch (error) {
+      this.broken = error as Error;
+    }
   }
 }
 

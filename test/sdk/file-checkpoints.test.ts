@@ -1,10 +1,11 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { type Options, query, type SDKUserMessage } from "../../src/index.js";
 import { SUPPORTED_OPTIONS, validateOptions } from "../../src/sdk/options.js";
+import { SessionStore } from "../../src/sessions/store.js";
 import { reply } from "../../src/testing/index.js";
-import { cleanUp, envFor, startServer, workspace } from "./helpers.js";
+import { cleanUp, collect, envFor, startServer, users, workspace } from "./helpers.js";
 
 afterEach(cleanUp);
 
@@ -134,6 +135,32 @@ describe("enableFileCheckpointing and Query.rewindFiles", () => {
       canRewind: false,
       error: expect.stringContaining("No file checkpoint for user message"),
     });
+  });
+
+  test("a checkpoint that cannot be saved refuses the change: the file is not written", async () => {
+    const server = await startServer([
+      reply().tool("Write", { file_path: "made.txt", content: "x" }),
+      reply().text("ok"),
+    ]);
+    const cwd = workspace();
+    const env = envFor(server);
+    const sessionId = "blocked-checkpoints";
+    // A file where the checkpoint directory would go.
+    const dir = new SessionStore({ env }).dirFor(cwd);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${sessionId}.checkpoints`), "in the way");
+    const messages = await collect(
+      query({
+        prompt: "Write made.txt",
+        options: { cwd, env, sessionId, permissionMode: "acceptEdits", enableFileCheckpointing: true },
+      }),
+    );
+    const toolResult = users(messages)[0]!.message.content[0] as { content: unknown; is_error?: boolean };
+    expect(toolResult.is_error).toBe(true);
+    expect(toolResult.content).toMatch(
+      /file checkpoint of .*made\.txt could not be saved, so it was not changed/,
+    );
+    expect(existsSync(join(cwd, "made.txt"))).toBe(false);
   });
 
   test("persistSession: false keeps the checkpoints in memory for the query", async () => {
