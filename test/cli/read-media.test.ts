@@ -16,7 +16,7 @@ const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
 describe("print mode: Read of an image", () => {
-  test("PM-23 the model gets the image; the stream-json readToolCall stays valid (no lines, no bytes on stdout)", async () => {
+  test("PM-24 the model gets the image; the stream-json readToolCall stays valid (no lines, no bytes on stdout)", async () => {
     const server = await startServer([
       reply().tool("Read", { file_path: "shot.png" }),
       reply().text("A red pixel."),
