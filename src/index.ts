@@ -50,11 +50,14 @@ export type {
   SDKAssistantMessageError,
   SDKCitationsDelta,
   SDKCompactBoundaryMessage,
+  SDKDocumentBlock,
   SDKHookProgressMessage,
   SDKHookResponseMessage,
   SDKHookStartedMessage,
+  SDKImageBlock,
   SDKInformationalMessage,
   SDKInputJSONDelta,
+  SDKMediaSource,
   SDKMessage,
   SDKPartialAssistantMessage,
   SDKPermissionDenial,
@@ -141,5 +144,6 @@ export type {
   SlashCommand,
 } from "./sdk/query.js";
 export { query } from "./sdk/query.js";
+export type { RewindFilesResult } from "./sessions/checkpoints.js";
 export { SessionNotFoundError } from "./sessions/store.js";
 export { SessionWriteError } from "./sessions/writer.js";

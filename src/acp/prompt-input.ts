@@ -1,39 +1,62 @@
 import { type ContentBlock, RequestError } from "@agentclientprotocol/sdk";
+import type { PromptBlock } from "../engine/messages.js";
 import type { SDKUserMessage } from "../sdk/messages.js";
+import { IMAGE_MEDIA_TYPES } from "../sdk/prompt-content.js";
 
 /** One ACP prompt as the user message that starts its turn. */
-export function userMessage(text: string): SDKUserMessage {
-  return { type: "user", message: { role: "user", content: text }, parent_tool_use_id: null };
+export function userMessage(blocks: PromptBlock[]): SDKUserMessage {
+  const content = blocks.every((block) => block.type === "text")
+    ? blocks.map((block) => block.text).join("\n\n")
+    : blocks;
+  return { type: "user", message: { role: "user", content }, parent_tool_use_id: null };
 }
 
 /**
- * An ACP prompt as the text the model reads: text as is, a resource link as a Markdown link, an
- * embedded text resource (a file the editor attached) inside a `<context>` element naming its URI.
- * Images, audio and binary resources are refused (not advertised in the prompt capabilities).
+ * An ACP prompt as the blocks the model reads: text as is, a resource link as a Markdown link, an
+ * embedded text resource (a file the editor attached) inside a `<context>` element naming its URI,
+ * an image as an image block, an embedded PDF (a blob resource) as a document block. Audio and other
+ * binary resources are refused (audio is not advertised in the prompt capabilities).
  */
-export function promptText(blocks: ContentBlock[]): string {
-  const parts = blocks.map((block) => {
+export function promptBlocks(blocks: ContentBlock[]): PromptBlock[] {
+  const parts = blocks.map((block): PromptBlock => {
     switch (block.type) {
       case "text":
-        return block.text;
+        return { type: "text", text: block.text };
       case "resource_link":
-        return `[${block.name}](${block.uri})`;
-      case "resource":
-        if ("text" in block.resource) {
-          return `<context ref="${block.resource.uri}">\n${block.resource.text}\n</context>`;
+        return { type: "text", text: `[${block.name}](${block.uri})` };
+      case "image":
+        if (!(IMAGE_MEDIA_TYPES as readonly string[]).includes(block.mimeType)) {
+          throw RequestError.invalidParams(
+            { mimeType: block.mimeType },
+            `cairn acp takes ${IMAGE_MEDIA_TYPES.join(", ")} images, not ${block.mimeType}`,
+          );
+        }
+        return { type: "image", source: { type: "base64", media_type: block.mimeType, data: block.data } };
+      case "resource": {
+        const { resource } = block;
+        if ("text" in resource) {
+          return { type: "text", text: `<context ref="${resource.uri}">\n${resource.text}\n</context>` };
+        }
+        if (resource.mimeType === "application/pdf") {
+          return {
+            type: "document",
+            source: { type: "base64", media_type: "application/pdf", data: resource.blob },
+            title: resource.uri,
+          };
         }
         throw RequestError.invalidParams(
-          { uri: block.resource.uri },
-          "cairn acp takes text resources only, not binary ones",
+          { uri: resource.uri },
+          "cairn acp takes text and PDF resources only, not other binary ones",
         );
+      }
       default:
         throw RequestError.invalidParams(
           { type: block.type },
-          `cairn acp does not take ${block.type} blocks in prompts (text, resource links and text resources only)`,
+          `cairn acp does not take ${block.type} blocks in prompts (text, images, resource links, text and PDF resources only)`,
         );
     }
   });
-  const text = parts.join("\n\n");
-  if (text.trim() === "") throw RequestError.invalidParams(undefined, "the prompt is empty");
-  return text;
+  const empty = parts.every((part) => part.type === "text" && part.text.trim() === "");
+  if (empty) throw RequestError.invalidParams(undefined, "the prompt is empty");
+  return parts;
 }

@@ -11,7 +11,7 @@ import type { PermissionMode, SDKMessage, SDKResultMessage, SDKUserMessage } fro
 import type { McpServerConfig } from "../sdk/options.js";
 import { type Query, query } from "../sdk/query.js";
 import { permissionBridge } from "./permission.js";
-import { promptText, userMessage } from "./prompt-input.js";
+import { promptBlocks, userMessage } from "./prompt-input.js";
 import { UpdateProjection } from "./updates.js";
 
 export type SessionSetup = {
@@ -77,10 +77,10 @@ export class AcpSession {
     if (this.broken) throw RequestError.internalError(undefined, this.broken.message);
     if (this.running)
       throw RequestError.invalidRequest(undefined, "a prompt is already running in this session");
-    const text = promptText(blocks);
+    const prompt = promptBlocks(blocks);
     this.running = true;
     this.cancelled = false;
-    this.input.push(userMessage(text));
+    this.input.push(userMessage(prompt));
     try {
       while (true) {
         const step = await this.nextMessage();

@@ -1,5 +1,11 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import type { AssistantContentBlock, ConversationMessage, ToolResultBlock } from "../engine/messages.js";
+import {
+  type AssistantContentBlock,
+  type ConversationMessage,
+  contentText,
+  mediaPlaceholder,
+  type ToolResultBlock,
+} from "../engine/messages.js";
 import type { SDKMessage } from "../sdk/messages.js";
 import {
   editDiff,
@@ -57,7 +63,11 @@ export class UpdateProjection {
       if (message.role === "assistant") return message.content.flatMap((block) => this.storedBlock(block));
       if (typeof message.content === "string") return [chunk("user_message_chunk", message.content)];
       return message.content.flatMap((block) =>
-        block.type === "text" ? [chunk("user_message_chunk", block.text)] : this.toolResult(block, undefined),
+        block.type === "text"
+          ? [chunk("user_message_chunk", block.text)]
+          : block.type === "tool_result"
+            ? this.toolResult(block, undefined)
+            : [chunk("user_message_chunk", mediaPlaceholder(block))],
       );
     });
   }
@@ -98,8 +108,7 @@ export class UpdateProjection {
   private toolResult(block: ToolResultBlock, rawOutput: unknown): SessionUpdate[] {
     const name = this.tools.get(block.tool_use_id) ?? "";
     if (isPlanTool(name)) return [];
-    const output =
-      typeof block.content === "string" ? block.content : block.content.map((part) => part.text).join("\n");
+    const output = contentText(block.content);
     const failed = block.is_error === true;
     // A successful edit keeps the diff it was announced with; anything else shows its output.
     const keepDiff = !failed && toolKind(name) === "edit";

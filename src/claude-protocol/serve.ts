@@ -81,6 +81,11 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
           return channel.respond(request, {});
         case "mcp_set_servers":
           return channel.respond(request, await q.setMcpServers(body.servers as never));
+        case "rewind_files":
+          return channel.respond(
+            request,
+            await q.rewindFiles(String(body.user_message_id), { dryRun: body.dry_run === true }),
+          );
         default:
           channel.send({
             type: "control_response",
@@ -129,6 +134,9 @@ function buildOptions(
   permissionPromptStdio: boolean,
 ): Options {
   const options: Options = { ...fromArgs, ...initializeOptions(init) };
+  // The SDK's `enableFileCheckpointing` reaches its CLI as this variable.
+  if (process.env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING === "true")
+    options.enableFileCheckpointing = true;
   const hostServers = Array.isArray(init.sdkMcpServers) ? (init.sdkMcpServers as string[]) : [];
   if (hostServers.length > 0) {
     options.mcpServers = {

@@ -1,6 +1,13 @@
 import type { ContextMeter } from "./context-meter.js";
 import type { EngineEvent } from "./events.js";
-import type { ConversationMessage, TextBlock, ToolResultBlock, Usage, UserContentBlock } from "./messages.js";
+import {
+  type ConversationMessage,
+  contentText,
+  type TextBlock,
+  type ToolResultBlock,
+  type Usage,
+  type UserContentBlock,
+} from "./messages.js";
 import { callModel } from "./model-call.js";
 import type { ModelProvider, ToolSpec } from "./provider.js";
 import type { RetryPolicy } from "./retry.js";
@@ -205,7 +212,7 @@ function asBlocks(content: string | UserContentBlock[]): UserContentBlock[] {
 }
 
 function resultText(block: ToolResultBlock): string {
-  return typeof block.content === "string" ? block.content : block.content.map((part) => part.text).join("");
+  return contentText(block.content, "");
 }
 
 function cutToolResults(message: ConversationMessage, maxChars: number): ConversationMessage {

@@ -5,6 +5,7 @@ import type {
   AssistantContentBlock,
   ConversationMessage,
   ModelStreamEvent,
+  PromptBlock,
   StopReason,
   StreamedMessage,
   Usage,
@@ -89,6 +90,8 @@ export type RunStartEvent = {
   plugins?: { name: string; path: string }[];
   /** The user's prompt for this run (a custom command's expansion when it invoked one). */
   prompt: string;
+  /** The prompt as sent when it holds images or documents (`prompt` is its text). */
+  promptContent?: PromptBlock[];
   startedAt: number;
 };
 

@@ -18,6 +18,7 @@ import {
   addUsage,
   type ConversationMessage,
   emptyUsage,
+  type PromptBlock,
   type ToolResultBlock,
   type ToolUseBlock,
   type Usage,
@@ -27,11 +28,13 @@ import { callModel, type ModelCallResult } from "./model-call.js";
 import {
   type EffortLevel,
   type ModelProvider,
+  mediaRefusal,
   ProviderError,
   type ThinkingSetting,
   type ToolSpec,
 } from "./provider.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
+import { toToolResult } from "./tool-result.js";
 import { type CanUseTool, type PreparedCall, rejected, runOneCall, scheduleBatches } from "./tool-runner.js";
 
 export type LoopOptions = {
@@ -47,6 +50,11 @@ export type LoopOptions = {
   /** Conversation so far; the loop appends this run's messages to it (callers persist or resume it). */
   history: ConversationMessage[];
   prompt: string;
+  /**
+   * The prompt as blocks when it holds images or documents (its text parts are `prompt`, which hooks,
+   * `/compact` and the events see); the user message sent is these blocks.
+   */
+  promptContent?: PromptBlock[];
   signal: AbortSignal;
   maxTurns?: number;
   maxTokens?: number;
@@ -206,6 +214,9 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
   async function* requestModel(): AsyncGenerator<EngineEvent[], ModelCallResult> {
     let recovered = false;
     while (true) {
+      // A model without vision is told so before anything is sent, naming the model.
+      const refusal = mediaRefusal(active.model, active.provider.mediaInput, history);
+      if (refusal) throw new Error(refusal);
       try {
         const sent = history.length;
         const result = yield* callModel(
@@ -267,6 +278,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
       ...(options.skills ? { skills: options.skills } : {}),
       ...(options.plugins ? { plugins: options.plugins } : {}),
       prompt: options.prompt,
+      ...(options.promptContent ? { promptContent: options.promptContent } : {}),
       startedAt,
     },
   ];
@@ -316,7 +328,8 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
       finalText = done ? "The conversation was compacted." : "There is nothing to compact yet.";
       textSegments.push(finalText);
     }
-    if (!stopped && !manual) addPrompt(history, userMessage(options.prompt, context));
+    if (!stopped && !manual)
+      addPrompt(history, userMessage(options.promptContent ?? options.prompt, context));
     while (!stopped && !manual) {
       if (signal.aborted) throw abortError();
       if (options.maxTurns !== undefined && turn >= options.maxTurns) {
@@ -414,6 +427,8 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
                 toolUseId: call.block.id,
                 env: options.env,
                 sandbox: options.sandbox,
+                model: active.model,
+                ...(active.provider.mediaInput ? { mediaInput: active.provider.mediaInput } : {}),
               },
               options.canUseTool,
               hooks,
@@ -533,15 +548,6 @@ function prepareCalls(
   });
 }
 
-function toToolResult(toolUseId: string, outcome: ToolOutcome): ToolResultBlock {
-  return {
-    type: "tool_result",
-    tool_use_id: toolUseId,
-    content: outcome.content,
-    ...(outcome.isError ? { is_error: true } : {}),
-  };
-}
-
 function trackFailure(
   last: { key: string; count: number },
   call: PreparedCall,
@@ -600,11 +606,15 @@ function hookEvents(turn: number, records: HookRunRecord[], toolUseId?: string):
 
 /** A user turn: the text, and what hooks added for the model as further text blocks. */
 function userMessage(
-  text: string,
+  prompt: string | PromptBlock[],
   context: readonly string[],
 ): Extract<ConversationMessage, { role: "user" }> {
-  if (context.length === 0) return { role: "user", content: text };
-  return { role: "user", content: [text, ...context].map((part) => ({ type: "text" as const, text: part })) };
+  if (context.length === 0) return { role: "user", content: prompt };
+  const blocks: PromptBlock[] = typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
+  return {
+    role: "user",
+    content: [...blocks, ...context.map((part) => ({ type: "text" as const, text: part }))],
+  };
 }
 
 function textOf(content: readonly (AssistantContentBlock | undefined)[]): string {

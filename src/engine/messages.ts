@@ -11,15 +11,34 @@ export type TextBlock = { type: "text"; text: string };
 export type ThinkingBlock = { type: "thinking"; thinking: string; signature?: string };
 export type RedactedThinkingBlock = { type: "redacted_thinking"; data: string };
 export type ToolUseBlock = { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
+/** Where an image's or document's bytes are: inline (base64) or at a URL the provider fetches. */
+export type MediaSource = { type: "base64"; media_type: string; data: string } | { type: "url"; url: string };
+/** An image the model sees (png, jpeg, gif, webp). */
+export type ImageBlock = { type: "image"; source: MediaSource };
+/** A document the model reads (a PDF; plain text as `{type: "text", media_type: "text/plain", data}`). */
+export type DocumentBlock = {
+  type: "document";
+  source: MediaSource | { type: "text"; media_type: "text/plain"; data: string };
+  title?: string;
+};
+/** Images and documents: what a prompt or a tool result can carry besides text. */
+export type MediaBlock = ImageBlock | DocumentBlock;
+/** One block of a prompt: text, an image or a document. */
+export type PromptBlock = TextBlock | MediaBlock;
+
 export type ToolResultBlock = {
   type: "tool_result";
   tool_use_id: string;
-  content: string | TextBlock[];
+  content: string | PromptBlock[];
   is_error?: boolean;
 };
 
 export type AssistantContentBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock;
-export type UserContentBlock = TextBlock | ToolResultBlock;
+export type UserContentBlock = TextBlock | MediaBlock | ToolResultBlock;
+
+export function isMediaBlock(block: { type: string }): block is MediaBlock {
+  return block.type === "image" || block.type === "document";
+}
 
 export type ConversationMessage =
   | { role: "user"; content: string | UserContentBlock[] }
@@ -85,4 +104,20 @@ export function addUsage(total: Usage, add: Partial<Usage>): Usage {
 /** Adds call costs; once any call's cost is unknown the total is unknown too. */
 export function addCost(total: number | undefined, call: number | undefined): number | undefined {
   return total === undefined || call === undefined ? undefined : total + call;
+}
+
+/** How a media block reads where only text fits (a summary, a text-only wire, an editor's log). */
+export function mediaPlaceholder(block: MediaBlock): string {
+  const type = block.source.type === "url" ? block.source.url : block.source.media_type;
+  return block.type === "image"
+    ? `[image: ${type}]`
+    : `[document${block.title ? ` ${block.title}` : ""}: ${type}]`;
+}
+
+/** The text of a tool result's (or prompt's) content, media blocks as placeholders. */
+export function contentText(content: string | readonly PromptBlock[], separator = "\n"): string {
+  if (typeof content === "string") return content;
+  return content
+    .map((block) => (block.type === "text" ? block.text : mediaPlaceholder(block)))
+    .join(separator);
 }

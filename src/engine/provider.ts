@@ -2,7 +2,12 @@
  * The port the engine calls a model through. Providers (src/providers/) implement it; the engine
  * imports no provider (test/layering.test.ts holds that).
  */
-import type { ConversationMessage, ModelStreamEvent } from "./messages.js";
+import {
+  type ConversationMessage,
+  isMediaBlock,
+  type MediaBlock,
+  type ModelStreamEvent,
+} from "./messages.js";
 
 /** Wire APIs a provider can speak. Providers are keyed by wire, not by vendor. */
 export type WireApi = "anthropic-messages" | "openai-chat" | "openai-responses" | "llama" | "replay";
@@ -50,10 +55,50 @@ export interface ModelProvider {
   readonly displayName: string;
   /** How the credential was supplied, as reported in `system/init.apiKeySource`. */
   readonly apiKeySource: ApiKeySource;
+  /**
+   * Which media the model takes (images, PDFs). Undefined: not known here, the request is sent and
+   * the server decides (an OpenAI-compatible server, a model id outside the catalog).
+   */
+  readonly mediaInput?: MediaInput;
   /** The context window the provider itself knows of (a local model's context size); else the catalog's. */
   readonly contextWindow?: number;
   /** Starts one streamed model call. Rejects (or the iterable throws) on provider failure. */
   stream(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
+}
+
+/** Which media blocks a model takes besides text. */
+export type MediaInput = { image: boolean; pdf: boolean };
+
+/** Whether a model that takes `input` can see `block`. A plain-text document is text to every model. */
+export function takesMedia(input: MediaInput | undefined, block: MediaBlock): boolean {
+  if (!input) return true;
+  if (block.type === "image") return input.image;
+  return block.source.type === "text" || input.pdf;
+}
+
+/**
+ * Why `model` cannot be sent `messages`: the first image or document it does not take, as a clear
+ * error naming the model; undefined when it takes everything in them.
+ */
+export function mediaRefusal(
+  model: string,
+  input: MediaInput | undefined,
+  messages: readonly ConversationMessage[],
+): string | undefined {
+  if (!input || (input.image && input.pdf)) return undefined;
+  for (const message of messages) {
+    if (message.role !== "user" || typeof message.content === "string") continue;
+    for (const block of message.content) {
+      const inner =
+        block.type === "tool_result" && typeof block.content !== "string" ? block.content : [block];
+      const refused = inner.find((part) => isMediaBlock(part) && !takesMedia(input, part));
+      if (refused) {
+        const what = refused.type === "image" ? "images" : "PDF documents";
+        return `The model ${model} does not take ${what}: send text, or use a model with ${refused.type === "image" ? "vision" : "PDF input"} (docs/multimodal.md).`;
+      }
+    }
+  }
+  return undefined;
 }
 
 /** `env` / `flag` for real keys; `none` for providers that need no key (replay, local models). */

@@ -6,7 +6,30 @@ import type { ConversationMessage } from "./messages.js";
  * (src/engine/context-meter.ts) and overflow recovery make up for.
  */
 export function estimateTokens(value: unknown): number {
-  return Math.max(1, Math.ceil(JSON.stringify(value).length / 4));
+  let media = 0;
+  // Inline media is not read as text: counting its base64 would make one screenshot look like a
+  // full context (and compact at once). An image costs about a fixed amount (Anthropic: at most
+  // ~1,600 tokens once scaled); a PDF, by size (a page of ~1,500–3,000 tokens is ~50–100 KB).
+  const json = JSON.stringify(value, function (this: Record<string, unknown>, key, field: unknown) {
+    if (key === "source" && isBase64Source(field)) {
+      media += this.type === "image" ? IMAGE_TOKENS : Math.ceil(field.data.length / DOCUMENT_CHARS_PER_TOKEN);
+      return undefined;
+    }
+    return field;
+  });
+  return Math.max(1, Math.ceil(json.length / 4) + media);
+}
+
+const IMAGE_TOKENS = 1_600;
+const DOCUMENT_CHARS_PER_TOKEN = 40;
+
+function isBase64Source(value: unknown): value is { type: "base64"; data: string } {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { type?: unknown }).type === "base64" &&
+    typeof (value as { data?: unknown }).data === "string"
+  );
 }
 
 /** Messages are never changed once in the history, so each one is measured once. */

@@ -2,7 +2,7 @@ import { eachOf } from "../engine/event-batches.js";
 import { anthropicEventBatches } from "./anthropic-events.js";
 import { toProviderError } from "./errors.js";
 import { withLibraryWarnings } from "./library-warnings.js";
-import type { ApiKeySource, ModelProvider, ModelRequest, ModelResponse } from "./types.js";
+import type { ApiKeySource, MediaInput, ModelProvider, ModelRequest, ModelResponse } from "./types.js";
 
 export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 
@@ -11,6 +11,8 @@ export type AnthropicProviderOptions = {
   displayName: string;
   apiKey: string;
   apiKeySource: ApiKeySource;
+  /** Which media the model takes (the catalog's); undefined: unknown, sent as given. */
+  mediaInput?: MediaInput | undefined;
   baseURL?: string;
   /** Extra headers on every request (`-H`). */
   headers?: Readonly<Record<string, string>>;
@@ -41,11 +43,13 @@ export class AnthropicProvider implements ModelProvider {
   readonly wire = "anthropic-messages" as const;
   readonly displayName: string;
   readonly apiKeySource: ApiKeySource;
+  readonly mediaInput: MediaInput | undefined;
   private client: Promise<LoadedClient> | undefined;
 
   constructor(private readonly options: AnthropicProviderOptions) {
     this.displayName = options.displayName;
     this.apiKeySource = options.apiKeySource;
+    this.mediaInput = options.mediaInput;
   }
 
   async stream(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
@@ -161,7 +165,13 @@ export function withCacheBreakpoints(request: Pick<ModelRequest, "system" | "mes
         ? [{ type: "text" as const, text: last.content }]
         : last.content.slice();
     const tail = blocks.at(-1);
-    if (tail && (tail.type === "text" || tail.type === "tool_result")) {
+    if (
+      tail &&
+      (tail.type === "text" ||
+        tail.type === "tool_result" ||
+        tail.type === "image" ||
+        tail.type === "document")
+    ) {
       blocks[blocks.length - 1] = { ...tail, cache_control: EPHEMERAL };
       messages[lastIndex] = { role: "user", content: blocks };
     }

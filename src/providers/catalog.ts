@@ -1,3 +1,5 @@
+import type { MediaInput } from "../engine/provider.js";
+
 /**
  * Known models: display name (the CLI's `system/init.model`), context window, max output, and
  * list prices. Unknown ids still run; their cost is reported as unknown, never as zero.
@@ -28,6 +30,8 @@ export type CatalogEntry = {
   reasoning?: boolean;
   /** Where the price needs a second look (promotional, secondary source). */
   priceNote?: string;
+  /** Images and PDFs the model takes; omitted: both (every row so far). A row without vision says `{ image: false, pdf: false }`. */
+  media?: MediaInput;
 };
 
 /** When the price rows were last checked against the sources above. */
@@ -461,6 +465,16 @@ export function findModel(id: string, provider?: CatalogEntry["provider"]): Cata
     rows.find((entry) => entry.id === id) ??
     rows.find((entry) => id.startsWith(entry.id) && DATE_SUFFIX.test(id.slice(entry.id.length)))
   );
+}
+
+/**
+ * Which media a model takes, where cairn knows: a catalog row's `media` (both by default). Undefined
+ * for ids outside the catalog: the request is sent and the server answers (docs/multimodal.md).
+ */
+export function mediaInputFor(id: string, provider: CatalogEntry["provider"]): MediaInput | undefined {
+  const entry = findModel(id, provider);
+  if (!entry) return undefined;
+  return entry.media ?? { image: true, pdf: true };
 }
 
 export function displayNameFor(id: string): string {

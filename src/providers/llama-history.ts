@@ -1,4 +1,9 @@
-import type { ConversationMessage, ToolResultBlock } from "../engine/messages.js";
+import {
+  type ConversationMessage,
+  contentText,
+  mediaPlaceholder,
+  type ToolResultBlock,
+} from "../engine/messages.js";
 import type { ModelRequest } from "./types.js";
 
 /**
@@ -59,6 +64,7 @@ export function toLlamaHistory(request: Pick<ModelRequest, "system" | "messages"
     const texts: string[] = [];
     for (const block of userBlocks(message)) {
       if (block.type === "text") texts.push(block.text);
+      else if (block.type !== "tool_result") texts.push(mediaPlaceholder(block));
       else {
         const call = calls.get(block.tool_use_id);
         const result = toolResultText(block);
@@ -81,8 +87,7 @@ function userBlocks(message: Extract<ConversationMessage, { role: "user" }>) {
 }
 
 function toolResultText(block: ToolResultBlock): string {
-  const text =
-    typeof block.content === "string" ? block.content : block.content.map((part) => part.text).join("\n");
+  const text = contentText(block.content);
   if (block.is_error && !/^\w*error/i.test(text)) return `Error: ${text}`;
   return text;
 }

@@ -314,6 +314,8 @@ function getSession(lib: NodeLlamaCpp, model: Model, settings: SessionSettings):
 class LlamaProvider implements ModelProvider {
   readonly wire = "llama" as const;
   readonly apiKeySource = "none" as const;
+  /** node-llama-cpp runs text models: a prompt with an image or PDF is refused before it is sent. */
+  readonly mediaInput = { image: false, pdf: false };
   readonly displayName: string;
   readonly contextWindow: number;
   private calls = 0;

@@ -5,11 +5,19 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
-import type { ConversationMessage, ModelStreamEvent, StopReason, TextBlock } from "../engine/messages.js";
+import {
+  type ConversationMessage,
+  contentText,
+  isMediaBlock,
+  type ModelStreamEvent,
+  type PromptBlock,
+  type StopReason,
+} from "../engine/messages.js";
 import { toProviderError } from "./errors.js";
 import { createOpenAIClient } from "./openai-client.js";
 import type { CompatQuirks } from "./openai-compat.js";
 import { openaiEffort } from "./openai-effort.js";
+import { chatPart } from "./openai-media.js";
 import { usageFromChatCompletions } from "./openai-usage.js";
 import { AnthropicStreamBuilder, endedEarly } from "./stream-builder.js";
 import {
@@ -85,7 +93,7 @@ export function toChatRequest(
 ): ChatCompletionCreateParamsStreaming {
   const body: ChatCompletionCreateParamsStreaming = {
     model: request.model,
-    messages: toChatMessages(request.system, request.messages),
+    messages: toChatMessages(request.system, request.messages, quirks.label),
     stream: true,
   };
   if (quirks.streamUsage) body.stream_options = { include_usage: true };
@@ -111,6 +119,7 @@ function toChatTool(tool: ToolSpec): ChatCompletionTool {
 export function toChatMessages(
   system: string,
   messages: readonly ConversationMessage[],
+  server = "The server",
 ): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   if (system.length > 0) out.push({ role: "system", content: system });
@@ -120,15 +129,22 @@ export function toChatMessages(
         out.push({ role: "user", content: message.content });
         continue;
       }
-      const texts: string[] = [];
+      // A `tool` message holds text only: a result's images and documents follow in the user message.
+      const parts: PromptBlock[] = [];
       for (const block of message.content) {
         if (block.type === "tool_result") {
           out.push({ role: "tool", tool_call_id: block.tool_use_id, content: toolResultText(block.content) });
-        } else if (block.type === "text") {
-          texts.push(block.text);
+          if (typeof block.content !== "string" && block.content.some(isMediaBlock)) {
+            parts.push({ type: "text", text: `Attached by tool call ${block.tool_use_id}:` });
+            parts.push(...block.content.filter(isMediaBlock));
+          }
+        } else {
+          parts.push(block);
         }
       }
-      if (texts.length > 0) out.push({ role: "user", content: texts.join("\n\n") });
+      if (parts.some(isMediaBlock)) {
+        out.push({ role: "user", content: parts.map((part) => chatPart(part, server)) });
+      } else if (parts.length > 0) out.push({ role: "user", content: contentText(parts, "\n\n") });
       continue;
     }
     const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
@@ -153,8 +169,9 @@ export function toChatMessages(
   return out;
 }
 
-export function toolResultText(content: string | TextBlock[]): string {
-  return typeof content === "string" ? content : content.map((block) => block.text).join("\n");
+/** A tool result as text; its images and documents as placeholders (text-only fields). */
+export function toolResultText(content: string | PromptBlock[]): string {
+  return contentText(content);
 }
 
 export type ChatStreamOptions = {

@@ -5,15 +5,24 @@ import type {
   ResponseInputItem,
   ResponseStreamEvent,
 } from "openai/resources/responses/responses";
-import type { ConversationMessage, ModelStreamEvent, StopReason } from "../engine/messages.js";
+import {
+  type ConversationMessage,
+  contentText,
+  isMediaBlock,
+  type ModelStreamEvent,
+  type PromptBlock,
+  type StopReason,
+} from "../engine/messages.js";
 import { toProviderError } from "./errors.js";
 import { toolResultText } from "./openai-chat.js";
 import { createOpenAIClient } from "./openai-client.js";
 import { openaiEffort } from "./openai-effort.js";
+import { responsesPart } from "./openai-media.js";
 import { usageFromResponses } from "./openai-usage.js";
 import { AnthropicStreamBuilder, endedEarly } from "./stream-builder.js";
 import {
   type ApiKeySource,
+  type MediaInput,
   type ModelProvider,
   type ModelRequest,
   type ModelResponse,
@@ -31,6 +40,8 @@ export type OpenAIResponsesProviderOptions = {
   apiKeySource: ApiKeySource;
   /** Extra headers on every request (`-H`). */
   headers?: Readonly<Record<string, string>>;
+  /** Which media the model takes (the catalog's); undefined: unknown, sent as given. */
+  mediaInput?: MediaInput | undefined;
   baseURL: string;
   organization?: string;
   project?: string;
@@ -46,11 +57,13 @@ export class OpenAIResponsesProvider implements ModelProvider {
   readonly wire = "openai-responses" as const;
   readonly displayName: string;
   readonly apiKeySource: ApiKeySource;
+  readonly mediaInput: MediaInput | undefined;
   private client: Promise<OpenAIClient> | undefined;
 
   constructor(private readonly options: OpenAIResponsesProviderOptions) {
     this.displayName = options.displayName;
     this.apiKeySource = options.apiKeySource;
+    this.mediaInput = options.mediaInput;
   }
 
   async stream(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
@@ -115,8 +128,9 @@ function toFunctionTool(tool: ToolSpec): FunctionTool {
 }
 
 /**
- * Anthropic-shaped conversation → Responses input items, in order: user text → a user message;
- * tool_result → `function_call_output`; assistant text → an assistant message; tool_use →
+ * Anthropic-shaped conversation → Responses input items, in order: user text → a user message
+ * (with images and documents: `input_text` / `input_image` / `input_file` parts); tool_result →
+ * `function_call_output` (its output as parts when it holds an image or document); assistant text → an assistant message; tool_use →
  * `function_call` (the tool_use id is the call id). Thinking blocks are not sent back: with
  * `store: false` a reasoning item can only be replayed with its encrypted content.
  */
@@ -128,19 +142,23 @@ export function toResponsesInput(messages: readonly ConversationMessage[]): Resp
         items.push({ role: "user", content: message.content });
         continue;
       }
-      const texts: string[] = [];
+      const parts: PromptBlock[] = [];
       for (const block of message.content) {
         if (block.type === "tool_result") {
           items.push({
             type: "function_call_output",
             call_id: block.tool_use_id,
-            output: toolResultText(block.content),
+            output:
+              typeof block.content === "string" || !block.content.some(isMediaBlock)
+                ? toolResultText(block.content)
+                : block.content.map(responsesPart),
           });
-        } else if (block.type === "text") {
-          texts.push(block.text);
+        } else {
+          parts.push(block);
         }
       }
-      if (texts.length > 0) items.push({ role: "user", content: texts.join("\n\n") });
+      if (parts.some(isMediaBlock)) items.push({ role: "user", content: parts.map(responsesPart) });
+      else if (parts.length > 0) items.push({ role: "user", content: contentText(parts, "\n\n") });
       continue;
     }
     let text = "";

@@ -1,5 +1,5 @@
 import { basename, resolve } from "node:path";
-import { displayNameFor, findModel } from "./catalog.js";
+import { displayNameFor, findModel, mediaInputFor } from "./catalog.js";
 import { type ModelNameSettings, nonEmpty, resolveModelName } from "./model-names.js";
 import { COMPAT_SERVERS } from "./openai-compat.js";
 import { ConfigError, type ModelProvider } from "./types.js";
@@ -100,6 +100,7 @@ async function resolveAnthropic(
       ...(baseURL ? { baseURL } : {}),
       ...(settings.promptCaching ? { promptCaching: true } : {}),
       ...(settings.headers ? { headers: settings.headers } : {}),
+      mediaInput: mediaInputFor(id, "anthropic"),
     }),
   };
 }
@@ -127,6 +128,7 @@ async function resolveOpenAI(
       ...(project ? { project } : {}),
       reasoningSummaries: entry?.reasoning ?? false,
       ...(settings.headers ? { headers: settings.headers } : {}),
+      mediaInput: mediaInputFor(id, "openai"),
     }),
   };
 }

@@ -8,7 +8,7 @@ import type { CompactionHooks } from "../engine/compaction.js";
 import { buildSystemPrompt } from "../engine/context.js";
 import { DEFAULT_CONTEXT_WINDOW } from "../engine/context-meter.js";
 import type { LoopOptions } from "../engine/loop.js";
-import type { ConversationMessage } from "../engine/messages.js";
+import type { ConversationMessage, PromptBlock } from "../engine/messages.js";
 import type { EffortLevel, ThinkingSetting } from "../engine/provider.js";
 import { type RetryPolicy, retryPolicyFromEnv } from "../engine/retry.js";
 import type { CanUseTool } from "../engine/tool-runner.js";
@@ -33,6 +33,7 @@ import {
   skillToolFor,
   withSkillFolders,
 } from "./customize.js";
+import { type BeforeFileChange, withFileCheckpoints } from "./file-checkpoints.js";
 import { type RunModel, resolveRunModel } from "./model.js";
 import { buildPermissionGate, type PermissionSetup } from "./permissions.js";
 
@@ -169,6 +170,8 @@ export type AssembledRun = {
 
 export type TurnSpec = {
   prompt: string;
+  /** The prompt as blocks when it holds images or documents (LoopOptions.promptContent). */
+  promptContent?: PromptBlock[];
   signal: AbortSignal;
   sessionId: string;
   /** Conversation so far; the engine appends to it. */
@@ -190,6 +193,8 @@ export type TurnSpec = {
   maxBudgetUsd?: number;
   /** `expandPrompt(prompt)`, already worked out (null: the prompt invokes no command). */
   expansion?: PromptExpansion | null;
+  /** Called before a tool changes a file it declares (SDK `enableFileCheckpointing`). */
+  beforeFileChange?: BeforeFileChange;
 };
 
 export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
@@ -330,6 +335,14 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         turn.canUseTool ?? built?.gate,
       );
       const prompt = expansion?.prompt ?? turn.prompt;
+      // A command's expansion replaces the prompt's text; its images and documents stay.
+      const promptContent =
+        expansion && turn.promptContent
+          ? [
+              { type: "text" as const, text: prompt },
+              ...turn.promptContent.filter((block) => block.type !== "text"),
+            ]
+          : turn.promptContent;
       const chosen = expansion?.model ?? turn.model ?? model;
       const permissionMode = turn.permissionMode ?? built?.reportedMode;
       hooks?.setContext({
@@ -347,9 +360,13 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         providerModel: chosen.providerModel,
         priceUsage: chosen.priceUsage,
         system,
-        tools: turn.extraTools ? [...tools, ...turn.extraTools] : tools,
+        tools: withFileCheckpoints(
+          turn.extraTools ? [...tools, ...turn.extraTools] : tools,
+          turn.beforeFileChange,
+        ),
         history: turn.history,
         prompt,
+        ...(promptContent ? { promptContent } : {}),
         signal: turn.signal,
         env: toolEnv,
         ...(sandbox ? { sandbox } : {}),

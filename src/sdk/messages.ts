@@ -61,19 +61,34 @@ export type SDKAssistantContentBlock =
   | SDKRedactedThinkingBlock
   | SDKToolUseBlock;
 
+/** Where an image's or document's bytes are: inline base64, or a URL the provider fetches. */
+export type SDKMediaSource =
+  | { type: "base64"; media_type: string; data: string }
+  | { type: "url"; url: string };
+
+/** An image (png, jpeg, gif, webp), in prompts and tool results (docs/multimodal.md). */
+export type SDKImageBlock = { type: "image"; source: SDKMediaSource };
+
+/** A document (a PDF; or plain text as `{type: "text", media_type: "text/plain", data}`). */
+export type SDKDocumentBlock = {
+  type: "document";
+  source: SDKMediaSource | { type: "text"; media_type: "text/plain"; data: string };
+  title?: string;
+};
+
 /** The answer to one `tool_use`, as sent back to the model. */
 export type SDKToolResultBlock = {
   type: "tool_result";
   /** The `id` of the `tool_use` block this answers. */
   tool_use_id: string;
-  /** What the model reads: the tool's (possibly truncated) output or error text. */
-  content: string | SDKTextBlock[];
+  /** What the model reads: the tool's (possibly truncated) output or error text, and what it attached (Read of an image). */
+  content: string | (SDKTextBlock | SDKImageBlock | SDKDocumentBlock)[];
   /** Present and true when the tool failed, was refused, or did not run. */
   is_error?: boolean;
 };
 
 /** One content block of a user message. */
-export type SDKUserContentBlock = SDKTextBlock | SDKToolResultBlock;
+export type SDKUserContentBlock = SDKTextBlock | SDKImageBlock | SDKDocumentBlock | SDKToolResultBlock;
 
 /**
  * Token usage of one model call, Anthropic naming. `input_tokens` excludes cache reads and writes.
@@ -375,6 +390,7 @@ export type SDKUserMessage = {
   /** Accepted on input for compatibility; ignored. */
   priority?: "now" | "next" | "later";
   timestamp?: string;
+  /** On input: names the message for `Query.rewindFiles()` (file checkpoints). */
   uuid?: UUID;
   session_id?: string;
 };

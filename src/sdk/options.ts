@@ -304,6 +304,12 @@ export type Options = {
    */
   persistSession?: boolean;
   /**
+   * Save each file's content before Write or Edit first changes it in a turn, so that
+   * `Query.rewindFiles(userMessageId)` can put the files back as they were when that user message
+   * was sent (docs/multimodal.md, "File checkpoints"). Bash's changes are not tracked. Default false.
+   */
+  enableFileCheckpointing?: boolean;
+  /**
    * Resume this session: same id, its history is sent to the model, its transcript grows. An
    * unknown id makes the first `next()` reject with `SessionNotFoundError` naming the id.
    */
@@ -403,7 +409,6 @@ export type Options = {
   betas?: string[];
   debug?: boolean;
   debugFile?: string;
-  enableFileCheckpointing?: boolean;
   forwardSubagentText?: boolean;
   managedSettings?: Record<string, unknown>;
   mcpServersDelivery?: "argv" | "initialize";
@@ -487,6 +492,7 @@ const SUPPORTED = {
   permissionMode: z.enum(PERMISSION_MODES),
   forkSession: z.boolean(),
   persistSession: z.boolean(),
+  enableFileCheckpointing: z.boolean(),
   resume: z.string().min(1),
   sessionId: z.string().refine(isValidSessionId, {
     error:
@@ -570,7 +576,6 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   betas: stringList,
   debug: z.boolean(),
   debugFile: z.string(),
-  enableFileCheckpointing: z.boolean(),
   forwardSubagentText: z.boolean(),
   managedSettings: record,
   mcpServersDelivery: z.enum(["argv", "initialize"]),

@@ -9,6 +9,7 @@ import type {
 } from "../engine/events.js";
 import { type HookRunRecord, hookFailureText } from "../engine/hooks.js";
 import type { AssistantContentBlock, ModelStreamEvent, Usage } from "../engine/messages.js";
+import { toToolResult } from "../engine/tool-result.js";
 import { findModel } from "../providers/catalog.js";
 import type {
   ApiKeySource,
@@ -227,12 +228,7 @@ function errorCategory(status: number | null): SDKAssistantMessageError {
 }
 
 function toolResultMessage(event: ToolEndEvent, sessionId: string, id: UUID): SDKUserMessage {
-  const block: SDKToolResultBlock = {
-    type: "tool_result",
-    tool_use_id: event.toolUseId,
-    content: event.outcome.content,
-    ...(event.outcome.isError ? { is_error: true } : {}),
-  };
+  const block: SDKToolResultBlock = toToolResult(event.toolUseId, event.outcome);
   const structured = !event.outcome.isError && event.outcome.data !== undefined;
   return {
     type: "user",

@@ -14,11 +14,13 @@ import { MODEL_CATALOG } from "../providers/catalog.js";
 import { type AssembledRun, assembleRun, type RunSpec, resolveModelFor } from "../run/assemble.js";
 import type { RunModel } from "../run/model.js";
 import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
+import type { RewindFilesResult } from "../sessions/checkpoints.js";
 import { type OpenedSession, openSession } from "../sessions/open-session.js";
 import { SessionStore, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
 import { SessionWriteError } from "../sessions/writer.js";
 import { builtinTools } from "../tools/index.js";
 import type { Tool } from "../tools/types.js";
+import { QueryFileCheckpoints } from "./file-checkpointing.js";
 import type { PermissionMode, SDKInformationalMessage, SDKMessage, SDKUserMessage } from "./messages.js";
 import {
   InvalidOptionsError,
@@ -29,6 +31,7 @@ import {
 } from "./options.js";
 import { SdkPermissions } from "./permissions.js";
 import { createSdkProjection, hookMessages, type SdkProjection, type SdkRunEnd } from "./project.js";
+import { type UserPrompt, userPrompt } from "./prompt-content.js";
 import {
   compileOutputFormat,
   MAX_STRUCTURED_OUTPUT_RETRIES,
@@ -116,6 +119,12 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
    * were added and removed and which failed to start.
    */
   setMcpServers(servers: Record<string, McpServerConfig>): Promise<McpSetServersResult>;
+  /**
+   * With `enableFileCheckpointing`: puts the files Write and Edit changed back as they were when the
+   * user message `userMessageId` (its `uuid`) was sent — changed files restored, created ones removed.
+   * `dryRun` only reports what would change. Bash's changes are not tracked (docs/multimodal.md).
+   */
+  rewindFiles(userMessageId: string, options?: { dryRun?: boolean }): Promise<RewindFilesResult>;
 }
 
 export type McpSetServersResult = { added: string[]; removed: string[]; errors: Record<string, string> };
@@ -196,6 +205,9 @@ class QueryRun implements Query {
   private sessionEnded = false;
   /** SessionStart fires with the query's first engine run. */
   private sessionStarted = false;
+  private readonly fileCheckpoints: QueryFileCheckpoints;
+  /** The user message of the running turn (its `uuid`, or one given to it): its file checkpoint. */
+  private userMessageId: string | undefined;
 
   constructor(
     private readonly prompt: string | AsyncIterable<SDKUserMessage>,
@@ -205,6 +217,9 @@ class QueryRun implements Query {
   ) {
     this.newSessionId = options.sessionId ?? randomUUID();
     this.permissions = new SdkPermissions(options);
+    this.fileCheckpoints = new QueryFileCheckpoints(options.enableFileCheckpointing === true, (id) =>
+      this.transcriptPath(id),
+    );
     this.generator = this.drive();
   }
 
@@ -330,6 +345,12 @@ class QueryRun implements Query {
     return result;
   }
 
+  rewindFiles(userMessageId: string, options?: { dryRun?: boolean }): Promise<RewindFilesResult> {
+    // Before any turn, a resumed session's checkpoints (a fork starts without any).
+    const sessionId = this.session?.sessionId ?? (this.options.forkSession ? undefined : this.options.resume);
+    return this.fileCheckpoints.rewind(sessionId, userMessageId, options);
+  }
+
   /** The tool list changed: tools, system prompt and gate are worked out again for the next turn. */
   private async toolsChanged(assembled: AssembledRun): Promise<void> {
     await assembled.refreshTools();
@@ -348,7 +369,7 @@ class QueryRun implements Query {
     else userSignal?.addEventListener("abort", onUserAbort, { once: true });
     try {
       if (typeof this.prompt === "string") {
-        yield* this.turn(this.prompt);
+        yield* this.turn({ text: this.prompt });
         yield* this.endSession();
         return;
       }
@@ -362,7 +383,7 @@ class QueryRun implements Query {
             exhausted = true;
             break;
           }
-          yield* this.turn(promptText(next.value));
+          yield* this.turn(promptOf(next.value), next.value.uuid);
         }
         if (exhausted) yield* this.endSession();
       } finally {
@@ -388,7 +409,8 @@ class QueryRun implements Query {
    * is asked again (in the same conversation) until the retries run out; the turn still has one
    * `system`/`init` and one `result`, with the runs' numbers added up.
    */
-  private async *turn(prompt: string): AsyncGenerator<SDKMessage, void> {
+  private async *turn(prompt: UserPrompt, userMessageId?: string): AsyncGenerator<SDKMessage, void> {
+    this.userMessageId = userMessageId ?? randomUUID();
     const run = new AbortController();
     const onStop = () => run.abort(this.stop.signal.reason);
     if (this.stop.signal.aborted) onStop();
@@ -402,7 +424,7 @@ class QueryRun implements Query {
     const structured = this.structuredOutput?.();
     let combined: RunEndEvent | undefined;
     try {
-      let next: string | undefined = prompt;
+      let next: UserPrompt | undefined = prompt;
       while (next !== undefined) {
         const maxTurns =
           this.options.maxTurns === undefined ? undefined : this.options.maxTurns - (combined?.numTurns ?? 0);
@@ -417,7 +439,7 @@ class QueryRun implements Query {
         if (structured && !structured.accepted && !structured.exhausted && end.subtype === "success") {
           structured.missed();
           if (!structured.exhausted && (maxTurns === undefined || maxTurns - end.numTurns > 0)) {
-            next = STRUCTURED_OUTPUT_NUDGE;
+            next = { text: STRUCTURED_OUTPUT_NUDGE };
           }
         }
       }
@@ -433,7 +455,7 @@ class QueryRun implements Query {
    * `announce`, its `system`/`init`. Returns undefined when the query was closed mid-run.
    */
   private async *engineRun(
-    prompt: string,
+    prompt: UserPrompt,
     run: AbortController,
     projection: SdkProjection,
     structured: StructuredOutputRun | undefined,
@@ -454,10 +476,12 @@ class QueryRun implements Query {
     let writer = session?.writer;
     const sessionId = session?.sessionId ?? this.newSessionId;
     const sessionStart = this.sessionStarted ? undefined : this.history.length > 0 ? "resume" : "startup";
+    const beforeFileChange = this.fileCheckpoints.begin(sessionId, this.userMessageId ?? randomUUID());
     this.sessionStarted = true;
     const engine = runAgentLoop(
       await assembled.loopOptions({
-        prompt,
+        prompt: prompt.text,
+        ...(prompt.content ? { promptContent: prompt.content } : {}),
         signal: run.signal,
         sessionId,
         transcriptPath: this.transcriptPath(sessionId),
@@ -469,6 +493,7 @@ class QueryRun implements Query {
         ...(structured ? { extraTools: [structured.tool] } : {}),
         ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
         ...(this.thinking ? { thinking: this.thinking } : {}),
+        ...(beforeFileChange ? { beforeFileChange } : {}),
         // The budget is the query's: a later turn gets what the earlier ones left.
         ...(this.options.maxBudgetUsd !== undefined && this.spentUsd !== undefined
           ? { maxBudgetUsd: Math.max(0, this.options.maxBudgetUsd - this.spentUsd) }
@@ -849,25 +874,14 @@ function joinPrompt(prompt: string | string[]): string {
   return prompt.filter((part) => part !== SYSTEM_PROMPT_DYNAMIC_BOUNDARY).join("\n\n");
 }
 
-/** The text of a streaming-input user message (text content only, for now). */
-function promptText(message: SDKUserMessage): string {
+/** The prompt of a streaming-input user message: text, images and documents (src/sdk/prompt-content.ts). */
+function promptOf(message: SDKUserMessage): UserPrompt {
   if (!message || typeof message !== "object" || message.type !== "user" || !message.message) {
     throw new TypeError(
       'cairn query(): each message of the prompt iterable must be { type: "user", message: { role: "user", content } }.',
     );
   }
-  const { content } = message.message;
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content))
-    throw new TypeError("cairn query(): message.content must be a string or an array of blocks.");
-  return content
-    .map((block) => {
-      if (block?.type === "text" && typeof block.text === "string") return block.text;
-      throw new TypeError(
-        `cairn query(): content blocks of type "${String(block?.type)}" are not supported in prompts yet; send text.`,
-      );
-    })
-    .join("\n\n");
+  return userPrompt(message.message.content, "cairn query(): message");
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

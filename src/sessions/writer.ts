@@ -12,6 +12,7 @@ import {
 import path from "node:path";
 import type { EngineEvent } from "../engine/events.js";
 import type { ConversationMessage } from "../engine/messages.js";
+import { toToolResult } from "../engine/tool-result.js";
 import { TranscriptLock } from "./lock.js";
 import { type HeaderRecord, serializeRecord, type TranscriptRecord } from "./records.js";
 
@@ -149,7 +150,7 @@ export class SessionWriter {
           type: "user",
           ts: now(),
           prompt: true,
-          message: { role: "user", content: event.prompt },
+          message: { role: "user", content: event.promptContent ?? event.prompt },
           model: event.model,
           permissionMode: event.permissionMode,
         });
@@ -172,12 +173,7 @@ export class SessionWriter {
           ts: now(),
           turn: event.turn,
           toolName: event.name,
-          result: {
-            type: "tool_result",
-            tool_use_id: event.toolUseId,
-            content: event.outcome.content,
-            ...(event.outcome.isError ? { is_error: true } : {}),
-          },
+          result: toToolResult(event.toolUseId, event.outcome),
           ...(event.outcome.errorKind ? { errorKind: event.outcome.errorKind } : {}),
           durationMs: event.outcome.durationMs,
         });

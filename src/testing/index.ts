@@ -31,4 +31,5 @@ export {
   type ScriptedServerOptions,
   startScriptedServer,
 } from "./server.js";
+export type { RecordedMedia } from "./wire.js";
 export { assembleMessage } from "./wire-anthropic.js";

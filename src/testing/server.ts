@@ -18,7 +18,7 @@ import {
 } from "../providers/scenario.js";
 import { loadScenarioFile, validateSteps } from "../providers/scenario-file.js";
 import { ConfigError } from "../providers/types.js";
-import type { ReplyContext, ScriptedWire } from "./wire.js";
+import type { RecordedMedia, ReplyContext, ScriptedWire } from "./wire.js";
 import { anthropicWire } from "./wire-anthropic.js";
 import { openaiChatWire } from "./wire-openai-chat.js";
 import { openaiResponsesWire } from "./wire-openai-responses.js";
@@ -63,6 +63,8 @@ export type RecordedRequest = {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body; the raw text when it is not JSON; undefined when empty. */
   body: unknown;
+  /** The images and documents it carried, read from the wire's shapes (empty: none, or not a model request). */
+  media: RecordedMedia[];
   /** Index of the scenario step that answered it; null when none did (404, bad body, exhausted). */
   stepIndex: number | null;
   /** `Date.now()` when the request arrived. */
@@ -201,6 +203,7 @@ class ScriptedModelServer implements ScriptedServer {
       path,
       headers: req.headers,
       body: parseJsonOr(text),
+      media: [],
       stepIndex: null,
       receivedAt,
     };
@@ -231,6 +234,13 @@ class ScriptedModelServer implements ScriptedServer {
       sendJson(res, 400, wire.errorBody(400, `${SOURCE}: ${problem}`, undefined, requestId), idHeader);
       return;
     }
+    const scan = wire.scanMedia(body as Record<string, unknown>);
+    if ("error" in scan) {
+      const message = `${SOURCE}: ${scan.error}`;
+      sendJson(res, 400, wire.errorBody(400, message, "invalid_request_error", requestId), idHeader);
+      return;
+    }
+    record.media = scan.media;
 
     const window = this.limits.contextWindow;
     if (window !== undefined) {

@@ -1,7 +1,16 @@
 import { MessageAssembler } from "../engine/message-assembler.js";
 import type { ModelStreamEvent, StreamedMessage } from "../engine/messages.js";
 import { estimateTokens, type ReplyStep, renderReplyEvents } from "../providers/scenario.js";
-import { isObject, quote, type ReplyContext, type ScriptedWire, type WireFrame } from "./wire.js";
+import {
+  isObject,
+  type MediaScan,
+  quote,
+  type RecordedMedia,
+  type ReplyContext,
+  type ScriptedWire,
+  scanParts,
+  type WireFrame,
+} from "./wire.js";
 
 /** Anthropic's error `type` for an HTTP status. */
 export function anthropicErrorType(status: number): string {
@@ -96,6 +105,43 @@ function describeUserContent(content: unknown): string {
   return parts.length ? parts.join(", ") : "(empty)";
 }
 
+/** An Anthropic `image` / `document` block's source, checked as the API does. */
+function anthropicMedia(block: Record<string, unknown>, where: RecordedMedia["in"]): RecordedMedia | string {
+  const kind = block.type as RecordedMedia["kind"];
+  const source = block.source;
+  if (!isObject(source)) return `${kind}.source: Field required`;
+  if (source.type === "base64") {
+    if (typeof source.media_type !== "string") return `${kind}.source.media_type: Field required`;
+    if (typeof source.data !== "string") return `${kind}.source.data: Field required`;
+    return { kind, in: where, mediaType: source.media_type, data: source.data };
+  }
+  if (source.type === "url") {
+    return typeof source.url === "string"
+      ? { kind, in: where, url: source.url }
+      : `${kind}.source.url: Field required`;
+  }
+  if (kind === "document" && source.type === "text" && typeof source.data === "string") {
+    return { kind, in: where, mediaType: "text/plain", data: source.data };
+  }
+  return `${kind}.source.type: Input should be 'base64' or 'url'`;
+}
+
+function scanAnthropicMedia(body: Record<string, unknown>): MediaScan {
+  return scanParts((add) => {
+    const visit = (blocks: unknown, where: RecordedMedia["in"]) => {
+      if (!Array.isArray(blocks)) return;
+      for (const block of blocks) {
+        if (!isObject(block)) continue;
+        if (block.type === "image" || block.type === "document") add(anthropicMedia(block, where));
+        else if (block.type === "tool_result") visit(block.content, "tool_result");
+      }
+    };
+    for (const message of body.messages as unknown[]) {
+      if (isObject(message) && message.role === "user") visit(message.content, "prompt");
+    }
+  });
+}
+
 export const anthropicWire: ScriptedWire = {
   name: "anthropic-messages",
   path: "/v1/messages",
@@ -109,6 +155,8 @@ export const anthropicWire: ScriptedWire = {
     if (!Array.isArray(body.messages)) return "messages: Field required";
     return undefined;
   },
+
+  scanMedia: scanAnthropicMedia,
 
   isStreaming(body) {
     return isObject(body) && body.stream === true;

@@ -1,7 +1,16 @@
 import type { StopReason, Usage } from "../engine/messages.js";
 import { usageToOpenAI } from "../providers/openai-usage.js";
 import { chunkText, estimateTokens, type ReplyStep } from "../providers/scenario.js";
-import { isObject, partsText, quote, type ReplyContext, type ScriptedWire, type WireFrame } from "./wire.js";
+import {
+  fromUrl,
+  isObject,
+  partsText,
+  quote,
+  type ReplyContext,
+  type ScriptedWire,
+  scanParts,
+  type WireFrame,
+} from "./wire.js";
 
 /**
  * OpenAI Chat Completions as the scripted server speaks it (`POST /v1/chat/completions`), rendered
@@ -178,6 +187,23 @@ export const openaiChatWire: ScriptedWire = {
     if (typeof body.model !== "string") return "model: Field required";
     if (!Array.isArray(body.messages)) return "messages: Field required";
     return undefined;
+  },
+
+  // Chat has media only in user messages (a `tool` message is text): `image_url` and `file` parts.
+  scanMedia(body) {
+    return scanParts((add) => {
+      for (const message of body.messages as unknown[]) {
+        if (!isObject(message) || message.role !== "user" || !Array.isArray(message.content)) continue;
+        for (const part of message.content) {
+          if (!isObject(part)) continue;
+          if (part.type === "image_url") {
+            add(fromUrl(isObject(part.image_url) ? part.image_url.url : undefined, "image", "prompt"));
+          } else if (part.type === "file") {
+            add(fromUrl(isObject(part.file) ? part.file.file_data : undefined, "document", "prompt"));
+          }
+        }
+      }
+    });
   },
 
   isStreaming(body) {

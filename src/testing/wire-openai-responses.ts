@@ -1,7 +1,17 @@
 import type { Usage } from "../engine/messages.js";
 import { usageToOpenAI } from "../providers/openai-usage.js";
 import { chunkText, type ReplyStep } from "../providers/scenario.js";
-import { isObject, partsText, quote, type ReplyContext, type ScriptedWire, type WireFrame } from "./wire.js";
+import {
+  fromUrl,
+  isObject,
+  partsText,
+  quote,
+  type RecordedMedia,
+  type ReplyContext,
+  type ScriptedWire,
+  scanParts,
+  type WireFrame,
+} from "./wire.js";
 import { defaultStopReason, openaiErrorBody, openaiOverflowBody, replyUsage } from "./wire-openai-chat.js";
 
 /**
@@ -180,6 +190,26 @@ export const openaiResponsesWire: ScriptedWire = {
     if (typeof body.model !== "string") return "model: Field required";
     if (typeof body.input !== "string" && !Array.isArray(body.input)) return "input: Field required";
     return undefined;
+  },
+
+  // `input_image` / `input_file` parts of user messages and of `function_call_output` outputs.
+  scanMedia(body) {
+    return scanParts((add) => {
+      const visit = (parts: unknown, where: RecordedMedia["in"]) => {
+        if (!Array.isArray(parts)) return;
+        for (const part of parts) {
+          if (!isObject(part)) continue;
+          if (part.type === "input_image") add(fromUrl(part.image_url, "image", where));
+          else if (part.type === "input_file")
+            add(fromUrl(part.file_data ?? part.file_url, "document", where));
+        }
+      };
+      for (const item of Array.isArray(body.input) ? body.input : []) {
+        if (!isObject(item)) continue;
+        if (item.type === "function_call_output") visit(item.output, "tool_result");
+        else if (item.role === "user") visit(item.content, "prompt");
+      }
+    });
   },
 
   isStreaming(body) {

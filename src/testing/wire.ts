@@ -46,6 +46,8 @@ export interface ScriptedWire {
   overflowBody(tokens: number, window: number, requestId: string): unknown;
   /** A short, one-line description of a request, for the "scenario exhausted" error. */
   summarizeRequest(body: unknown): string;
+  /** The images and documents of a request (after `checkRequest` accepted it), in order. */
+  scanMedia(body: Record<string, unknown>): MediaScan;
 }
 
 /** A JSON object (not null, not an array). */
@@ -65,4 +67,45 @@ export function partsText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content.map((part) => (isObject(part) && typeof part.text === "string" ? part.text : "")).join(" ");
+}
+
+/**
+ * An image or document a request carried, as the server read it from the wire's own shapes: where
+ * it was (`prompt`: a user message; `tool_result`: inside a tool's result) and its bytes (base64,
+ * from a data URL on the OpenAI wires) or URL.
+ */
+export type RecordedMedia = {
+  kind: "image" | "document";
+  in: "prompt" | "tool_result";
+  mediaType?: string;
+  data?: string;
+  url?: string;
+};
+
+/** The media of a request, or why a part is malformed (answered 400, as the real API does). */
+export type MediaScan = { media: RecordedMedia[] } | { error: string };
+
+/** `data:<type>;base64,<data>` split; a non-data URL as `url`. */
+export function fromUrl(
+  url: unknown,
+  kind: RecordedMedia["kind"],
+  where: RecordedMedia["in"],
+): RecordedMedia | string {
+  if (typeof url !== "string" || url.length === 0) return `${kind} part without a URL`;
+  const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  if (data) return { kind, in: where, mediaType: data[1]!, data: data[2]! };
+  if (url.startsWith("data:")) return `${kind} data URL is not base64: ${url.slice(0, 40)}`;
+  return { kind, in: where, url };
+}
+
+/** Collects parts, stopping at the first malformed one. */
+export function scanParts(visit: (add: (part: RecordedMedia | string) => void) => void): MediaScan {
+  const media: RecordedMedia[] = [];
+  let error: string | undefined;
+  visit((part) => {
+    if (error !== undefined) return;
+    if (typeof part === "string") error = part;
+    else media.push(part);
+  });
+  return error !== undefined ? { error } : { media };
 }

@@ -4,6 +4,7 @@ import * as z from "zod";
 import { hasBinaryExtension, sniffIsBinary } from "./binary.js";
 import { defineTool } from "./define.js";
 import { resolveToolPath } from "./paths.js";
+import { isMediaFile, readMedia } from "./read-media.js";
 
 export const READ_DEFAULT_LIMIT = 2000;
 export const READ_MAX_LINE_CHARS = 2000;
@@ -42,7 +43,9 @@ export const readTool = defineTool({
     "Reads a text file and returns its lines numbered like `cat -n` (line number, tab, text). " +
     "The path may be absolute or relative to the working directory. " +
     `Returns up to ${READ_DEFAULT_LIMIT} lines from the start by default; use offset (1-based line) and limit for other parts of large files. ` +
-    `Lines longer than ${READ_MAX_LINE_CHARS} characters are cut. Binary files are refused; use LS for directories.`,
+    `Lines longer than ${READ_MAX_LINE_CHARS} characters are cut. ` +
+    "Images (PNG, JPEG, GIF, WebP) and PDFs are shown to you as they are, when the model takes them. " +
+    "Other binary files are refused; use LS for directories.",
   input,
   outputLimit: READ_CHAR_BUDGET + 10_000,
   async run(args, ctx) {
@@ -61,6 +64,7 @@ export const readTool = defineTool({
         isError: true,
       };
     }
+    if (isMediaFile(filePath)) return readMedia(filePath, info.size, ctx);
     if (hasBinaryExtension(filePath)) {
       return {
         content: `Cannot read ${filePath}: it is a binary file, and Read shows text only.`,

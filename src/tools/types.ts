@@ -1,4 +1,6 @@
 import type * as z from "zod";
+import type { MediaBlock } from "../engine/messages.js";
+import type { MediaInput } from "../engine/provider.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
 
 /**
@@ -60,6 +62,10 @@ export type ToolContext = {
   env?: NodeJS.ProcessEnv;
   /** The OS sandbox shell commands run under (resolved per run); absent: none, as `disabled`. */
   sandbox?: SandboxPolicy;
+  /** The model the result goes to (named in messages about what it cannot see). */
+  model?: string;
+  /** Which media that model takes; absent: unknown (attach, the server decides). */
+  mediaInput?: MediaInput;
 };
 
 /**
@@ -69,6 +75,8 @@ export type ToolContext = {
 export type ToolOutput = {
   content: string;
   data?: Record<string, unknown>;
+  /** Images or documents the model sees beside `content` (Read of a PNG or PDF). */
+  media?: MediaBlock[];
   isError?: boolean;
   /**
    * The run ends successfully once this call's batch is done, without another model call

@@ -21,14 +21,14 @@ function userTexts(body: unknown): string[] {
 }
 
 describe("cairn acp: initialize and sessions", () => {
-  test("initialize advertises sessions that load, text prompts with embedded context, MCP over http and sse, no auth", async () => {
+  test("initialize advertises sessions that load, prompts with images and embedded context, MCP over http and sse, no auth", async () => {
     const server = await startServer([]);
     const agent = startAgent(workspace(), { server });
     const response = await initialize(agent);
     expect(response.protocolVersion).toBe(1);
     expect(response.agentCapabilities).toMatchObject({
       loadSession: true,
-      promptCapabilities: { image: false, embeddedContext: true },
+      promptCapabilities: { image: true, audio: false, embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
     });
     expect(response.authMethods).toEqual([]);
@@ -88,7 +88,31 @@ describe("cairn acp: initialize and sessions", () => {
     );
   });
 
-  test("an image block is refused with invalid params (images are not advertised)", async () => {
+  test("an image and an embedded PDF reach the model as image and document blocks", async () => {
+    const server = await startServer([reply().text("Seen.")]);
+    const dir = workspace();
+    const agent = startAgent(dir, { server });
+    await initialize(agent);
+    const { sessionId } = await agent.connection.newSession({ cwd: dir, mcpServers: [] });
+    await agent.connection.prompt({
+      sessionId,
+      prompt: [
+        { type: "text", text: "What is in these?" },
+        { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+        {
+          type: "resource",
+          resource: { uri: "file:///tmp/spec.pdf", blob: "JVBERi0=", mimeType: "application/pdf" },
+        },
+      ],
+    });
+    expect(server.requests[0]!.media).toEqual([
+      { kind: "image", mediaType: "image/png", data: "iVBORw0KGgo=", in: "prompt" },
+      { kind: "document", mediaType: "application/pdf", data: "JVBERi0=", in: "prompt" },
+    ]);
+    expect(await agent.end()).toBe(0);
+  });
+
+  test("an audio block is refused with invalid params (audio is not advertised)", async () => {
     const server = await startServer([]);
     const dir = workspace();
     const agent = startAgent(dir, { server });
@@ -97,9 +121,9 @@ describe("cairn acp: initialize and sessions", () => {
     await expect(
       agent.connection.prompt({
         sessionId,
-        prompt: [{ type: "image", data: "AAAA", mimeType: "image/png" }],
+        prompt: [{ type: "audio", data: "AAAA", mimeType: "audio/wav" }],
       }),
-    ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("image") });
+    ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("audio") });
     expect(server.requests).toHaveLength(0);
   });
 

@@ -228,3 +228,80 @@ describe("the official agent SDK drives cairn", () => {
     expect(resultOf(second)).toMatchObject({ subtype: "success", structured_output: { answer: 42 } });
   });
 });
+
+describe("the official agent SDK: images and file checkpoints over the CLI protocol", () => {
+  const PNG =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+  test("a streamed user message with an image block reaches the model as an image", async () => {
+    const server = await startServer([reply().text("A red pixel.")]);
+    async function* input() {
+      yield {
+        type: "user" as const,
+        message: {
+          role: "user" as const,
+          content: [
+            { type: "text" as const, text: "What is this?" },
+            {
+              type: "image" as const,
+              source: { type: "base64" as const, media_type: "image/png" as const, data: PNG },
+            },
+          ],
+        },
+        parent_tool_use_id: null,
+        session_id: "",
+      };
+    }
+    const messages = await collect(query({ prompt: input(), options: throughCairn(server, workspace()) }));
+    expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "A red pixel." });
+    expect(server.requests[0]!.media).toEqual([
+      { kind: "image", in: "prompt", mediaType: "image/png", data: PNG },
+    ]);
+  });
+
+  test("enableFileCheckpointing + rewindFiles (rewind_files) put a written file back", async () => {
+    const server = await startServer([
+      reply().tool("Write", { file_path: "made.txt", content: "hello\n" }),
+      reply().text("Written."),
+    ]);
+    const cwd = workspace({ "kept.txt": "kept\n" });
+    const uuid = "44444444-4444-4444-8444-444444444444";
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    async function* input() {
+      yield {
+        type: "user" as const,
+        message: { role: "user" as const, content: "Write made.txt" },
+        parent_tool_use_id: null,
+        session_id: "",
+        uuid: uuid as `${string}-${string}-${string}-${string}-${string}`,
+      };
+      await held;
+    }
+    const q = query({
+      prompt: input(),
+      options: { ...throughCairn(server, cwd), enableFileCheckpointing: true, permissionMode: "acceptEdits" },
+    });
+    let dryRun: unknown;
+    let rewound: unknown;
+    let existedBefore = false;
+    for await (const message of q as AsyncIterable<Message>) {
+      if (message.type !== "result") continue;
+      existedBefore = existsSync(join(cwd, "made.txt"));
+      dryRun = await q.rewindFiles(uuid, { dryRun: true });
+      rewound = await q.rewindFiles(uuid);
+      release();
+    }
+    expect(existedBefore).toBe(true);
+    expect(dryRun).toEqual({
+      canRewind: true,
+      filesChanged: [join(cwd, "made.txt")],
+      insertions: 0,
+      deletions: 1,
+    });
+    expect(rewound).toEqual(dryRun);
+    expect(existsSync(join(cwd, "made.txt"))).toBe(false);
+  });
+});

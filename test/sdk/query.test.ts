@@ -139,7 +139,7 @@ describe("prompt forms", () => {
     expect(results.map((r) => r.subtype === "success" && r.result)).toEqual(["Paris.", "About 2 million."]);
   });
 
-  test("streaming input accepts text blocks; other blocks make the iterator throw", async () => {
+  test("streaming input accepts text blocks; a malformed block makes the iterator throw, naming it", async () => {
     const server = await startServer([reply().text("ok")]);
     async function* input() {
       yield userMessage([
@@ -156,7 +156,7 @@ describe("prompt forms", () => {
       })) {
         seen.push(message);
       }
-    }).rejects.toThrow(/content blocks of type "image" are not supported/);
+    }).rejects.toThrow(/content\[0\]: an image block needs source/);
     expect(labels(seen)).toEqual(["system/init", "assistant/text", "result/success"]);
     expect(body(server, 0).messages[0]!.content).toBe("part one\n\npart two");
   });

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readTool } from "../../src/tools/read.js";
+import { READ_IMAGE_MAX_BYTES } from "../../src/tools/read-media.js";
 import { context, tempDir } from "./helpers.js";
 
 describe("Read", () => {
@@ -68,14 +69,60 @@ describe("Read", () => {
   it("refuses binary files, by content and by extension", async () => {
     const dir = await tempDir();
     await writeFile(path.join(dir, "blob.dat"), Buffer.from([0x68, 0x69, 0x00, 0x01, 0x02]));
-    await writeFile(path.join(dir, "image.png"), "not really a png");
+    await writeFile(path.join(dir, "archive.zip"), "not really a zip");
     const byContent = await readTool.execute({ file_path: "blob.dat" }, context(dir));
     expect(byContent.isError).toBe(true);
     expect(byContent.content).toContain("binary file");
     expect(byContent.content).toContain(path.join(dir, "blob.dat"));
-    const byExtension = await readTool.execute({ file_path: "image.png" }, context(dir));
+    const byExtension = await readTool.execute({ file_path: "archive.zip" }, context(dir));
     expect(byExtension.isError).toBe(true);
     expect(byExtension.content).toContain("binary file");
+  });
+
+  it("attaches an image or a PDF for the model, with a read payload of no lines", async () => {
+    const dir = await tempDir();
+    const gif = Buffer.from("GIF89a\x01\x00\x01\x00", "latin1");
+    await writeFile(path.join(dir, "dot.gif"), gif);
+    await writeFile(path.join(dir, "spec.pdf"), "%PDF-1.4\n%%EOF\n");
+    const image = await readTool.execute({ file_path: "dot.gif" }, context(dir));
+    expect(image.isError).toBe(false);
+    expect(image.media).toEqual([
+      { type: "image", source: { type: "base64", media_type: "image/gif", data: gif.toString("base64") } },
+    ]);
+    expect(image.data).toMatchObject({
+      content: "",
+      totalLines: 0,
+      mediaType: "image/gif",
+      bytes: gif.length,
+    });
+    const pdf = await readTool.execute({ file_path: "spec.pdf" }, context(dir));
+    expect(pdf.media).toEqual([
+      {
+        type: "document",
+        source: { type: "base64", media_type: "application/pdf", data: expect.any(String) },
+        title: "spec.pdf",
+      },
+    ]);
+  });
+
+  it("tells a model without vision that it cannot see the image, and refuses images over the cap", async () => {
+    const dir = await tempDir();
+    await writeFile(path.join(dir, "dot.png"), Buffer.from("\x89PNG\r\n\x1a\n", "latin1"));
+    const blind = await readTool.execute(
+      { file_path: "dot.png" },
+      { ...context(dir), model: "local:tiny.gguf", mediaInput: { image: false, pdf: false } },
+    );
+    expect(blind).toMatchObject({
+      isError: true,
+      content: expect.stringContaining("the model local:tiny.gguf does not take images"),
+    });
+    expect(blind.media).toBeUndefined();
+    await writeFile(path.join(dir, "huge.png"), Buffer.alloc(READ_IMAGE_MAX_BYTES + 1));
+    const huge = await readTool.execute({ file_path: "huge.png" }, context(dir));
+    expect(huge).toMatchObject({
+      isError: true,
+      content: expect.stringContaining(`more than the ${READ_IMAGE_MAX_BYTES}`),
+    });
   });
 
   it("names the missing path, and sends directories to LS", async () => {

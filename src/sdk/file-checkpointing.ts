@@ -1,0 +1,46 @@
+import { FileCheckpoints, type RewindFilesResult } from "../sessions/checkpoints.js";
+
+/**
+ * A query's file checkpoints (`enableFileCheckpointing`): one store per session, opened beside its
+ * transcript when the first turn starts (or by `rewindFiles` on a resumed session before any turn).
+ */
+export class QueryFileCheckpoints {
+  private store: { sessionId: string; checkpoints: FileCheckpoints } | undefined;
+
+  constructor(
+    private readonly enabled: boolean,
+    private readonly transcriptPath: (sessionId: string) => string,
+  ) {}
+
+  /** A turn for `userMessageId` starts in `sessionId`; what its tools change is saved from now on. */
+  begin(sessionId: string, userMessageId: string): ((file: string) => Promise<void>) | undefined {
+    if (!this.enabled) return undefined;
+    const checkpoints = this.open(sessionId);
+    checkpoints.begin(userMessageId);
+    return (file) => checkpoints.beforeChange(file);
+  }
+
+  async rewind(
+    sessionId: string | undefined,
+    userMessageId: string,
+    options: { dryRun?: boolean } | undefined,
+  ): Promise<RewindFilesResult> {
+    if (!this.enabled) {
+      return {
+        canRewind: false,
+        error: "File checkpointing is off: pass enableFileCheckpointing: true to query() to rewind files.",
+      };
+    }
+    const id = this.store?.sessionId ?? sessionId;
+    if (id === undefined)
+      return { canRewind: false, error: `No turn has run yet: nothing to rewind to ${userMessageId}.` };
+    return this.open(id).rewind(userMessageId, options ?? {});
+  }
+
+  private open(sessionId: string): FileCheckpoints {
+    if (this.store?.sessionId !== sessionId) {
+      this.store = { sessionId, checkpoints: FileCheckpoints.beside(this.transcriptPath(sessionId)) };
+    }
+    return this.store.checkpoints;
+  }
+}
