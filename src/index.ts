@@ -38,6 +38,27 @@ export type {
   PreparedRun,
 } from "./run/agent.js";
 export { prepareRun, runAgent } from "./run/agent.js";
+export type { ExitReason } from "./sdk/constants.js";
+export {
+  AbortError,
+  BUILTIN_TOOL_NAMES,
+  EXIT_REASONS,
+  LEGACY_TOOL_NAME_ALIASES,
+  ORG_POLICY_LIMIT_PREFIXES,
+  SYSTEM_PROMPT_DYNAMIC_BOUNDARY,
+  USAGE_LIMIT_ERROR_PREFIXES,
+  USAGE_TRANSITION_PREFIXES,
+  USAGE_WARNING_PREFIXES,
+} from "./sdk/constants.js";
+export type {
+  AccountInfo,
+  RewindFilesResult,
+  SDKControlGetContextUsageResponse,
+  SDKControlInitializeResponse,
+  SDKControlReadFileResponse,
+  SDKControlReloadPluginsResponse,
+  SDKControlReloadSkillsResponse,
+} from "./sdk/control-types.js";
 export type {
   ApiKeySource,
   ModelUsage,
@@ -133,6 +154,7 @@ export { HOOK_EVENTS, InvalidOptionsError } from "./sdk/options.js";
 export type {
   AgentInfo,
   McpServerStatus,
+  McpSetServersResult,
   ModelInfo,
   Query,
   QueryParams,
@@ -141,5 +163,32 @@ export type {
   SlashCommand,
 } from "./sdk/query.js";
 export { query } from "./sdk/query.js";
+export type {
+  ForkSessionOptions,
+  ForkSessionResult,
+  GetSessionInfoOptions,
+  GetSessionMessagesOptions,
+  GetSubagentMessagesOptions,
+  ListSessionsOptions,
+  ListSubagentsOptions,
+  SDKSessionInfo,
+  SessionMessage,
+  SessionMutationOptions,
+} from "./sdk/sessions.js";
+export {
+  archiveSession,
+  deleteSession,
+  forkSession,
+  getSessionInfo,
+  getSessionMessages,
+  getSubagentMessages,
+  listSessions,
+  listSubagents,
+  renameSession,
+  tagSession,
+  unarchiveSession,
+} from "./sdk/sessions.js";
+export type { ClaimOptions, SpareProcess, StartupParams, WarmQuery } from "./sdk/warm.js";
+export { prewarm, startup } from "./sdk/warm.js";
 export { SessionNotFoundError } from "./sessions/store.js";
 export { SessionWriteError } from "./sessions/writer.js";

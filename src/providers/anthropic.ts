@@ -23,6 +23,8 @@ export type AnthropicProviderOptions = {
    * and de-duplicated output), and two retry layers would multiply the attempts.
    */
   maxRetries?: number;
+  /** Beta features, sent as the `anthropic-beta` header of every request (SDK `betas`). */
+  betas?: readonly string[];
 };
 
 type ClientModule = typeof import("./anthropic-client.js");
@@ -70,7 +72,10 @@ export class AnthropicProvider implements ModelProvider {
             tools: request.tools as CreateParams["tools"],
             stream: true,
           },
-          { signal: link.signal },
+          {
+            signal: link.signal,
+            ...(this.options.betas ? { headers: { "anthropic-beta": this.options.betas.join(",") } } : {}),
+          },
         ),
       ).asResponse();
       const requestId = response.headers.get("request-id");

@@ -343,6 +343,11 @@ function longSessionWarnings(spec: RunSpec, model: RunModel): string[] {
     );
   }
   const wire = model.provider.wire;
+  if (spec.betas?.length && wire !== "anthropic-messages") {
+    warnings.push(
+      `betas (${spec.betas.join(", ")}) are ignored by ${model.model}: only Anthropic models take them.`,
+    );
+  }
   if ((spec.thinking || spec.effort) && (wire === "llama" || wire === "replay")) {
     warnings.push(
       `thinking and effort settings are ignored by ${model.model} (no such parameter on this model).`,
@@ -366,6 +371,7 @@ export function resolveModelFor(
     ...(spec.apiKey !== undefined ? { apiKey: spec.apiKey } : {}),
     ...(spec.baseURL !== undefined ? { baseURL: spec.baseURL } : {}),
     ...(spec.promptCaching !== undefined ? { promptCaching: spec.promptCaching } : {}),
+    ...(spec.betas !== undefined ? { betas: spec.betas } : {}),
     baseDir: resolve(spec.cwd),
     env: spec.env ?? process.env,
   });

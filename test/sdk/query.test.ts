@@ -342,8 +342,8 @@ describe("errors", () => {
   test("invalid options throw synchronously, naming the option", () => {
     expect(() => query({ prompt: "x", options: { maxTurns: 0 } })).toThrow(InvalidOptionsError);
     expect(() => query({ prompt: "x", options: { maxTurns: 0 } })).toThrow(/"maxTurns"/);
-    expect(() => query({ prompt: "x", options: { allowedTool: ["Bash"] } as never })).toThrow(
-      /unknown option "allowedTool". Did you mean "allowedTools"\?/,
+    expect(() => query({ prompt: "x", options: { allowedTools: "Bash" } as never })).toThrow(
+      /invalid option "allowedTools": expected array/,
     );
   });
 });
