@@ -1,5 +1,6 @@
 import { eachOf } from "../engine/event-batches.js";
 import { anthropicEventBatches } from "./anthropic-events.js";
+import { anthropicRateLimit } from "./anthropic-rate-limits.js";
 import { toProviderError } from "./errors.js";
 import { withLibraryWarnings } from "./library-warnings.js";
 import type { ApiKeySource, ModelProvider, ModelRequest, ModelResponse } from "./types.js";
@@ -79,6 +80,7 @@ export class AnthropicProvider implements ModelProvider {
         ),
       ).asResponse();
       const requestId = response.headers.get("request-id");
+      const rateLimit = anthropicRateLimit(response.headers);
       const batches = anthropicEventBatches(response, {
         signal,
         baseURL,
@@ -86,7 +88,12 @@ export class AnthropicProvider implements ModelProvider {
         streamError,
         onFinished: link.unlink,
       });
-      return { ...(requestId ? { requestId } : {}), batches, events: eachOf(batches) };
+      return {
+        ...(requestId ? { requestId } : {}),
+        ...(rateLimit ? { rateLimit } : {}),
+        batches,
+        events: eachOf(batches),
+      };
     } catch (error) {
       link.unlink();
       throw mapError(error);

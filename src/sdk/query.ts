@@ -28,7 +28,13 @@ import type {
   SDKControlReloadPluginsResponse,
   SDKControlReloadSkillsResponse,
 } from "./control-types.js";
-import type { PermissionMode, SDKInformationalMessage, SDKMessage, SDKUserMessage } from "./messages.js";
+import type {
+  PermissionMode,
+  SDKInformationalMessage,
+  SDKMessage,
+  SDKStatusMessage,
+  SDKUserMessage,
+} from "./messages.js";
 import {
   InvalidOptionsError,
   type McpServerConfig,
@@ -50,6 +56,7 @@ import {
   STRUCTURED_OUTPUT_TOOL,
   type StructuredOutputRun,
 } from "./structured-output.js";
+import { ToolProgress } from "./tool-progress.js";
 
 /** What `interrupt()` resolves to: cairn queues nothing, so there is never anything still queued. */
 export type SDKControlInterruptResponse = { still_queued: string[]; cancelled?: string[] };
@@ -269,6 +276,8 @@ class QueryRun implements Query {
   private sessionEnded = false;
   /** SessionStart fires with the query's first engine run. */
   private sessionStarted = false;
+  /** A mode set by setPermissionMode() during a turn, to report as system/status. */
+  private modeChange: PermissionMode | undefined;
   /** The user messages of the turns after the first: the prompt iterable and `streamInput()` streams. */
   private readonly input: QueryInput<SDKUserMessage>;
   private readonly promptIterator: AsyncIterator<SDKUserMessage> | undefined;
@@ -316,6 +325,8 @@ class QueryRun implements Query {
   async setPermissionMode(mode: PermissionMode): Promise<SDKControlSetPermissionModeResponse | undefined> {
     validateOptions({ permissionMode: mode, cwd: this.options.cwd });
     this.permissions.setMode(mode);
+    // Inside a turn, a system/status message reports it; the next turn's system/init does otherwise.
+    if (this.currentRun) this.modeChange = mode;
     return { mode };
   }
 
@@ -668,9 +679,10 @@ class QueryRun implements Query {
       }),
     );
     let finished = false;
+    const progress = new ToolProgress((this.options.env ?? process.env) as NodeJS.ProcessEnv);
     try {
       while (true) {
-        const step = await engine.next();
+        const step = yield* progress.during(engine.next(), sessionId);
         if (step.done) {
           finished = true;
           return undefined;
@@ -679,6 +691,11 @@ class QueryRun implements Query {
         // Every event reaches the transcript, also while the query is being closed.
         writer?.recordEvent(event);
         if (this.closed) return undefined;
+        progress.observe(event);
+        if (this.modeChange !== undefined) {
+          yield this.statusMessage(sessionId, this.modeChange);
+          this.modeChange = undefined;
+        }
         if (event.type === "run_end") {
           finished = true;
           await engine.return(event);
@@ -866,6 +883,17 @@ class QueryRun implements Query {
     if (file && existsSync(file)) {
       throw new SessionWriteError(file, new Error(`session ${sessionId} already exists; resume it instead`));
     }
+  }
+
+  private statusMessage(sessionId: string, permissionMode: PermissionMode): SDKStatusMessage {
+    return {
+      type: "system",
+      subtype: "status",
+      status: null,
+      permissionMode,
+      uuid: randomUUID(),
+      session_id: sessionId,
+    };
   }
 
   /** One line of diagnostics to the `stderr` option (a throwing callback is not the run's problem). */

@@ -307,9 +307,15 @@ describe("options reach the engine", () => {
 });
 
 describe("errors", () => {
-  test("a provider failure ends with an error result saying why; the iterator finishes normally", async () => {
+  test("a provider failure: an assistant message with error, then an error result saying why; the iterator finishes normally", async () => {
     const { messages, server } = await runQuery([httpError(401, { message: "invalid x-api-key" })]);
-    expect(labels(messages)).toEqual(["system/init", "result/error_during_execution"]);
+    expect(labels(messages)).toEqual(["system/init", "assistant/text", "result/error_during_execution"]);
+    const stand_in = messages[1];
+    expect(stand_in).toMatchObject({ type: "assistant", error: "authentication_failed", parent_tool_use_id: null });
+    expect(stand_in?.type === "assistant" && stand_in.message.content[0]).toMatchObject({
+      type: "text",
+      text: expect.stringMatching(/^API Error: .*401/),
+    });
     const end = result(messages);
     expect(end.is_error).toBe(true);
     expect(end.subtype !== "success" && end.errors.join(" ")).toMatch(/401/);
