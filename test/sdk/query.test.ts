@@ -310,9 +310,13 @@ describe("errors", () => {
   test("a provider failure: an assistant message with error, then an error result saying why; the iterator finishes normally", async () => {
     const { messages, server } = await runQuery([httpError(401, { message: "invalid x-api-key" })]);
     expect(labels(messages)).toEqual(["system/init", "assistant/text", "result/error_during_execution"]);
-    const stand_in = messages[1];
-    expect(stand_in).toMatchObject({ type: "assistant", error: "authentication_failed", parent_tool_use_id: null });
-    expect(stand_in?.type === "assistant" && stand_in.message.content[0]).toMatchObject({
+    const standIn = messages[1];
+    expect(standIn).toMatchObject({
+      type: "assistant",
+      error: "authentication_failed",
+      parent_tool_use_id: null,
+    });
+    expect(standIn?.type === "assistant" && standIn.message.content[0]).toMatchObject({
       type: "text",
       text: expect.stringMatching(/^API Error: .*401/),
     });
