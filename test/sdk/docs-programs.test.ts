@@ -211,7 +211,9 @@ function conventionPrograms(): string[] {
     ...["custom-tools-annotations.ts", "custom-tools-converter.ts", "custom-tools-fetch-data.ts"].map(
       examplePath,
     ),
-    ...["hooks-add-context.ts", "hooks-log-tool-calls.ts", "hooks-protect-env.ts"].map(fixturePath),
+    ...["hooks-add-context.ts", "hooks-log-tool-calls.ts", "hooks-protect-env.ts", "typed-imports.ts"].map(
+      fixturePath,
+    ),
     ...["list-files.ts", "stream-text.ts", "streaming-ui.ts"].map(examplePath),
   ];
 }
@@ -230,7 +232,7 @@ const SAME_AS_REFERENCE: Record<string, string[]> = {
 test("the convention's programs type-check under tsc --strict against cairn's declarations (dist/index.d.ts)", async () => {
   const ts = (await import("typescript")).default;
   const files = conventionPrograms();
-  expect(files.length).toBeGreaterThanOrEqual(22);
+  expect(files.length).toBeGreaterThanOrEqual(23);
   // As a program's author compiles it: strict, ESM, "cairn" resolved to the published declarations.
   const program = ts.createProgram(files, {
     strict: true,
