@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, expectTypeOf, test } from "vitest";
 import type { Options } from "../../src/index.js";
 import {
@@ -133,6 +134,19 @@ describe("option names", () => {
     expect(warnings.every((w) => (w as Error & { code?: string }).code === "CAIRN_SDK_OPTION_UNKNOWN")).toBe(
       true,
     );
+  });
+
+  test("every option of the reference SDK has a row in docs/sdk.md saying what it does in cairn", () => {
+    const docs = readFileSync(new URL("../../docs/sdk.md", import.meta.url), "utf8");
+    const rows = docs.split("\n").filter((line) => line.startsWith("|"));
+    const documented = (name: string) => rows.some((row) => row.includes(`\`${name}\``));
+    // The not-applicable ones are a paragraph of their own.
+    const notApplicable = docs.slice(docs.indexOf("### Not applicable (in-process)"));
+    expect(
+      REFERENCE_OPTIONS.filter(
+        (name) => !documented(name) && !notApplicable.slice(0, 800).includes(`\`${name}\``),
+      ),
+    ).toEqual([]);
   });
 
   test("options that are not an object throw", () => {

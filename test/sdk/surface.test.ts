@@ -148,6 +148,13 @@ describe("exports", () => {
     ).toEqual([]);
     q.close();
   });
+
+  test("every Query method of the convention has a row in docs/sdk.md", () => {
+    const docs = readFileSync(new URL("../../docs/sdk.md", import.meta.url), "utf8");
+    const rows = docs.split("\n").filter((line) => line.startsWith("|"));
+    const undocumented = QUERY_METHODS.filter((name) => !rows.some((row) => row.includes(`\`${name}(`)));
+    expect(undocumented).toEqual([]);
+  });
 });
 
 describe("session functions over cairn's transcripts", () => {
