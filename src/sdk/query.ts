@@ -130,7 +130,11 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
    * Sets the thinking budget from the next turn on: 0 disables thinking, N enables it with N tokens,
    * null returns to `options.thinking` / `options.maxThinkingTokens`. Deprecated in the convention.
    */
-  setMaxThinkingTokens(maxThinkingTokens: number | null): Promise<void>;
+  setMaxThinkingTokens(
+    maxThinkingTokens: number | null,
+    /** Accepted; cairn always streams thinking as it comes. */
+    thinkingDisplay?: "summarized" | "omitted" | "highlights" | null,
+  ): Promise<void>;
   /** The one slash command: `/compact [instructions]`. */
   supportedCommands(): Promise<SlashCommand[]>;
   /** The models of cairn's catalog (any other `provider/model` id works too). */
@@ -348,7 +352,10 @@ class QueryRun implements Query {
     this.generator.return().catch(() => {});
   }
 
-  async setMaxThinkingTokens(maxThinkingTokens: number | null): Promise<void> {
+  async setMaxThinkingTokens(
+    maxThinkingTokens: number | null,
+    _thinkingDisplay?: "summarized" | "omitted" | "highlights" | null,
+  ): Promise<void> {
     if (maxThinkingTokens === null) {
       this.thinking = undefined;
       return;
