@@ -50,15 +50,7 @@ export {
   USAGE_TRANSITION_PREFIXES,
   USAGE_WARNING_PREFIXES,
 } from "./sdk/constants.js";
-export type {
-  AccountInfo,
-  RewindFilesResult,
-  SDKControlGetContextUsageResponse,
-  SDKControlInitializeResponse,
-  SDKControlReadFileResponse,
-  SDKControlReloadPluginsResponse,
-  SDKControlReloadSkillsResponse,
-} from "./sdk/control-types.js";
+export type * from "./sdk/control-types.js";
 export type {
   AsyncHookJSONOutput,
   ConfigScope,
