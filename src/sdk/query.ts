@@ -280,6 +280,8 @@ class QueryRun implements Query {
   private sessionEnded = false;
   /** SessionStart fires with the query's first engine run. */
   private sessionStarted = false;
+  /** The iteration began: drive() runs its clean-up. */
+  private started = false;
   /** A mode set by setPermissionMode() during a turn, to report as system/status. */
   private modeChange: PermissionMode | undefined;
   /** The user messages of the turns after the first: the prompt iterable and `streamInput()` streams. */
@@ -555,9 +557,16 @@ class QueryRun implements Query {
   private shutDown(): void {
     this.closed = true;
     this.stop.abort(new Error("The query was closed."));
+    // Never iterated: drive()'s clean-up will not run, but a method (getContextUsage(), the MCP
+    // ones) may have assembled the run and started its MCP servers.
+    if (!this.started) {
+      this.ended = true;
+      this.assembled?.close().catch(() => {});
+    }
   }
 
   private async *drive(): AsyncGenerator<SDKMessage, void> {
+    this.started = true;
     const userSignal = this.options.abortController?.signal;
     const onUserAbort = () => this.stop.abort(userSignal?.reason);
     if (userSignal?.aborted) onUserAbort();

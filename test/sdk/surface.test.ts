@@ -379,6 +379,25 @@ describe("Query methods", () => {
     });
   });
 
+  test("a query closed without being iterated ends the MCP servers a method started", async () => {
+    const server = await startServer([]);
+    const echo = createSdkMcpServer({
+      name: "echo",
+      tools: [
+        tool("echo", "Echoes", { text: z.string() }, async ({ text }) => ({
+          content: [{ type: "text", text }],
+        })),
+      ],
+    });
+    const q = query({ prompt: "Go", options: options(server, workspace(), { mcpServers: { echo } }) });
+    await q.getContextUsage();
+    expect((await q.mcpServerStatus()).map((status) => status.status)).toEqual(["connected"]);
+    q.close();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await q.mcpServerStatus()).map((status) => status.status)).toEqual(["disabled"]);
+    expect(server.requests).toEqual([]);
+  });
+
   test("streamInput adds turns: to a string prompt's query, and beside a prompt iterable", async () => {
     const server = await startServer([reply().text("One."), reply().text("Two."), reply().text("Three.")]);
     const cwd = workspace();
