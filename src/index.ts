@@ -215,6 +215,8 @@ export type {
   SlashCommand,
 } from "./sdk/query.js";
 export { query } from "./sdk/query.js";
+export type { ImportSessionToStoreOptions } from "./sdk/session-store.js";
+export { InMemorySessionStore, importSessionToStore } from "./sdk/session-store.js";
 export type {
   ForkSessionOptions,
   ForkSessionResult,

@@ -18,6 +18,8 @@ import {
   getSessionInfo,
   getSessionMessages,
   HOOK_EVENTS,
+  InMemorySessionStore,
+  importSessionToStore,
   LEGACY_TOOL_NAME_ALIASES,
   listSessions,
   listSubagents,
@@ -32,6 +34,7 @@ import {
   tagSession,
   tool,
 } from "../../src/index.js";
+import { workspaceKey } from "../../src/sessions/store.js";
 import { reply, type ScriptedServer } from "../../src/testing/index.js";
 import {
   cleanUp,
@@ -65,6 +68,8 @@ const CONVENTION_EXPORTS = [
   "unarchiveSession",
   "deleteSession",
   "forkSession",
+  "importSessionToStore",
+  "InMemorySessionStore",
   "AbortError",
   "BUILTIN_TOOL_NAMES",
   "HOOK_EVENTS",
@@ -199,6 +204,12 @@ describe("session functions over cairn's transcripts", () => {
     );
     expect((await getSessionInfo(fork.sessionId))?.summary).toBe("Just one");
     expect(await listSubagents(sessionId)).toEqual([]);
+
+    const store = new InMemorySessionStore();
+    await importSessionToStore(sessionId, store, { dir: cwd });
+    const [stored] = await store.listSessions(workspaceKey(cwd));
+    expect(stored?.sessionId).toBe(sessionId);
+    expect(await store.load({ projectKey: workspaceKey(cwd), sessionId })).toEqual(history);
 
     await deleteSession(sessionId);
     expect(await getSessionInfo(sessionId)).toBeUndefined();
