@@ -1,3 +1,4 @@
+import type { SDKControlInitializeResponse } from "../sdk/control-types.js";
 import type { Options } from "../sdk/options.js";
 import type { Query } from "../sdk/query.js";
 
@@ -38,20 +39,7 @@ export function initializeOptions(init: Record<string, unknown>): Options {
   return options;
 }
 
-/** The `initialize` answer the SDKs require: commands, agents, output styles, models, account. */
-export async function initializeResponse(q: Query): Promise<Record<string, unknown>> {
-  const [commands, agents, models] = await Promise.all([
-    q.supportedCommands(),
-    q.supportedAgents(),
-    q.supportedModels(),
-  ]);
-  return {
-    commands,
-    agents,
-    output_style: "default",
-    available_output_styles: ["default"],
-    models,
-    account: {},
-    hooks_applied: true,
-  };
+/** The `initialize` answer the SDKs require: the query's own (commands, agents, output styles, models, account). */
+export function initializeResponse(q: Query): Promise<SDKControlInitializeResponse> {
+  return q.initializationResult();
 }

@@ -10,6 +10,7 @@ import type {
   StreamedMessage,
   Usage,
 } from "./messages.js";
+import type { RateLimitReport } from "./provider.js";
 
 /**
  * The engine's one event stream. Every front end (CLI formats, SDK messages, transcripts) is a pure
@@ -37,8 +38,20 @@ export type EngineEvent =
   | HookResultEvent
   | UserTurnEvent
   | CompactBoundaryEvent
+  | CompactionStatusEvent
   | ModelFallbackEvent
   | RunEndEvent;
+
+/**
+ * A compaction starts (`phase: "start"`) or is over (`"end"`; `compacted: false` when there was
+ * nothing to summarise or it failed). A successful one has its `compact_boundary` before the end.
+ */
+export type CompactionStatusEvent = {
+  type: "compaction_status";
+  turn: number;
+  phase: "start" | "end";
+  compacted?: boolean;
+};
 
 /**
  * The history was compacted: older turns replaced by a model-written summary, recent turns kept
@@ -117,6 +130,8 @@ export type ModelCallEndEvent = {
   turn: number;
   message: StreamedMessage;
   requestId?: string;
+  /** The provider's rate-limit report for this call, when it sent one. */
+  rateLimit?: RateLimitReport;
   durationMs: number;
   /** USD cost of this call from the price table; null when the model's price is unknown. */
   costUsd: number | null;
@@ -213,5 +228,7 @@ export type RunEndEvent = {
   /** Request id of the last model call, when the provider sent one. */
   requestId?: string;
   errors: string[];
+  /** Set when the run ended because a model call failed (after retries): the HTTP status, or null (no response). */
+  apiError?: { status: number | null };
   permissionDenials: PermissionDenial[];
 };

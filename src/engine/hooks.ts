@@ -76,6 +76,9 @@ export type BaseHookInput = {
   permission_mode?: string;
   agent_id?: string;
   agent_type?: string;
+  /** Convention fields cairn does not set. */
+  prompt_id?: string;
+  effort?: { level: string };
 };
 
 type ToolFields = { tool_name: string; tool_input: unknown; tool_use_id: string };
@@ -120,9 +123,112 @@ export type HookEventFields =
     }
   | ({ hook_event_name: "PermissionDenied"; reason: string } & ToolFields);
 
+/**
+ * The convention's events cairn has no hook point for (never fired; hooks for them are reported as
+ * such): declared so programs that handle them type-check (`input.hook_event_name === "Setup"`).
+ */
+type UnfiredHookEventFields =
+  | { hook_event_name: "PostToolBatch"; tool_calls: PostToolBatchToolCall[] }
+  | {
+      hook_event_name: "UserPromptExpansion";
+      expansion_type: "slash_command" | "mcp_prompt";
+      command_name: string;
+      command_args: string;
+      command_source?: string;
+      prompt: string;
+    }
+  | { hook_event_name: "StopFailure"; error: string; error_details?: string; last_assistant_message?: string }
+  | {
+      hook_event_name: "PreModelSwitch";
+      from_model: string;
+      to_model: string;
+      requested_model: string | null;
+      source: string;
+    }
+  | {
+      hook_event_name: "PostModelSwitch";
+      from_model: string;
+      to_model: string;
+      requested_model: string | null;
+      source: string;
+    }
+  | { hook_event_name: "Setup"; trigger: "init" | "maintenance" }
+  | { hook_event_name: "TeammateIdle"; teammate_name: string; team_name: string }
+  | {
+      hook_event_name: "TaskCreated" | "TaskCompleted";
+      task_id: string;
+      task_subject: string;
+      task_description?: string;
+      teammate_name?: string;
+      team_name?: string;
+    }
+  | {
+      hook_event_name: "Elicitation";
+      mcp_server_name: string;
+      message: string;
+      mode?: "form" | "url";
+      url?: string;
+      elicitation_id?: string;
+      requested_schema?: Record<string, unknown>;
+    }
+  | {
+      hook_event_name: "ElicitationResult";
+      mcp_server_name: string;
+      elicitation_id?: string;
+      mode?: "form" | "url";
+      action: "accept" | "decline" | "cancel";
+      content?: Record<string, unknown>;
+    }
+  | {
+      hook_event_name: "ConfigChange";
+      source: "user_settings" | "project_settings" | "local_settings" | "policy_settings" | "skills";
+      file_path?: string;
+    }
+  | { hook_event_name: "WorktreeCreate"; name: string }
+  | { hook_event_name: "WorktreeRemove"; worktree_path: string }
+  | {
+      hook_event_name: "InstructionsLoaded";
+      file_path: string;
+      memory_type: "User" | "Project" | "Local" | "Managed";
+      load_reason: "session_start" | "nested_traversal" | "path_glob_match" | "include" | "compact";
+      globs?: string[];
+      trigger_file_path?: string;
+      parent_file_path?: string;
+    }
+  | { hook_event_name: "CwdChanged"; old_cwd: string; new_cwd: string }
+  | { hook_event_name: "FileChanged"; file_path: string; event: "change" | "add" | "unlink" }
+  | { hook_event_name: "DirectoryAdded"; directory: string; source: "slash_command" | "register_repo_root" }
+  | {
+      hook_event_name: "MessageDisplay";
+      turn_id: string;
+      message_id: string;
+      index: number;
+      final: boolean;
+      delta: string;
+    }
+  | {
+      hook_event_name: "PreSkillShellCommand";
+      tool_name: string;
+      tool_input: { command: string };
+      tool_use_id: string;
+      command_name: string;
+      command_source?: string;
+      invoked_by: "user" | "claude" | "other";
+    };
+
+export type PostToolBatchToolCall = {
+  tool_name: string;
+  tool_input: unknown;
+  tool_use_id: string;
+  tool_response?: unknown;
+};
+
 type WithBase<T> = T extends unknown ? BaseHookInput & T : never;
-/** What a hook receives: the base fields and its event's own (discriminated by `hook_event_name`). */
-export type HookInput = WithBase<HookEventFields>;
+/**
+ * What a hook receives: the base fields and its event's own (discriminated by `hook_event_name`);
+ * the union has every event of the convention, also those cairn never fires.
+ */
+export type HookInput = WithBase<HookEventFields | UnfiredHookEventFields>;
 export type PreToolUseHookInput = Extract<HookInput, { hook_event_name: "PreToolUse" }>;
 export type PostToolUseHookInput = Extract<HookInput, { hook_event_name: "PostToolUse" }>;
 export type PostToolUseFailureHookInput = Extract<HookInput, { hook_event_name: "PostToolUseFailure" }>;
@@ -137,6 +243,26 @@ export type PreCompactHookInput = Extract<HookInput, { hook_event_name: "PreComp
 export type PostCompactHookInput = Extract<HookInput, { hook_event_name: "PostCompact" }>;
 export type PermissionRequestHookInput = Extract<HookInput, { hook_event_name: "PermissionRequest" }>;
 export type PermissionDeniedHookInput = Extract<HookInput, { hook_event_name: "PermissionDenied" }>;
+export type PostToolBatchHookInput = Extract<HookInput, { hook_event_name: "PostToolBatch" }>;
+export type UserPromptExpansionHookInput = Extract<HookInput, { hook_event_name: "UserPromptExpansion" }>;
+export type StopFailureHookInput = Extract<HookInput, { hook_event_name: "StopFailure" }>;
+export type PreModelSwitchHookInput = Extract<HookInput, { hook_event_name: "PreModelSwitch" }>;
+export type PostModelSwitchHookInput = Extract<HookInput, { hook_event_name: "PostModelSwitch" }>;
+export type SetupHookInput = Extract<HookInput, { hook_event_name: "Setup" }>;
+export type TeammateIdleHookInput = Extract<HookInput, { hook_event_name: "TeammateIdle" }>;
+export type TaskCreatedHookInput = Extract<HookInput, { hook_event_name: "TaskCreated" }>;
+export type TaskCompletedHookInput = Extract<HookInput, { hook_event_name: "TaskCompleted" }>;
+export type ElicitationHookInput = Extract<HookInput, { hook_event_name: "Elicitation" }>;
+export type ElicitationResultHookInput = Extract<HookInput, { hook_event_name: "ElicitationResult" }>;
+export type ConfigChangeHookInput = Extract<HookInput, { hook_event_name: "ConfigChange" }>;
+export type WorktreeCreateHookInput = Extract<HookInput, { hook_event_name: "WorktreeCreate" }>;
+export type WorktreeRemoveHookInput = Extract<HookInput, { hook_event_name: "WorktreeRemove" }>;
+export type InstructionsLoadedHookInput = Extract<HookInput, { hook_event_name: "InstructionsLoaded" }>;
+export type CwdChangedHookInput = Extract<HookInput, { hook_event_name: "CwdChanged" }>;
+export type FileChangedHookInput = Extract<HookInput, { hook_event_name: "FileChanged" }>;
+export type DirectoryAddedHookInput = Extract<HookInput, { hook_event_name: "DirectoryAdded" }>;
+export type MessageDisplayHookInput = Extract<HookInput, { hook_event_name: "MessageDisplay" }>;
+export type PreSkillShellCommandHookInput = Extract<HookInput, { hook_event_name: "PreSkillShellCommand" }>;
 
 export type HookPermissionDecision = "allow" | "deny" | "ask" | "defer";
 

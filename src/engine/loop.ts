@@ -142,6 +142,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
   let turn = 0;
   let requestId: string | undefined;
   let subtype: RunSubtype = "success";
+  let apiError: RunEndEvent["apiError"];
   let lastFailure = { key: "", count: 0 };
   const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
   const meter = new ContextMeter(options.context ?? {}, maxTokens, options.system, toolSpecs);
@@ -160,6 +161,18 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
 
   /** Compacts the history in place; false when there was nothing to summarise. */
   async function* compact(
+    trigger: CompactTrigger,
+    instructions: string | null,
+    keepTokens: number,
+  ): AsyncGenerator<EngineEvent[], boolean> {
+    // A compaction that throws ends the run; its status is then closed by the run's end.
+    yield [{ type: "compaction_status", turn, phase: "start" }];
+    const compacted = yield* compactOnce(trigger, instructions, keepTokens);
+    yield [{ type: "compaction_status", turn, phase: "end", compacted }];
+    return compacted;
+  }
+
+  async function* compactOnce(
     trigger: CompactTrigger,
     instructions: string | null,
     keepTokens: number,
@@ -371,6 +384,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
           turn,
           message,
           ...(requestId ? { requestId } : {}),
+          ...(call.rateLimit ? { rateLimit: call.rateLimit } : {}),
           durationMs: Math.round(performance.now() - callStarted),
           costUsd: callCost ?? null,
         },
@@ -490,6 +504,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
   } catch (error) {
     subtype = "error_during_execution";
     errors.push(signal.aborted ? "The run was interrupted." : describeError(error));
+    if (!signal.aborted && error instanceof ProviderError) apiError = { status: error.status ?? null };
     closeDanglingToolUses(history);
   }
 
@@ -511,6 +526,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
     modelCostUsd: Object.fromEntries(Object.entries(modelCost).map(([model, cost]) => [model, cost ?? null])),
     ...(requestId ? { requestId } : {}),
     errors,
+    ...(apiError ? { apiError } : {}),
     permissionDenials: denials,
   };
   yield [end];

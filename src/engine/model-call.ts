@@ -2,7 +2,7 @@ import { batchesOf } from "./event-batches.js";
 import type { EngineEvent } from "./events.js";
 import { MessageAssembler } from "./message-assembler.js";
 import type { ModelStreamEvent, StreamedMessage } from "./messages.js";
-import type { ModelProvider, ModelRequest } from "./provider.js";
+import type { ModelProvider, ModelRequest, RateLimitReport } from "./provider.js";
 import { ProviderError } from "./provider.js";
 import {
   isRetryable,
@@ -18,6 +18,7 @@ export type ModelCallResult = {
   message: StreamedMessage;
   assembler: MessageAssembler;
   requestId?: string;
+  rateLimit?: RateLimitReport;
 };
 
 /**
@@ -88,7 +89,12 @@ export async function* callModel(
           retryable: true,
         });
       }
-      return { message, assembler, ...(response.requestId ? { requestId: response.requestId } : {}) };
+      return {
+        message,
+        assembler,
+        ...(response.requestId ? { requestId: response.requestId } : {}),
+        ...(response.rateLimit ? { rateLimit: response.rateLimit } : {}),
+      };
     } catch (error) {
       if (signal.aborted) throw error;
       if (!isRetryable(error) || attempt > policy.maxRetries) throw error;

@@ -37,8 +37,23 @@ export type ThinkingSetting =
 export type EffortLevel = "low" | "medium" | "high" | "xhigh" | "max";
 
 /** One model call in flight: the request id (when the server sent one) and the raw event stream. */
+/**
+ * A provider's report on its rate limits for this call (Anthropic: the `anthropic-ratelimit-*`
+ * headers): the most used of its limits.
+ */
+export type RateLimitReport = {
+  status: "allowed" | "allowed_warning" | "rejected";
+  /** Which limit (`requests`, `tokens`, `input-tokens`, `output-tokens`). */
+  limit: string;
+  /** Share of the limit used, 0..1. */
+  utilization: number;
+  /** When the limit is replenished, seconds since the epoch. */
+  resetsAt?: number;
+};
+
 export type ModelResponse = {
   requestId?: string;
+  rateLimit?: RateLimitReport;
   events: AsyncIterable<ModelStreamEvent>;
   /**
    * The same events grouped as they arrived (one array per network chunk), for providers that can

@@ -1,5 +1,6 @@
 import { eachOf } from "../engine/event-batches.js";
 import { anthropicEventBatches } from "./anthropic-events.js";
+import { anthropicRateLimit } from "./anthropic-rate-limits.js";
 import { toProviderError } from "./errors.js";
 import { withLibraryWarnings } from "./library-warnings.js";
 import type { ApiKeySource, MediaInput, ModelProvider, ModelRequest, ModelResponse } from "./types.js";
@@ -27,6 +28,8 @@ export type AnthropicProviderOptions = {
    * and de-duplicated output), and two retry layers would multiply the attempts.
    */
   maxRetries?: number;
+  /** Beta features, sent as the `anthropic-beta` header of every request (SDK `betas`). */
+  betas?: readonly string[];
 };
 
 type ClientModule = typeof import("./anthropic-client.js");
@@ -76,10 +79,14 @@ export class AnthropicProvider implements ModelProvider {
             tools: request.tools as CreateParams["tools"],
             stream: true,
           },
-          { signal: link.signal },
+          {
+            signal: link.signal,
+            ...(this.options.betas ? { headers: { "anthropic-beta": this.options.betas.join(",") } } : {}),
+          },
         ),
       ).asResponse();
       const requestId = response.headers.get("request-id");
+      const rateLimit = anthropicRateLimit(response.headers);
       const batches = anthropicEventBatches(response, {
         signal,
         baseURL,
@@ -87,7 +94,12 @@ export class AnthropicProvider implements ModelProvider {
         streamError,
         onFinished: link.unlink,
       });
-      return { ...(requestId ? { requestId } : {}), batches, events: eachOf(batches) };
+      return {
+        ...(requestId ? { requestId } : {}),
+        ...(rateLimit ? { rateLimit } : {}),
+        batches,
+        events: eachOf(batches),
+      };
     } catch (error) {
       link.unlink();
       throw mapError(error);

@@ -23,6 +23,8 @@ export type ModelSettings = ModelNameSettings & {
    * cairn turns it on for every run unless told otherwise (AgentRunOptions.promptCaching: false).
    */
   promptCaching?: boolean;
+  /** Anthropic beta features (the `anthropic-beta` header); other providers do not take them. */
+  betas?: readonly string[];
   /** Where relative `replay:` / `local:` paths resolve (default: process.cwd()). */
   baseDir?: string;
   /**
@@ -101,6 +103,7 @@ async function resolveAnthropic(
       ...(settings.promptCaching ? { promptCaching: true } : {}),
       ...(settings.headers ? { headers: settings.headers } : {}),
       mediaInput: mediaInputFor(id, "anthropic"),
+      ...(settings.betas?.length ? { betas: settings.betas } : {}),
     }),
   };
 }

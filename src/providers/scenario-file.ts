@@ -40,6 +40,7 @@ export const stepSchema = z.discriminatedUnion("kind", [
         .object({ afterEvents: z.number().int().nonnegative(), ms: z.number().nonnegative() })
         .optional(),
       delayPerEventMs: z.number().nonnegative().optional(),
+      headers: z.record(z.string(), z.string()).optional(),
     })
     .strict(),
   z

@@ -32,6 +32,8 @@ export type ReplyStep = {
   stall?: { afterEvents: number; ms: number };
   /** Pause before each delta event (simulates a slow model). */
   delayPerEventMs?: number;
+  /** Extra HTTP response headers of the scripted server (e.g. `anthropic-ratelimit-*`). */
+  headers?: Record<string, string>;
 };
 
 /** Fault: the request is answered with an HTTP error (the next step answers the retry). */
@@ -86,6 +88,10 @@ export class ReplyBuilder {
   }
   delayPerEvent(ms: number): this {
     this.step.delayPerEventMs = ms;
+    return this;
+  }
+  headers(headers: Record<string, string>): this {
+    this.step.headers = { ...this.step.headers, ...headers };
     return this;
   }
 }

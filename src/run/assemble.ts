@@ -443,6 +443,11 @@ function longSessionWarnings(spec: RunSpec, model: RunModel): string[] {
   if (spec.headers && Object.keys(spec.headers).length > 0 && (wire === "llama" || wire === "replay")) {
     warnings.push(`extra headers (--header) are not sent: ${model.model} makes no HTTP requests.`);
   }
+  if (spec.betas?.length && wire !== "anthropic-messages") {
+    warnings.push(
+      `betas (${spec.betas.join(", ")}) are ignored by ${model.model}: only Anthropic models take them.`,
+    );
+  }
   if ((spec.thinking || spec.effort) && (wire === "llama" || wire === "replay")) {
     warnings.push(
       `thinking and effort settings are ignored by ${model.model} (no such parameter on this model).`,
@@ -467,6 +472,7 @@ export function resolveModelFor(
     ...(spec.baseURL !== undefined ? { baseURL: spec.baseURL } : {}),
     ...(spec.promptCaching !== undefined ? { promptCaching: spec.promptCaching } : {}),
     ...(spec.headers ? { headers: spec.headers } : {}),
+    ...(spec.betas !== undefined ? { betas: spec.betas } : {}),
     baseDir: resolve(spec.cwd),
     env: spec.env ?? process.env,
   });

@@ -312,9 +312,16 @@ export type SDKPartialAssistantMessage = {
   session_id: string;
 };
 
-/** Why an assistant message is an API error stand-in (convention field; cairn does not set it yet). */
+/**
+ * Why an assistant message is an API error stand-in: when a model call fails for good, an `assistant`
+ * message with the error text ("API Error: ...") and this category comes before the error `result`.
+ */
 export type SDKAssistantMessageError =
   | "authentication_failed"
+  | "oauth_org_not_allowed"
+  | "account_on_hold"
+  | "verification_required"
+  | "cloud_credential_error"
   | "billing_error"
   | "rate_limit"
   | "overloaded"
@@ -574,12 +581,18 @@ export type SDKCompactBoundaryMessage = {
 // Declared for compatibility, not produced yet (SDK-11: consumers must accept other system subtypes)
 // ---------------------------------------------------------------------------------------------------
 
-/** Session status changes (e.g. while compacting). Not produced by cairn yet. */
+/**
+ * The session's status changed: `compacting` while the conversation is being compacted, then `null`
+ * with `compact_result` (`failed` also when there was nothing to compact); after `setPermissionMode()`,
+ * `null` with the new `permissionMode`.
+ */
 export type SDKStatusMessage = {
   type: "system";
   subtype: "status";
   status: "compacting" | "requesting" | null;
   permissionMode?: PermissionMode;
+  compact_result?: "success" | "failed";
+  compact_error?: string;
   uuid: UUID;
   session_id: string;
 };
@@ -608,13 +621,57 @@ export type SDKTaskNotificationMessage = {
   session_id: string;
 };
 
-/** A long tool call is still running. Not produced by cairn yet. */
+/**
+ * A tool call is still running: a heartbeat every 5 seconds of its run (`CAIRN_TOOL_PROGRESS_SECONDS`
+ * in the query's environment changes the interval), between its `assistant` tool_use and its result.
+ */
 export type SDKToolProgressMessage = {
   type: "tool_progress";
   tool_use_id: string;
   tool_name: string;
   parent_tool_use_id: string | null;
   elapsed_time_seconds: number;
+  task_id?: string;
+  uuid: UUID;
+  session_id: string;
+};
+
+/**
+ * A user message replayed back to the program (the convention's CLI does so with
+ * `--replay-user-messages`, which its SDK does not pass). cairn's `query()` does not echo prompts, so
+ * it yields none; declared so programs that handle it type-check.
+ */
+export type SDKUserMessageReplay = Omit<SDKUserMessage, "uuid" | "session_id"> & {
+  uuid: UUID;
+  session_id: string;
+  isReplay: true;
+  file_attachments?: unknown[];
+};
+
+/**
+ * What the provider said about the rate limits, from the Anthropic API's `anthropic-ratelimit-*`
+ * response headers: `allowed`, `allowed_warning` (under 10% of a limit left) or `rejected` (nothing
+ * left). `resetsAt` is in seconds since the epoch; `utilization` the share used, 0..1.
+ */
+export type SDKRateLimitInfo = {
+  status: "allowed" | "allowed_warning" | "rejected";
+  resetsAt?: number;
+  rateLimitType?:
+    | "five_hour"
+    | "seven_day"
+    | "seven_day_opus"
+    | "seven_day_sonnet"
+    | "seven_day_overage_included"
+    | "overage";
+  utilization?: number;
+  /** cairn: which of the provider's limits this is about (`requests`, `tokens`, `input-tokens`, ...). */
+  limit?: string;
+};
+
+/** The rate-limit state changed (a model call's response reported it). */
+export type SDKRateLimitEvent = {
+  type: "rate_limit_event";
+  rate_limit_info: SDKRateLimitInfo;
   uuid: UUID;
   session_id: string;
 };
@@ -639,4 +696,6 @@ export type SDKMessage =
   | SDKHookResponseMessage
   | SDKTaskStartedMessage
   | SDKTaskNotificationMessage
-  | SDKToolProgressMessage;
+  | SDKToolProgressMessage
+  | SDKUserMessageReplay
+  | SDKRateLimitEvent;

@@ -14,10 +14,11 @@ import type { PermissionMode } from "./messages.js";
  * provider settings (`apiKey`, `baseURL`).
  *
  * Every option of the convention is accepted, so programs written for it do not break; the ones cairn
- * does not implement yet are listed in `NOT_YET_SUPPORTED_OPTIONS` (a one-time process warning names
- * them when used) and those that make no sense in-process in `NOT_APPLICABLE_OPTIONS`. An option name
- * that is in neither list nor implemented, or a value of the wrong type, makes `query()` throw
- * `InvalidOptionsError` synchronously, before any work starts. docs/sdk.md has the full table.
+ * does not implement yet are listed in `NOT_YET_SUPPORTED_OPTIONS` and those that make no sense
+ * in-process in `NOT_APPLICABLE_OPTIONS` (a one-time process warning names them when used). An
+ * unknown option name is ignored with a one-time warning (with the closest known name), as the
+ * reference ignores it; a value of the wrong type makes `query()` throw `InvalidOptionsError`
+ * synchronously, before any work starts. docs/sdk.md has the full table.
  */
 
 // ---------------------------------------------------------------------------------------------------
@@ -149,24 +150,45 @@ export type SettingSource = "user" | "project" | "local";
 
 export type {
   BaseHookInput,
+  ConfigChangeHookInput,
+  CwdChangedHookInput,
+  DirectoryAddedHookInput,
+  ElicitationHookInput,
+  ElicitationResultHookInput,
+  FileChangedHookInput,
   HookEvent,
   HookInput,
   HookJSONOutput,
   HookPermissionDecision,
+  InstructionsLoadedHookInput,
+  MessageDisplayHookInput,
   NotificationHookInput,
   PermissionDeniedHookInput,
   PermissionRequestHookInput,
   PostCompactHookInput,
+  PostModelSwitchHookInput,
+  PostToolBatchHookInput,
+  PostToolBatchToolCall,
   PostToolUseFailureHookInput,
   PostToolUseHookInput,
   PreCompactHookInput,
+  PreModelSwitchHookInput,
+  PreSkillShellCommandHookInput,
   PreToolUseHookInput,
   SessionEndHookInput,
   SessionStartHookInput,
+  SetupHookInput,
+  StopFailureHookInput,
   StopHookInput,
   SubagentStartHookInput,
   SubagentStopHookInput,
+  TaskCompletedHookInput,
+  TaskCreatedHookInput,
+  TeammateIdleHookInput,
+  UserPromptExpansionHookInput,
   UserPromptSubmitHookInput,
+  WorktreeCreateHookInput,
+  WorktreeRemoveHookInput,
 } from "../engine/hooks.js";
 export { HOOK_EVENTS } from "../engine/hooks.js";
 export type { HookCallback, HookCallbackMatcher } from "../hooks/index.js";
@@ -391,10 +413,32 @@ export type Options = {
   /** Extended thinking (Anthropic `thinking`); ignored with a warning where the model has no such parameter. */
   thinking?: ThinkingConfig;
 
+  // --- diagnostics, resuming, provider extras ------------------------------------------------------
+
+  /**
+   * cairn's diagnostics for this query, one line (with its newline) per call: the warnings also
+   * reported as `system`/`informational` messages (config, MCP, sandbox, session notes) and the
+   * notes about options it ignores. The convention passes the CLI child's stderr here.
+   */
+  stderr?: (data: string) => void;
+  /**
+   * With `resume` / `continue`: the conversation goes on from this message (its `uuid` from
+   * `getSessionMessages()`); later messages are left out of the history and of the session from
+   * now on (they stay in the transcript file, before a boundary record).
+   */
+  resumeSessionAt?: string;
+  /** Anthropic beta features, sent as the `anthropic-beta` header of every request; other providers: a warning. */
+  betas?: string[];
+  /**
+   * An MCP tool (`mcp__server__tool`) that answers the permission questions `canUseTool` would get:
+   * it is called with `{ tool_name, input, tool_use_id }` and answers with text holding
+   * `{ "behavior": "allow", "updatedInput"? }` or `{ "behavior": "deny", "message" }`. Not together
+   * with `canUseTool`.
+   */
+  permissionPromptToolName?: string;
+
   // --- accepted, not yet supported ---------------------------------------------------------------
 
-  /** Resume up to this message. Accepted, not yet supported. */
-  resumeSessionAt?: string;
   resumeDropsTurn?: string;
   sessionStore?: unknown;
   sessionStoreFlush?: "batched" | "eager";
@@ -406,7 +450,6 @@ export type Options = {
     { description: string; prompt: string; tools?: string[]; model?: string; [k: string]: unknown }
   >;
   agentProgressSummaries?: boolean;
-  betas?: string[];
   debug?: boolean;
   debugFile?: string;
   forwardSubagentText?: boolean;
@@ -415,7 +458,6 @@ export type Options = {
   onElicitation?(request: unknown, options: { signal: AbortSignal }): Promise<unknown>;
   onUserDialog?(request: unknown, options: { signal: AbortSignal }): Promise<unknown>;
   perTaskStopAffordance?: boolean;
-  permissionPromptToolName?: string;
   permissionPrompts?: "host" | "none";
   planModeInstructions?: string;
   pluginDelivery?: "argv" | "initialize";
@@ -430,9 +472,9 @@ export type Options = {
 
   // --- not applicable: cairn runs the engine in-process -----------------------------------------
 
-  /** No CLI process: ignored. */
-  executable?: "bun" | "deno" | "node";
-  /** No CLI process: ignored. */
+  /** No CLI process: any runtime name or path (`"node"`, `process.execPath`) is accepted and has no effect. */
+  executable?: "bun" | "deno" | "node" | (string & {});
+  /** No CLI process: accepted, no effect. */
   executableArgs?: string[];
   /** No CLI process: ignored. */
   extraArgs?: Record<string, string | null>;
@@ -440,8 +482,6 @@ export type Options = {
   pathToClaudeCodeExecutable?: string;
   /** No CLI process: ignored. */
   spawnClaudeCodeProcess?(options: unknown): unknown;
-  /** No CLI process, so no stderr: never called. */
-  stderr?: (data: string) => void;
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -555,6 +595,10 @@ const SUPPORTED = {
   fallbackModel: z.string(),
   maxBudgetUsd: nonNegative,
   maxThinkingTokens: nonNegative,
+  stderr: fn,
+  resumeSessionAt: z.string().min(1),
+  betas: stringList,
+  permissionPromptToolName: z.string().min(1),
   thinking: z.discriminatedUnion("type", [
     z.object({ type: z.literal("adaptive") }),
     z.object({ type: z.literal("enabled"), budgetTokens: nonNegative.optional() }),
@@ -564,7 +608,6 @@ const SUPPORTED = {
 
 /** Options of the convention cairn accepts but does not implement yet (a warning names them). */
 export const NOT_YET_SUPPORTED_OPTIONS = {
-  resumeSessionAt: z.string(),
   resumeDropsTurn: z.string(),
   sessionStore: z.unknown(),
   sessionStoreFlush: z.enum(["batched", "eager"]),
@@ -573,7 +616,6 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   agent: z.string(),
   agents: z.record(z.string(), record),
   agentProgressSummaries: z.boolean(),
-  betas: stringList,
   debug: z.boolean(),
   debugFile: z.string(),
   forwardSubagentText: z.boolean(),
@@ -582,7 +624,6 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   onElicitation: fn,
   onUserDialog: fn,
   perTaskStopAffordance: z.boolean(),
-  permissionPromptToolName: z.string(),
   permissionPrompts: z.enum(["host", "none"]),
   planModeInstructions: z.string(),
   pluginDelivery: z.enum(["argv", "initialize"]),
@@ -596,14 +637,16 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   verbatimPrompts: z.boolean(),
 } satisfies Record<string, z.ZodType>;
 
-/** Options of the convention that configure the CLI child process, which cairn does not have. */
+/**
+ * Options of the convention that configure the CLI child process, which cairn does not have: accepted
+ * (any runtime name or path, e.g. `process.execPath`), with a one-time warning that they have no effect.
+ */
 export const NOT_APPLICABLE_OPTIONS = {
-  executable: z.enum(["bun", "deno", "node"]),
+  executable: z.string(),
   executableArgs: stringList,
   extraArgs: z.record(z.string(), z.union([z.string(), z.null()])),
   pathToClaudeCodeExecutable: z.string(),
   spawnClaudeCodeProcess: fn,
-  stderr: fn,
 } satisfies Record<string, z.ZodType>;
 
 export const SUPPORTED_OPTIONS = Object.keys(SUPPORTED) as (keyof typeof SUPPORTED)[];
@@ -614,27 +657,39 @@ const ALL_SCHEMAS: Record<string, z.ZodType> = {
   ...NOT_APPLICABLE_OPTIONS,
 };
 
-/** Options as `query()` uses them after validation: defaults applied, paths absolute. */
-export type ResolvedOptions = Options & { cwd: string; includePartialMessages: boolean };
+/**
+ * Options as `query()` uses them after validation: defaults applied, paths absolute, unknown keys
+ * dropped; `optionNotes` are the warnings about ignored options (for the `stderr` callback).
+ */
+export type ResolvedOptions = Options & {
+  cwd: string;
+  includePartialMessages: boolean;
+  optionNotes: string[];
+};
 
 /**
- * Validates `options` (throws `InvalidOptionsError` naming the first bad option) and applies defaults.
- * Warns once per process for each accepted-but-not-yet-supported option that is set.
+ * Validates `options` (throws `InvalidOptionsError` naming the first bad value) and applies defaults.
+ * Warns once per process for each unknown, not-yet-supported or not-applicable option that is set.
  */
 export function validateOptions(options: unknown): ResolvedOptions {
   if (options === undefined || options === null) options = {};
   if (typeof options !== "object" || Array.isArray(options)) {
     throw new InvalidOptionsError(`cairn query(): options must be an object, got ${describe(options)}.`, "");
   }
-  const given = options as Record<string, unknown>;
+  const given = { ...(options as Record<string, unknown>) };
+  const notes: string[] = [];
   for (const key of Object.keys(given)) {
-    if (!(key in ALL_SCHEMAS)) {
-      const hint = suggest(key);
-      throw new InvalidOptionsError(
-        `cairn query(): unknown option "${key}".${hint ? ` Did you mean "${hint}"?` : ""} See docs/sdk.md for the options.`,
+    if (key in ALL_SCHEMAS) continue;
+    const hint = suggest(key);
+    // The reference ignores keys it does not know (one official demo passes appendSystemPrompt).
+    notes.push(
+      warnOnce(
         key,
-      );
-    }
+        `cairn query(): unknown option "${key}" ignored.${hint ? ` Did you mean "${hint}"?` : ""} See docs/sdk.md for the options.`,
+        "CAIRN_SDK_OPTION_UNKNOWN",
+      ),
+    );
+    delete given[key];
   }
   for (const [key, value] of Object.entries(given)) {
     if (value === undefined) continue;
@@ -660,6 +715,18 @@ export function validateOptions(options: unknown): ResolvedOptions {
       "sessionId",
     );
   }
+  if (given.resumeSessionAt !== undefined && given.resume === undefined && given.continue !== true) {
+    throw new InvalidOptionsError(
+      'cairn query(): invalid option "resumeSessionAt": it needs "resume" (or "continue") naming the session to resume.',
+      "resumeSessionAt",
+    );
+  }
+  if (given.permissionPromptToolName !== undefined && given.canUseTool !== undefined) {
+    throw new InvalidOptionsError(
+      'cairn query(): invalid option "permissionPromptToolName": it answers the questions canUseTool answers; pass one of them.',
+      "permissionPromptToolName",
+    );
+  }
   for (const key of ["allowedTools", "disallowedTools"] as const) {
     const list = given[key] as string[] | undefined;
     list?.forEach((entry, index) => {
@@ -676,9 +743,31 @@ export function validateOptions(options: unknown): ResolvedOptions {
   }
   checkHookMatchers(given.hooks as Options["hooks"]);
   for (const key of Object.keys(given)) {
-    if (key in NOT_YET_SUPPORTED_OPTIONS && given[key] !== undefined) warnNotYetSupported(key);
+    if (given[key] === undefined) continue;
+    if (key in NOT_YET_SUPPORTED_OPTIONS) {
+      notes.push(
+        warnOnce(
+          key,
+          `cairn query(): option "${key}" is accepted but not yet supported; it has no effect.`,
+          "CAIRN_SDK_OPTION_NOT_YET_SUPPORTED",
+        ),
+      );
+    } else if (key in NOT_APPLICABLE_OPTIONS) {
+      notes.push(
+        warnOnce(
+          key,
+          `cairn query(): option "${key}" has no effect: cairn runs the agent in this process, there is no CLI child process to configure.`,
+          "CAIRN_SDK_OPTION_NOT_APPLICABLE",
+        ),
+      );
+    }
   }
-  return { ...(given as Options), cwd, includePartialMessages: given.includePartialMessages === true };
+  return {
+    ...(given as Options),
+    cwd,
+    includePartialMessages: given.includePartialMessages === true,
+    optionNotes: notes,
+  };
 }
 
 /** A matcher that is not a regular expression would match nothing: an error, not a hook that never runs. */
@@ -700,13 +789,13 @@ function checkHookMatchers(hooks: Options["hooks"]): void {
 
 const warned = new Set<string>();
 
-function warnNotYetSupported(key: string): void {
-  if (warned.has(key)) return;
-  warned.add(key);
-  process.emitWarning(`cairn query(): option "${key}" is accepted but not yet supported; it has no effect.`, {
-    code: "CAIRN_SDK_OPTION_NOT_YET_SUPPORTED",
-    detail: "See docs/sdk.md for what each option does in cairn.",
-  });
+/** A process warning, once per option name and process; returns the text (for the query's `stderr`). */
+function warnOnce(key: string, message: string, code: string): string {
+  if (!warned.has(key)) {
+    warned.add(key);
+    process.emitWarning(message, { code, detail: "See docs/sdk.md for what each option does in cairn." });
+  }
+  return message;
 }
 
 function isDirectory(path: string): boolean {

@@ -7,7 +7,8 @@ import { type PermissionMode as GateMode, isPermissionMode } from "../permission
 import type { AssembledRun } from "../run/assemble.js";
 import { buildPermissionGate, type PermissionSetup } from "../run/permissions.js";
 import type { PermissionMode } from "./messages.js";
-import type { PermissionUpdate, ResolvedOptions } from "./options.js";
+import type { CanUseTool, PermissionUpdate, ResolvedOptions } from "./options.js";
+import { promptToolAsker } from "./permission-prompt-tool.js";
 
 /** How denial messages tell an SDK user to lift a restriction (the CLI says "use --force"). */
 export const SDK_FORCE_HINT = 'set permissionMode: "bypassPermissions"';
@@ -73,8 +74,8 @@ export class SdkPermissions {
 
   private permissionSetup(): PermissionSetup {
     const { options } = this;
-    const { canUseTool } = options;
-    const onAsk: AskCallback | undefined = canUseTool
+    const ask = this.asker();
+    const onAsk: AskCallback | undefined = ask
       ? async (toolName, input, { signal, toolUseID, decisionReason, blockedPath, suggestions }) => {
           if (this.mode === "dontAsk") {
             return {
@@ -82,7 +83,7 @@ export class SdkPermissions {
               message: `${decisionReason} (permission mode "dontAsk" denies what is not pre-approved)`,
             };
           }
-          const answer = await canUseTool(toolName, input, {
+          const answer = await ask(toolName, input, {
             signal,
             toolUseID,
             requestId: randomUUID(),
@@ -103,6 +104,14 @@ export class SdkPermissions {
       forceHint: SDK_FORCE_HINT,
       source: "SDK",
     };
+  }
+
+  /** Who answers "ask": `canUseTool`, else the MCP tool named by `permissionPromptToolName`. */
+  private asker(): CanUseTool | undefined {
+    const { canUseTool, permissionPromptToolName, cwd } = this.options;
+    if (canUseTool) return canUseTool;
+    if (permissionPromptToolName === undefined) return undefined;
+    return promptToolAsker(permissionPromptToolName, () => this.run?.tools ?? [], cwd);
   }
 
   /** `canUseTool`'s answer in the gate's decision shape (`null`: the gate denies, naming why). */

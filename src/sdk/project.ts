@@ -9,6 +9,7 @@ import type {
 } from "../engine/events.js";
 import { type HookRunRecord, hookFailureText } from "../engine/hooks.js";
 import type { AssistantContentBlock, ModelStreamEvent, Usage } from "../engine/messages.js";
+import type { RateLimitReport } from "../engine/provider.js";
 import { toToolResult } from "../engine/tool-result.js";
 import { findModel } from "../providers/catalog.js";
 import type {
@@ -22,8 +23,10 @@ import type {
   SDKAssistantMessageError,
   SDKMessage,
   SDKPartialAssistantMessage,
+  SDKRateLimitEvent,
   SDKRawMessageStreamEvent,
   SDKResultMessage,
+  SDKStatusMessage,
   SDKSystemMessage,
   SDKToolResultBlock,
   SDKUsage,
@@ -67,25 +70,40 @@ export type _EngineBlockFitsContract = Assignable<AssistantContentBlock, SDKAssi
  * - `stream` → `stream_event` (only with `includePartialMessages`)
  * - `assistant_block` → `assistant` (one completed block)
  * - `model_call_retry` → `system`/`api_retry`
+ * - `model_call_end` with a rate-limit report → `rate_limit_event` (when the state changed)
+ * - `compaction_status` → `system`/`status` (`compacting`, then `null` with `compact_result`)
  * - `tool_end` → `user` with the `tool_result` block and `tool_use_result`
  * - `hook_result` → `hook_started`, `hook_progress`, `hook_response` (only with `includeHookEvents`),
  *   and a `system`/`informational` message (tag `hook`) for a hook's `systemMessage` or failure
  * - `compact_boundary` → `system`/`compact_boundary`
  * - `model_fallback` → `system`/`informational` (level `warning`, tag `model_fallback`)
- * - `run_end` → `result`
+ * - `run_end` → `result`, after an `assistant` message with `error` when a model call failed for good
  *
  * Payloads are copied, so a consumer mutating a message cannot change the engine's conversation.
  */
 export function createSdkProjection(options: SdkProjectionOptions): SdkProjection {
   const uuid = options.uuid ?? (() => randomUUID());
   let sessionId = "";
+  let model = "";
   let stopReason: string | null = null;
+  let compacting = false;
+  let lastRateLimit = "";
+  const status = (
+    fields: Omit<SDKStatusMessage, "type" | "subtype" | "uuid" | "session_id">,
+  ): SDKStatusMessage => ({
+    type: "system",
+    subtype: "status",
+    ...fields,
+    uuid: uuid(),
+    session_id: sessionId,
+  });
 
   return {
     project(event: Exclude<EngineEvent, RunEndEvent> | SdkRunEnd): SDKMessage[] {
       switch (event.type) {
         case "run_start":
           sessionId = event.sessionId;
+          model = event.model;
           stopReason = null;
           return [systemInit(event, options.version, uuid())];
         case "stream": {
@@ -120,6 +138,20 @@ export function createSdkProjection(options: SdkProjectionOptions): SdkProjectio
         }
         case "model_call_retry":
           return [apiRetry(event, sessionId, uuid())];
+        case "model_call_end": {
+          const report = event.rateLimit;
+          const key = report ? `${report.status}/${report.limit}` : "";
+          if (!report || key === lastRateLimit) return [];
+          lastRateLimit = key;
+          return [rateLimitEvent(report, sessionId, uuid())];
+        }
+        case "compaction_status":
+          if (event.phase === "start") {
+            compacting = true;
+            return [status({ status: "compacting" })];
+          }
+          compacting = false;
+          return [status({ status: null, compact_result: event.compacted ? "success" : "failed" })];
         case "turn_end":
           stopReason = event.stopReason;
           return [];
@@ -154,8 +186,17 @@ export function createSdkProjection(options: SdkProjectionOptions): SdkProjectio
               session_id: sessionId,
             },
           ];
-        case "run_end":
-          return [resultMessage(event, stopReason, uuid())];
+        case "run_end": {
+          const before: SDKMessage[] = [];
+          if (compacting) {
+            compacting = false;
+            before.push(
+              status({ status: null, compact_result: "failed", compact_error: event.errors.at(-1) ?? "" }),
+            );
+          }
+          if (event.apiError) before.push(apiErrorMessage(event, model, sessionId, uuid()));
+          return [...before, resultMessage(event, stopReason, uuid())];
+        }
         default:
           return [];
       }
@@ -196,6 +237,46 @@ function apiKeySource(source: RunStartEvent["apiKeySource"], model: string): Api
   const slash = model.indexOf("/");
   const prefix = slash === -1 ? (model.startsWith("gpt-") ? "openai" : "anthropic") : model.slice(0, slash);
   return `${prefix.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_API_KEY`;
+}
+
+/** The convention's stand-in for a failed model call: the error as assistant text, with its category. */
+function apiErrorMessage(end: SdkRunEnd, model: string, sessionId: string, id: UUID): SDKAssistantMessage {
+  return {
+    type: "assistant",
+    message: {
+      id: `msg_error_${id}`,
+      type: "message",
+      role: "assistant",
+      model,
+      content: [{ type: "text", text: `API Error: ${end.errors.at(-1) ?? "the model call failed"}` }],
+      stop_reason: "stop_sequence",
+      stop_sequence: null,
+      usage: {
+        input_tokens: 0,
+        output_tokens: 0,
+        cache_creation_input_tokens: null,
+        cache_read_input_tokens: null,
+      },
+    },
+    parent_tool_use_id: null,
+    error: errorCategory(end.apiError?.status ?? null),
+    uuid: id,
+    session_id: sessionId,
+  };
+}
+
+function rateLimitEvent(report: RateLimitReport, sessionId: string, id: UUID): SDKRateLimitEvent {
+  return {
+    type: "rate_limit_event",
+    rate_limit_info: {
+      status: report.status,
+      utilization: report.utilization,
+      limit: report.limit,
+      ...(report.resetsAt !== undefined ? { resetsAt: report.resetsAt } : {}),
+    },
+    uuid: id,
+    session_id: sessionId,
+  };
 }
 
 function apiRetry(event: ModelCallRetryEvent, sessionId: string, id: UUID): SDKAPIRetryMessage {

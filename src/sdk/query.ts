@@ -8,6 +8,7 @@ import type { RunEndEvent } from "../engine/events.js";
 import { runAgentLoop } from "../engine/loop.js";
 import { addCost, addUsage, type ConversationMessage, emptyUsage, type Usage } from "../engine/messages.js";
 import type { ThinkingSetting } from "../engine/provider.js";
+import { estimateTokens } from "../engine/tokens.js";
 import { entriesFromOptions } from "../mcp/sources.js";
 import { splitRuleList } from "../permissions/rules.js";
 import { MODEL_CATALOG } from "../providers/catalog.js";
@@ -20,8 +21,23 @@ import { SessionStore, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
 import { SessionWriteError } from "../sessions/writer.js";
 import { builtinTools } from "../tools/index.js";
 import type { Tool } from "../tools/types.js";
+import { SYSTEM_PROMPT_DYNAMIC_BOUNDARY } from "./constants.js";
+import type {
+  AccountInfo,
+  SDKControlGetContextUsageResponse,
+  SDKControlInitializeResponse,
+  SDKControlReadFileResponse,
+  SDKControlReloadPluginsResponse,
+  SDKControlReloadSkillsResponse,
+} from "./control-types.js";
 import { QueryFileCheckpoints } from "./file-checkpointing.js";
-import type { PermissionMode, SDKInformationalMessage, SDKMessage, SDKUserMessage } from "./messages.js";
+import type {
+  PermissionMode,
+  SDKInformationalMessage,
+  SDKMessage,
+  SDKStatusMessage,
+  SDKUserMessage,
+} from "./messages.js";
 import {
   InvalidOptionsError,
   type McpServerConfig,
@@ -32,6 +48,9 @@ import {
 import { SdkPermissions } from "./permissions.js";
 import { createSdkProjection, hookMessages, type SdkProjection, type SdkRunEnd } from "./project.js";
 import { type UserPrompt, userPrompt } from "./prompt-content.js";
+import { notApplied, readWorkspaceFile } from "./query-extras.js";
+import { QueryInput } from "./query-input.js";
+import { messageIndex } from "./sessions.js";
 import {
   compileOutputFormat,
   MAX_STRUCTURED_OUTPUT_RETRIES,
@@ -41,13 +60,24 @@ import {
   STRUCTURED_OUTPUT_TOOL,
   type StructuredOutputRun,
 } from "./structured-output.js";
+import { ToolProgress } from "./tool-progress.js";
 
 /** What `interrupt()` resolves to: cairn queues nothing, so there is never anything still queued. */
 export type SDKControlInterruptResponse = { still_queued: string[]; cancelled?: string[] };
 /** What `setPermissionMode()` resolves to: the mode now in effect. */
 export type SDKControlSetPermissionModeResponse = { mode: PermissionMode };
 export type { SlashCommand } from "../agents/commands.js";
-export type ModelInfo = { value: string; displayName: string; description: string };
+export type ModelInfo = {
+  value: string;
+  resolvedModel?: string;
+  displayName: string;
+  description: string;
+  supportsEffort?: boolean;
+  supportedEffortLevels?: string[];
+  supportsAdaptiveThinking?: boolean;
+  supportsFastMode?: boolean;
+  supportsAutoMode?: boolean;
+};
 export type AgentInfo = { name: string; description: string; model?: string };
 export type McpServerStatus = {
   name: string;
@@ -98,7 +128,11 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
    * Sets the thinking budget from the next turn on: 0 disables thinking, N enables it with N tokens,
    * null returns to `options.thinking` / `options.maxThinkingTokens`. Deprecated in the convention.
    */
-  setMaxThinkingTokens(maxThinkingTokens: number | null): Promise<void>;
+  setMaxThinkingTokens(
+    maxThinkingTokens: number | null,
+    /** Accepted; cairn always streams thinking as it comes. */
+    thinkingDisplay?: "summarized" | "omitted" | "highlights" | null,
+  ): Promise<void>;
   /**
    * cairn's own `/compact [instructions]`, then the custom commands and skills of the workspace and
    * user (docs/agents.md), as the enabled `settingSources` load them.
@@ -125,6 +159,54 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
    * `dryRun` only reports what would change. Bash's changes are not tracked (docs/multimodal.md).
    */
   rewindFiles(userMessageId: string, options?: { dryRun?: boolean }): Promise<RewindFilesResult>;
+
+  // --- the rest of the convention's methods (docs/sdk.md, "The Query object") ---------------------
+
+  /** What the convention's CLI answers to `initialize`: commands, agents, models, output styles, account. */
+  initializationResult(): Promise<SDKControlInitializeResponse>;
+  /** As `initializationResult()` (there is no CLI to initialize again). */
+  reinitialize(): Promise<SDKControlInitializeResponse>;
+  /** `{}` (no account: keys come from the environment); `apiProvider: "firstParty"` for Anthropic models once a turn started. */
+  accountInfo(): Promise<AccountInfo>;
+  /**
+   * More user messages for this query, each a turn after the ones before; resolves once `stream`
+   * is read to its end. With a string prompt it must be called before the first `result`.
+   */
+  streamInput(stream: AsyncIterable<SDKUserMessage>): Promise<void>;
+  /** cairn runs no background tasks: rejects, naming the id. */
+  stopTask(taskId: string): Promise<void>;
+  /** `false`: nothing to move to the background (commands run in the foreground). */
+  backgroundTasks(toolUseId?: string): Promise<boolean>;
+  /** An estimate of the conversation's tokens against the model's context window. */
+  getContextUsage(options?: { detail?: "summary" | "full" }): Promise<SDKControlGetContextUsageResponse>;
+  /** Reads a file (relative paths against `cwd`); `null` when it cannot be read. */
+  readFile(
+    path: string,
+    options?: { maxBytes?: number; encoding?: "utf-8" | "base64" },
+  ): Promise<SDKControlReadFileResponse | null>;
+  /** No-op: cairn's Edit and Write do not require an earlier Read. */
+  seedReadState(path: string, mtime: number): Promise<void>;
+  /** Reads a resource of one of the query's MCP servers. */
+  readMcpResource(serverName: string, uri: string): Promise<{ contents: unknown[] }>;
+  /** Resolves a `warning`: cairn has no per-server permission mode (use rules like `mcp__server`). */
+  setMcpPermissionModeOverride(
+    serverName: string,
+    mode: "default" | "auto" | null,
+  ): Promise<{ warning?: string }>;
+  /** Not applied (cairn's settings come from its config files and the options): a one-time warning. */
+  applyFlagSettings(settings: Record<string, unknown>): Promise<void>;
+  /** Not applied (the SDK never writes config files): a one-time warning. */
+  updateSettings(source: "localSettings" | "userSettings", settings: Record<string, unknown>): Promise<void>;
+  /** `{ available_output_styles: ["default"] }`: cairn has one output style. */
+  reloadOutputStyles(): Promise<{ available_output_styles: string[] }>;
+  /** Nothing to reload yet: `{ plugins: [] }`. */
+  reloadPlugins(options?: Record<string, unknown>): Promise<SDKControlReloadPluginsResponse>;
+  /** Nothing to reload yet: `{ skills: [] }`. */
+  reloadSkills(): Promise<SDKControlReloadSkillsResponse>;
+  /** The convention's experimental usage report: `{}`. */
+  usage_EXPERIMENTAL_MAY_CHANGE_DO_NOT_RELY_ON_THIS_API_YET(options?: {
+    skipBehaviors?: boolean;
+  }): Promise<Record<string, unknown>>;
 }
 
 export type McpSetServersResult = { added: string[]; removed: string[]; errors: Record<string, string> };
@@ -167,7 +249,6 @@ export function query(params: QueryParams): Query {
 
 /** SessionEnd hooks get this long in all, whatever their own timeouts (the query is over). */
 const SESSION_END_LIMIT_MS = 60_000;
-const SYSTEM_PROMPT_DYNAMIC_BOUNDARY = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__";
 const STOPPED: unique symbol = Symbol("stopped");
 /** Abort reason when a run is ended because the structured output can no longer come. */
 const STRUCTURED_OUTPUT_EXHAUSTED = new Error("The structured output retries are used up.");
@@ -208,6 +289,13 @@ class QueryRun implements Query {
   private readonly fileCheckpoints: QueryFileCheckpoints;
   /** The user message of the running turn (its `uuid`, or one given to it): its file checkpoint. */
   private userMessageId: string | undefined;
+  /** The iteration began: drive() runs its clean-up. */
+  private started = false;
+  /** A mode set by setPermissionMode() during a turn, to report as system/status. */
+  private modeChange: PermissionMode | undefined;
+  /** The user messages of the turns after the first: the prompt iterable and `streamInput()` streams. */
+  private readonly input: QueryInput<SDKUserMessage>;
+  private readonly promptIterator: AsyncIterator<SDKUserMessage> | undefined;
 
   constructor(
     private readonly prompt: string | AsyncIterable<SDKUserMessage>,
@@ -220,6 +308,8 @@ class QueryRun implements Query {
     this.fileCheckpoints = new QueryFileCheckpoints(options.enableFileCheckpointing === true, (id) =>
       this.transcriptPath(id),
     );
+    this.promptIterator = typeof prompt === "string" ? undefined : prompt[Symbol.asyncIterator]();
+    this.input = new QueryInput(this.promptIterator);
     this.generator = this.drive();
   }
 
@@ -253,6 +343,8 @@ class QueryRun implements Query {
   async setPermissionMode(mode: PermissionMode): Promise<SDKControlSetPermissionModeResponse | undefined> {
     validateOptions({ permissionMode: mode, cwd: this.options.cwd });
     this.permissions.setMode(mode);
+    // Inside a turn, a system/status message reports it; the next turn's system/init does otherwise.
+    if (this.currentRun) this.modeChange = mode;
     return { mode };
   }
 
@@ -274,7 +366,10 @@ class QueryRun implements Query {
     this.generator.return().catch(() => {});
   }
 
-  async setMaxThinkingTokens(maxThinkingTokens: number | null): Promise<void> {
+  async setMaxThinkingTokens(
+    maxThinkingTokens: number | null,
+    _thinkingDisplay?: "summarized" | "omitted" | "highlights" | null,
+  ): Promise<void> {
     if (maxThinkingTokens === null) {
       this.thinking = undefined;
       return;
@@ -351,6 +446,116 @@ class QueryRun implements Query {
     return this.fileCheckpoints.rewind(sessionId, userMessageId, options);
   }
 
+  async initializationResult(): Promise<SDKControlInitializeResponse> {
+    const [commands, agents, models, account] = await Promise.all([
+      this.supportedCommands(),
+      this.supportedAgents(),
+      this.supportedModels(),
+      this.accountInfo(),
+    ]);
+    return {
+      commands,
+      agents,
+      output_style: "default",
+      available_output_styles: ["default"],
+      models,
+      account,
+      hooks_applied: true,
+      hook_on_failure_supported: true,
+      claude_code_version: cairnVersion(),
+    };
+  }
+
+  reinitialize(): Promise<SDKControlInitializeResponse> {
+    return this.initializationResult();
+  }
+
+  async accountInfo(): Promise<AccountInfo> {
+    return this.assembled?.model.provider.wire === "anthropic-messages" ? { apiProvider: "firstParty" } : {};
+  }
+
+  streamInput(stream: AsyncIterable<SDKUserMessage>): Promise<void> {
+    return this.input.add(stream);
+  }
+
+  async stopTask(taskId: string): Promise<void> {
+    throw new Error(`cairn Query.stopTask(): no task ${taskId} (cairn runs no background tasks).`);
+  }
+
+  async backgroundTasks(_toolUseId?: string): Promise<boolean> {
+    return false;
+  }
+
+  async getContextUsage(): Promise<SDKControlGetContextUsageResponse> {
+    const assembled = await this.assembly();
+    const model = this.model ?? assembled.model;
+    const tokens = estimateTokens(this.history);
+    const maxTokens = this.options.contextWindow ?? model.contextWindow ?? 0;
+    return {
+      categories: [{ name: "Messages", tokens }],
+      totalTokens: tokens,
+      maxTokens,
+      percentage: maxTokens > 0 ? Math.round((tokens / maxTokens) * 1000) / 10 : 0,
+      model: model.model,
+    };
+  }
+
+  readFile(
+    path: string,
+    options?: { maxBytes?: number; encoding?: "utf-8" | "base64" },
+  ): Promise<SDKControlReadFileResponse | null> {
+    return readWorkspaceFile(this.options.cwd, path, options);
+  }
+
+  async seedReadState(_path: string, _mtime: number): Promise<void> {}
+
+  async readMcpResource(serverName: string, uri: string): Promise<{ contents: unknown[] }> {
+    const assembled = await this.assembly();
+    const tool = assembled.tools.find((candidate) => candidate.name === "ReadMcpResource");
+    const outcome = tool
+      ? await tool.execute(
+          { server: serverName, uri },
+          { cwd: this.options.cwd, signal: this.stop.signal, toolUseId: randomUUID() },
+        )
+      : undefined;
+    if (!outcome || outcome.isError) {
+      throw new Error(
+        `cairn Query.readMcpResource(): ${outcome?.content ?? `no MCP server publishes resources`}`,
+      );
+    }
+    return { contents: (outcome.data?.contents as unknown[]) ?? [] };
+  }
+
+  async setMcpPermissionModeOverride(serverName: string): Promise<{ warning?: string }> {
+    return {
+      warning: `cairn has no per-server permission mode; allow the server's tools with a rule like mcp__${serverName}.`,
+    };
+  }
+
+  async applyFlagSettings(_settings: Record<string, unknown>): Promise<void> {
+    notApplied("applyFlagSettings", "cairn's settings come from its config files and the query's options.");
+  }
+
+  async updateSettings(): Promise<void> {
+    notApplied("updateSettings", "the SDK never writes cairn's config files.");
+  }
+
+  async reloadOutputStyles(): Promise<{ available_output_styles: string[] }> {
+    return { available_output_styles: ["default"] };
+  }
+
+  async reloadPlugins(): Promise<SDKControlReloadPluginsResponse> {
+    return { plugins: [] };
+  }
+
+  async reloadSkills(): Promise<SDKControlReloadSkillsResponse> {
+    return { skills: [] };
+  }
+
+  async usage_EXPERIMENTAL_MAY_CHANGE_DO_NOT_RELY_ON_THIS_API_YET(): Promise<Record<string, unknown>> {
+    return {};
+  }
+
   /** The tool list changed: tools, system prompt and gate are worked out again for the next turn. */
   private async toolsChanged(assembled: AssembledRun): Promise<void> {
     await assembled.refreshTools();
@@ -360,37 +565,38 @@ class QueryRun implements Query {
   private shutDown(): void {
     this.closed = true;
     this.stop.abort(new Error("The query was closed."));
+    // Never iterated: drive()'s clean-up will not run, but a method (getContextUsage(), the MCP
+    // ones) may have assembled the run and started its MCP servers.
+    if (!this.started) {
+      this.ended = true;
+      this.assembled?.close().catch(() => {});
+    }
   }
 
   private async *drive(): AsyncGenerator<SDKMessage, void> {
+    this.started = true;
     const userSignal = this.options.abortController?.signal;
     const onUserAbort = () => this.stop.abort(userSignal?.reason);
     if (userSignal?.aborted) onUserAbort();
     else userSignal?.addEventListener("abort", onUserAbort, { once: true });
+    for (const note of this.options.optionNotes) this.diagnostic(note);
+    let exhausted = false;
     try {
-      if (typeof this.prompt === "string") {
-        yield* this.turn({ text: this.prompt });
-        yield* this.endSession();
-        return;
-      }
-      const iterator = this.prompt[Symbol.asyncIterator]();
-      let exhausted = false;
-      try {
-        while (!this.stop.signal.aborted) {
-          const next = await this.untilStopped(iterator.next());
-          if (next === STOPPED) break;
-          if (next.done) {
-            exhausted = true;
-            break;
-          }
-          yield* this.turn(promptOf(next.value), next.value.uuid);
+      if (typeof this.prompt === "string") yield* this.turn({ text: this.prompt });
+      while (!this.stop.signal.aborted) {
+        const next = await this.untilStopped(this.input.next());
+        if (next === STOPPED) break;
+        if (next.done) {
+          exhausted = true;
+          break;
         }
-        if (exhausted) yield* this.endSession();
-      } finally {
-        // Release the caller's iterable; don't wait, it may be blocked on its own input.
-        if (!exhausted && iterator.return) Promise.resolve(iterator.return()).catch(() => {});
+        yield* this.turn(promptOf(next.value), next.value.uuid);
       }
+      if (exhausted || typeof this.prompt === "string") yield* this.endSession();
     } finally {
+      // Release the caller's iterable; don't wait, it may be blocked on its own input.
+      const iterator = this.promptIterator;
+      if (!this.input.promptExhausted && iterator?.return) Promise.resolve(iterator.return()).catch(() => {});
       userSignal?.removeEventListener("abort", onUserAbort);
       this.stop.abort(new Error("The query ended."));
       // Closed or aborted: SessionEnd hooks still run, though nobody reads their messages now.
@@ -501,9 +707,10 @@ class QueryRun implements Query {
       }),
     );
     let finished = false;
+    const progress = new ToolProgress((this.options.env ?? process.env) as NodeJS.ProcessEnv);
     try {
       while (true) {
-        const step = await engine.next();
+        const step = yield* progress.during(engine.next(), sessionId);
         if (step.done) {
           finished = true;
           return undefined;
@@ -512,6 +719,11 @@ class QueryRun implements Query {
         // Every event reaches the transcript, also while the query is being closed.
         writer?.recordEvent(event);
         if (this.closed) return undefined;
+        progress.observe(event);
+        if (this.modeChange !== undefined) {
+          yield this.statusMessage(sessionId, this.modeChange);
+          this.modeChange = undefined;
+        }
         if (event.type === "run_end") {
           finished = true;
           await engine.return(event);
@@ -636,7 +848,7 @@ class QueryRun implements Query {
   }
 
   private runSpec(): RunSpec {
-    const { apiKey, baseURL, env, cwd, model, contextWindow, maxBudgetUsd, fallbackModel, effort } =
+    const { apiKey, baseURL, env, cwd, model, contextWindow, maxBudgetUsd, fallbackModel, effort, betas } =
       this.options;
     const thinking = optionsThinking(this.options);
     return {
@@ -645,6 +857,7 @@ class QueryRun implements Query {
       ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
       ...(fallbackModel !== undefined ? { fallbackModel } : {}),
       ...(effort !== undefined ? { effort } : {}),
+      ...(betas !== undefined ? { betas } : {}),
       ...(thinking ? { thinking } : {}),
       ...(apiKey !== undefined ? { apiKey } : {}),
       ...(baseURL !== undefined ? { baseURL } : {}),
@@ -699,7 +912,9 @@ class QueryRun implements Query {
       env: (env ?? process.env) as NodeJS.ProcessEnv,
     });
     this.session = session;
-    this.history.push(...session.history);
+    const { resumeSessionAt } = this.options;
+    if (resumeSessionAt === undefined) this.history.push(...session.history);
+    else this.history.push(...resumedAt(session, resumeSessionAt, this.options.resume));
     this.notices.push(...session.warnings.map((content): Notice => ({ tag: "session", content })));
     return session;
   }
@@ -720,8 +935,27 @@ class QueryRun implements Query {
     }
   }
 
+  private statusMessage(sessionId: string, permissionMode: PermissionMode): SDKStatusMessage {
+    return {
+      type: "system",
+      subtype: "status",
+      status: null,
+      permissionMode,
+      uuid: randomUUID(),
+      session_id: sessionId,
+    };
+  }
+
+  /** One line of diagnostics to the `stderr` option (a throwing callback is not the run's problem). */
+  private diagnostic(text: string): void {
+    try {
+      this.options.stderr?.(`${text}\n`);
+    } catch {}
+  }
+
   private *flushNotices(sessionId: string): Generator<SDKInformationalMessage> {
     for (const notice of this.notices.splice(0)) {
+      this.diagnostic(`cairn: ${notice.content}`);
       yield {
         type: "system",
         subtype: "informational",
@@ -752,6 +986,39 @@ class QueryRun implements Query {
       );
     });
   }
+}
+
+/**
+ * `resumeSessionAt`: the history up to and including that message. The transcript gets a boundary
+ * record, so the session goes on from there on a later resume too.
+ */
+function resumedAt(
+  session: OpenedSession,
+  uuid: string,
+  resumedId: string | undefined,
+): ConversationMessage[] {
+  // Message ids are derived from the session they were read from (a fork copies them under a new id).
+  const sourceId = resumedId ?? session.forkedFrom ?? session.sessionId;
+  let index: number;
+  try {
+    index = messageIndex(sourceId, session.history, uuid);
+  } catch (error) {
+    throw new InvalidOptionsError(
+      `cairn query(): invalid option "resumeSessionAt": ${(error as Error).message}`,
+      "resumeSessionAt",
+    );
+  }
+  const kept = session.history.slice(0, index + 1);
+  session.writer?.append({
+    type: "compact_boundary",
+    ts: new Date().toISOString(),
+    trigger: "manual",
+    preTokens: estimateTokens(session.history),
+    postTokens: estimateTokens(kept),
+    summary: `Resumed at message ${uuid}; the ${session.history.length - kept.length} messages after it are left out.`,
+    messages: kept,
+  });
+  return kept;
 }
 
 /** The built-in tools after `tools` (base set) and `disallowedTools`. */

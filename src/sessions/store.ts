@@ -71,6 +71,8 @@ export type SessionSummary = {
   createdAt: string;
   /** ISO time of the last write (file modification time). */
   updatedAt: string;
+  /** Transcript size in bytes. */
+  size: number;
   firstPrompt?: string;
   /** User prompts (runs). */
   prompts: number;
@@ -149,7 +151,20 @@ export class SessionStore {
 
   /** Sessions of `cwd`, most recently written first. Unreadable files are skipped. */
   async list(cwd: string): Promise<SessionSummary[]> {
-    const dir = this.dirFor(cwd);
+    return sortByRecency(await this.listDir(this.dirFor(cwd)));
+  }
+
+  /** Sessions of every working directory, most recently written first. */
+  async listAll(): Promise<SessionSummary[]> {
+    let dirs: string[] = [];
+    try {
+      dirs = await readdir(this.root);
+    } catch {}
+    const lists = await Promise.all(dirs.map((dir) => this.listDir(path.join(this.root, dir))));
+    return sortByRecency(lists.flat());
+  }
+
+  private async listDir(dir: string): Promise<SessionSummary[]> {
     let names: string[];
     try {
       names = (await readdir(dir)).filter(
@@ -172,6 +187,7 @@ export class SessionStore {
           path: file,
           createdAt: summary.header.createdAt,
           updatedAt: info.mtime.toISOString(),
+          size: info.size,
           ...(summary.firstPrompt !== undefined ? { firstPrompt: summary.firstPrompt } : {}),
           prompts: summary.prompts,
           turns: summary.turns,
@@ -179,9 +195,7 @@ export class SessionStore {
         };
       }),
     );
-    return summaries
-      .filter((summary): summary is SessionSummary => summary !== undefined)
-      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || b.createdAt.localeCompare(a.createdAt));
+    return summaries.filter((summary): summary is SessionSummary => summary !== undefined);
   }
 
   /** The most recently written session of `cwd` (`--continue`, `--resume` without an id). */
@@ -195,7 +209,8 @@ export class SessionStore {
    */
   async fork(
     id: string,
-    options: { cwd?: string; newId?: string } = {},
+    /** `upTo`: copy only the first that many messages of the history. */
+    options: { cwd?: string; newId?: string; upTo?: number } = {},
   ): Promise<{
     sessionId: string;
     path: string;
@@ -203,16 +218,17 @@ export class SessionStore {
     warnings: TranscriptWarning[];
   }> {
     const loaded = await this.load(id, options.cwd);
+    const history = options.upTo === undefined ? loaded.history : loaded.history.slice(0, options.upTo);
     const writer = this.create(loaded.header.cwd, options.newId, { forkedFrom: id });
     try {
-      for (const message of loaded.history) writer.appendMessage(message);
+      for (const message of history) writer.appendMessage(message);
     } finally {
       writer.close();
     }
     return {
       sessionId: writer.sessionId,
       path: writer.path,
-      history: loaded.history,
+      history,
       warnings: loaded.warnings,
     };
   }
@@ -254,4 +270,10 @@ export class SessionStore {
     if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, DIR_MODE);
     return dir;
   }
+}
+
+function sortByRecency(summaries: SessionSummary[]): SessionSummary[] {
+  return summaries.sort(
+    (a, b) => b.updatedAt.localeCompare(a.updatedAt) || b.createdAt.localeCompare(a.createdAt),
+  );
 }

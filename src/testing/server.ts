@@ -343,6 +343,7 @@ async function streamReply(
 ): Promise<void> {
   const frames = wire.streamFrames(step, body, context);
   res.writeHead(200, {
+    ...step.headers,
     "content-type": wire.streamContentType,
     "cache-control": "no-cache",
     [wire.requestIdHeader]: context.requestId,
@@ -388,7 +389,11 @@ async function answerReply(
   if (delay > 0) await sleep(delay, signal);
   if (signal.aborted) return;
   const json = JSON.stringify(wire.jsonResponse(step, body, context));
-  const headers = { "content-type": "application/json", [wire.requestIdHeader]: context.requestId };
+  const headers = {
+    ...step.headers,
+    "content-type": "application/json",
+    [wire.requestIdHeader]: context.requestId,
+  };
   if (step.cutAfterEvents === undefined) {
     res.writeHead(200, { ...headers, "content-length": Buffer.byteLength(json) });
     res.end(json);

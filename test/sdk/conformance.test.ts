@@ -22,6 +22,7 @@ import {
   labels,
   normalized,
   runProgram,
+  runQuery,
   semanticBody,
   startServer,
   textFromDeltas,
@@ -78,10 +79,19 @@ describe("SDK streaming contract", () => {
     "SDK-2 the Python package's include_partial_messages — the Python package is a later issue (the TypeScript half is the test below)",
   );
 
-  test("SDK-2 TypeScript spells the shared option includePartialMessages (the Python spelling is pointed at it)", () => {
-    expect(() =>
-      query({ prompt: "x", options: { include_partial_messages: true } as unknown as Options }),
-    ).toThrow(/unknown option "include_partial_messages".*Did you mean "includePartialMessages"/);
+  test("SDK-2 TypeScript spells the shared option includePartialMessages (the Python spelling is pointed at it)", async () => {
+    const lines: string[] = [];
+    const { messages } = await runQuery([reply().text("Hi")], {
+      include_partial_messages: true,
+      stderr: (line: string) => lines.push(line),
+    } as unknown as Options);
+    // Ignored, as the reference ignores unknown keys: no stream events, and the note says what to spell.
+    expect(ofType(messages, "stream_event")).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /unknown option "include_partial_messages" ignored. Did you mean "includePartialMessages"/,
+      ),
+    );
   });
 
   test("SDK-3 without partial messages: complete assistant messages after each block, no stream_event", async () => {

@@ -181,7 +181,8 @@ async function exampleRunnerDir(): Promise<string> {
 
 /**
  * Puts a program where "cairn" resolves: TypeScript is compiled first (type-stripping only, as tsx
- * or Node would), JavaScript is copied as is.
+ * or a bundler would: an import used only as a type, like the docs' `import { query, HookCallback }`,
+ * is dropped), JavaScript is copied as is.
  */
 async function compileExample(file: string): Promise<string> {
   const source = await readFile(file, "utf8");
@@ -192,7 +193,6 @@ async function compileExample(file: string): Promise<string> {
       compilerOptions: {
         module: ts.ModuleKind.ESNext,
         target: ts.ScriptTarget.ES2022,
-        verbatimModuleSyntax: true,
       },
       fileName: file,
     }).outputText;

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, expectTypeOf, test } from "vitest";
 import type { Options } from "../../src/index.js";
 import {
@@ -119,16 +120,33 @@ describe("option names", () => {
     expectTypeOf<(typeof REFERENCE_OPTIONS)[number]>().toMatchTypeOf<keyof Options>();
   });
 
-  test("an unknown option throws, naming it, with the closest known name", () => {
-    expect(invalid({ maxturns: 3 }).message).toMatch(/unknown option "maxturns". Did you mean "maxTurns"\?/);
-    expect(invalid({ include_partial_messages: true }).message).toMatch(
-      /Did you mean "includePartialMessages"/,
+  test("an unknown option is ignored, as the reference does, with one warning naming the closest known name", async () => {
+    const resolved = validateOptions({ maxturns: 3, appendSystemPrompt: "Be brief." });
+    validateOptions({ maxturns: 4 });
+    expect("maxturns" in resolved).toBe(false);
+    expect("appendSystemPrompt" in resolved).toBe(false);
+    expect(resolved.optionNotes).toEqual([
+      'cairn query(): unknown option "maxturns" ignored. Did you mean "maxTurns"? See docs/sdk.md for the options.',
+      'cairn query(): unknown option "appendSystemPrompt" ignored. See docs/sdk.md for the options.',
+    ]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings.map((w) => w.message)).toEqual(resolved.optionNotes);
+    expect(warnings.every((w) => (w as Error & { code?: string }).code === "CAIRN_SDK_OPTION_UNKNOWN")).toBe(
+      true,
     );
-    const error = invalid({ frobnicate: true });
-    expect(error.option).toBe("frobnicate");
-    expect(error.message).toBe(
-      'cairn query(): unknown option "frobnicate". See docs/sdk.md for the options.',
-    );
+  });
+
+  test("every option of the reference SDK has a row in docs/sdk.md saying what it does in cairn", () => {
+    const docs = readFileSync(new URL("../../docs/sdk.md", import.meta.url), "utf8");
+    const rows = docs.split("\n").filter((line) => line.startsWith("|"));
+    const documented = (name: string) => rows.some((row) => row.includes(`\`${name}\``));
+    // The not-applicable ones are a paragraph of their own.
+    const notApplicable = docs.slice(docs.indexOf("### Not applicable (in-process)"));
+    expect(
+      REFERENCE_OPTIONS.filter(
+        (name) => !documented(name) && !notApplicable.slice(0, 800).includes(`\`${name}\``),
+      ),
+    ).toEqual([]);
   });
 
   test("options that are not an object throw", () => {
@@ -217,12 +235,12 @@ describe("option values", () => {
 
 describe("accepted but not yet supported", () => {
   test("accepted, with one process warning per option name", async () => {
-    validateOptions({ resumeSessionAt: "abc", betas: [] });
-    validateOptions({ resumeSessionAt: "def" });
+    validateOptions({ title: "abc", debug: true });
+    validateOptions({ title: "def" });
     await new Promise((resolve) => setImmediate(resolve));
     const messages = warnings.map((w) => w.message);
-    expect(messages.filter((m) => m.includes('"resumeSessionAt"'))).toHaveLength(1);
-    for (const name of ["resumeSessionAt", "betas"]) {
+    expect(messages.filter((m) => m.includes('"title"'))).toHaveLength(1);
+    for (const name of ["title", "debug"]) {
       expect(messages.some((m) => m.includes(`option "${name}" is accepted but not yet supported`))).toBe(
         true,
       );
@@ -238,21 +256,40 @@ describe("accepted but not yet supported", () => {
       continue: true,
       additionalDirectories: ["/tmp"],
       allowDangerouslySkipPermissions: true,
+      resumeSessionAt: "5f0c2a8e-0000-5000-8000-000000000000",
+      betas: ["context-1m-2025-08-07"],
+      stderr: () => {},
     });
+    validateOptions({ permissionPromptToolName: "mcp__approver__prompt" });
     await new Promise((resolve) => setImmediate(resolve));
     expect(warnings).toEqual([]);
   });
 
-  test("options about the CLI process are accepted silently", async () => {
-    validateOptions({
+  test("resumeSessionAt needs a session to resume; permissionPromptToolName and canUseTool exclude each other", () => {
+    expect(invalid({ resumeSessionAt: "x" }).option).toBe("resumeSessionAt");
+    const both = invalid({ permissionPromptToolName: "mcp__a__b", canUseTool: async () => null });
+    expect(both.option).toBe("permissionPromptToolName");
+    expect(both.message).toMatch(/pass one of them/);
+  });
+
+  test("options about the CLI process are accepted (executable: any path) with one warning each: no effect", async () => {
+    const options = {
       pathToClaudeCodeExecutable: "/usr/bin/claude",
-      executable: "node",
-      executableArgs: [],
+      executable: process.execPath,
+      executableArgs: ["--no-warnings"],
       extraArgs: { verbose: null },
-      stderr: () => {},
       spawnClaudeCodeProcess: () => ({}),
-    });
+    };
+    const resolved = validateOptions(options);
+    validateOptions(options);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(warnings).toEqual([]);
+    const names = Object.keys(options);
+    expect(warnings.map((w) => w.message)).toEqual(
+      names.map(
+        (name) =>
+          `cairn query(): option "${name}" has no effect: cairn runs the agent in this process, there is no CLI child process to configure.`,
+      ),
+    );
+    expect(resolved.optionNotes).toHaveLength(names.length);
   });
 });

@@ -307,9 +307,19 @@ describe("options reach the engine", () => {
 });
 
 describe("errors", () => {
-  test("a provider failure ends with an error result saying why; the iterator finishes normally", async () => {
+  test("a provider failure: an assistant message with error, then an error result saying why; the iterator finishes normally", async () => {
     const { messages, server } = await runQuery([httpError(401, { message: "invalid x-api-key" })]);
-    expect(labels(messages)).toEqual(["system/init", "result/error_during_execution"]);
+    expect(labels(messages)).toEqual(["system/init", "assistant/text", "result/error_during_execution"]);
+    const standIn = messages[1];
+    expect(standIn).toMatchObject({
+      type: "assistant",
+      error: "authentication_failed",
+      parent_tool_use_id: null,
+    });
+    expect(standIn?.type === "assistant" && standIn.message.content[0]).toMatchObject({
+      type: "text",
+      text: expect.stringMatching(/^API Error: .*401/),
+    });
     const end = result(messages);
     expect(end.is_error).toBe(true);
     expect(end.subtype !== "success" && end.errors.join(" ")).toMatch(/401/);
@@ -342,8 +352,8 @@ describe("errors", () => {
   test("invalid options throw synchronously, naming the option", () => {
     expect(() => query({ prompt: "x", options: { maxTurns: 0 } })).toThrow(InvalidOptionsError);
     expect(() => query({ prompt: "x", options: { maxTurns: 0 } })).toThrow(/"maxTurns"/);
-    expect(() => query({ prompt: "x", options: { allowedTool: ["Bash"] } as never })).toThrow(
-      /unknown option "allowedTool". Did you mean "allowedTools"\?/,
+    expect(() => query({ prompt: "x", options: { allowedTools: "Bash" } as never })).toThrow(
+      /invalid option "allowedTools": expected array/,
     );
   });
 });

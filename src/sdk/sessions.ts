@@ -1,0 +1,260 @@
+import { createHash } from "node:crypto";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import type { ConversationMessage } from "../engine/messages.js";
+import { SessionStore, type SessionSummary, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
+import { FILE_MODE } from "../sessions/writer.js";
+
+/**
+ * The convention's session functions over cairn's transcripts (`$CAIRN_HOME/sessions/<workspace>/
+ * <id>.jsonl`, docs/sessions.md). `dir` is the session's working directory (the convention's project
+ * directory); without it, every working directory is searched. Titles, tags and the archived flag
+ * live beside the transcript in `<id>.meta.json` (the transcript itself is append-only).
+ */
+
+export type SDKSessionInfo = {
+  sessionId: string;
+  /** The custom title, else the first prompt (`""` when there is none). */
+  summary: string;
+  /** Last write, milliseconds since the epoch. */
+  lastModified: number;
+  fileSize?: number;
+  customTitle?: string;
+  firstPrompt?: string;
+  gitBranch?: string;
+  cwd?: string;
+  tag?: string;
+  /** Creation, milliseconds since the epoch. */
+  createdAt?: number;
+  archived?: boolean;
+};
+
+/**
+ * One message of a session's conversation. `uuid` is derived from the session id and the message's
+ * position, so it is the same on every read; `resumeSessionAt` and `forkSession({ upToMessageId })`
+ * take it. Tool results are `user` messages, as the model API has them.
+ */
+export type SessionMessage = {
+  type: "user" | "assistant" | "system";
+  uuid: string;
+  session_id: string;
+  message: unknown;
+  parent_tool_use_id: string | null;
+  parent_agent_id: string | null;
+};
+
+export type ListSessionsOptions = {
+  dir?: string;
+  limit?: number;
+  offset?: number;
+  /** cairn has no worktree sessions of its own: accepted, no effect. */
+  includeWorktrees?: boolean;
+  /** cairn does not tell programmatic sessions apart: accepted, no effect. */
+  includeProgrammatic?: boolean;
+  /** Custom stores are not supported: passing one throws. */
+  sessionStore?: unknown;
+};
+export type GetSessionInfoOptions = { dir?: string; sessionStore?: unknown };
+export type GetSessionMessagesOptions = {
+  dir?: string;
+  limit?: number;
+  offset?: number;
+  /** cairn's history holds no system messages: accepted, no effect. */
+  includeSystemMessages?: boolean;
+  sessionStore?: unknown;
+};
+export type SessionMutationOptions = { dir?: string; sessionStore?: unknown };
+export type ForkSessionOptions = SessionMutationOptions & { upToMessageId?: string; title?: string };
+export type ForkSessionResult = { sessionId: string };
+export type ListSubagentsOptions = { dir?: string; sessionStore?: unknown };
+export type GetSubagentMessagesOptions = GetSessionMessagesOptions;
+
+type SessionMeta = { title?: string; tag?: string; archived?: boolean };
+
+export async function listSessions(options: ListSessionsOptions = {}): Promise<SDKSessionInfo[]> {
+  const store = storeFor(options);
+  const summaries = options.dir !== undefined ? await store.list(options.dir) : await store.listAll();
+  return page(summaries, options).map(sessionInfo);
+}
+
+/** `undefined` for an unknown id. */
+export async function getSessionInfo(
+  sessionId: string,
+  options: GetSessionInfoOptions = {},
+): Promise<SDKSessionInfo | undefined> {
+  const store = storeFor(options);
+  const summaries = options.dir !== undefined ? await store.list(options.dir) : await store.listAll();
+  const found = summaries.find((summary) => summary.sessionId === sessionId);
+  return found ? sessionInfo(found) : undefined;
+}
+
+/** The conversation as a resume would send it to the model. Unknown id: `SessionNotFoundError`. */
+export async function getSessionMessages(
+  sessionId: string,
+  options: GetSessionMessagesOptions = {},
+): Promise<SessionMessage[]> {
+  const loaded = await storeFor(options).load(sessionId, options.dir);
+  return page(sessionMessages(sessionId, loaded.history), options);
+}
+
+/** cairn has no subagents yet: `[]` (a session's subagents arrive with them). */
+export async function listSubagents(
+  _sessionId: string,
+  options: ListSubagentsOptions = {},
+): Promise<string[]> {
+  storeFor(options);
+  return [];
+}
+
+/** cairn has no subagents yet: `[]`. */
+export async function getSubagentMessages(
+  _sessionId: string,
+  _agentId: string,
+  options: GetSubagentMessagesOptions = {},
+): Promise<SessionMessage[]> {
+  storeFor(options);
+  return [];
+}
+
+export async function renameSession(
+  sessionId: string,
+  title: string,
+  options: SessionMutationOptions = {},
+): Promise<void> {
+  updateMeta(sessionId, options, { title });
+}
+
+/** `null` removes the tag. */
+export async function tagSession(
+  sessionId: string,
+  tag: string | null,
+  options: SessionMutationOptions = {},
+): Promise<void> {
+  updateMeta(sessionId, options, { tag: tag ?? undefined });
+}
+
+/** Hidden from nothing in cairn (listings include archived sessions, marked `archived: true`). */
+export async function archiveSession(sessionId: string, options: SessionMutationOptions = {}): Promise<void> {
+  updateMeta(sessionId, options, { archived: true });
+}
+
+export async function unarchiveSession(
+  sessionId: string,
+  options: SessionMutationOptions = {},
+): Promise<void> {
+  updateMeta(sessionId, options, { archived: undefined });
+}
+
+/** Removes the transcript and its metadata. Unknown id: `SessionNotFoundError`. */
+export async function deleteSession(sessionId: string, options: SessionMutationOptions = {}): Promise<void> {
+  const file = storeFor(options).find(sessionId, options.dir);
+  rmSync(file);
+  rmSync(metaPath(file), { force: true });
+}
+
+/** A new session holding a copy of the conversation (up to and including `upToMessageId`). */
+export async function forkSession(
+  sessionId: string,
+  options: ForkSessionOptions = {},
+): Promise<ForkSessionResult> {
+  const store = storeFor(options);
+  let upTo: number | undefined;
+  if (options.upToMessageId !== undefined) {
+    const loaded = await store.load(sessionId, options.dir);
+    upTo = messageIndex(sessionId, loaded.history, options.upToMessageId) + 1;
+  }
+  const forked = await store.fork(sessionId, {
+    ...(options.dir !== undefined ? { cwd: options.dir } : {}),
+    ...(upTo !== undefined ? { upTo } : {}),
+  });
+  if (options.title !== undefined) updateMeta(forked.sessionId, options, { title: options.title });
+  return { sessionId: forked.sessionId };
+}
+
+/** The messages of a history with their stable uuids. */
+export function sessionMessages(
+  sessionId: string,
+  history: readonly ConversationMessage[],
+): SessionMessage[] {
+  return history.map((message, index) => ({
+    type: message.role,
+    uuid: messageUuid(sessionId, index),
+    session_id: sessionId,
+    message: structuredClone(message),
+    parent_tool_use_id: null,
+    parent_agent_id: null,
+  }));
+}
+
+/** Where message `uuid` is in a session's history; an unknown uuid throws, naming the session. */
+export function messageIndex(
+  sessionId: string,
+  history: readonly ConversationMessage[],
+  uuid: string,
+): number {
+  const index = history.findIndex((_, i) => messageUuid(sessionId, i) === uuid);
+  if (index === -1) {
+    throw new Error(
+      `No message ${uuid} in session ${sessionId} (message ids come from getSessionMessages()).`,
+    );
+  }
+  return index;
+}
+
+/** A UUID (version-5 layout) from the session id and the message's position. */
+function messageUuid(sessionId: string, index: number): string {
+  const hex = createHash("sha1").update(`cairn-message:${sessionId}:${index}`).digest("hex");
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+function storeFor(options: { sessionStore?: unknown }): SessionStore {
+  if (options.sessionStore !== undefined) {
+    throw new TypeError(
+      "cairn: custom session stores (sessionStore) are not supported; transcripts live in $CAIRN_HOME/sessions.",
+    );
+  }
+  return new SessionStore();
+}
+
+function page<T>(items: T[], options: { limit?: number; offset?: number }): T[] {
+  const start = options.offset ?? 0;
+  return items.slice(start, options.limit === undefined ? undefined : start + options.limit);
+}
+
+function sessionInfo(summary: SessionSummary): SDKSessionInfo {
+  const meta = readMeta(summary.path);
+  return {
+    sessionId: summary.sessionId,
+    summary: meta.title ?? summary.firstPrompt ?? "",
+    lastModified: Date.parse(summary.updatedAt),
+    fileSize: summary.size,
+    ...(meta.title !== undefined ? { customTitle: meta.title } : {}),
+    ...(summary.firstPrompt !== undefined ? { firstPrompt: summary.firstPrompt } : {}),
+    cwd: summary.cwd,
+    ...(meta.tag !== undefined ? { tag: meta.tag } : {}),
+    createdAt: Date.parse(summary.createdAt),
+    ...(meta.archived ? { archived: true } : {}),
+  };
+}
+
+function metaPath(transcript: string): string {
+  return `${transcript.slice(0, -TRANSCRIPT_EXTENSION.length)}.meta.json`;
+}
+
+function readMeta(transcript: string): SessionMeta {
+  try {
+    return JSON.parse(readFileSync(metaPath(transcript), "utf8")) as SessionMeta;
+  } catch {
+    return {};
+  }
+}
+
+/** Merges `change` into the session's metadata (undefined removes a key); written atomically. */
+function updateMeta(sessionId: string, options: SessionMutationOptions, change: SessionMeta): void {
+  const transcript = storeFor(options).find(sessionId, options.dir);
+  const file = metaPath(transcript);
+  const meta: SessionMeta = { ...readMeta(transcript), ...change };
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(meta)}\n`, { mode: FILE_MODE });
+  renameSync(temporary, file);
+}
