@@ -76,7 +76,9 @@ export type {
   SDKStopReason,
   SDKSystemMessage,
   SDKTaskNotificationMessage,
+  SDKTaskProgressMessage,
   SDKTaskStartedMessage,
+  SDKTaskUsage,
   SDKTextBlock,
   SDKTextDelta,
   SDKThinkingBlock,
@@ -90,6 +92,7 @@ export type {
   UUID,
 } from "./sdk/messages.js";
 export type {
+  AgentDefinition,
   BaseHookInput,
   CanUseTool,
   EffortLevel,

@@ -22,6 +22,7 @@ import type {
  * UserPromptSubmit) and after a `turn_end` without tool calls (Stop);
  * finally exactly one `run_end`. A `compact_boundary` comes before a `model_call_start` whose request
  * was compacted (or alone, for `/compact`); `model_fallback` before the call the fallback model makes.
+ * `subagent` events come between an Agent call's `tool_start` and its `tool_end`.
  */
 export type EngineEvent =
   | RunStartEvent
@@ -37,7 +38,33 @@ export type EngineEvent =
   | UserTurnEvent
   | CompactBoundaryEvent
   | ModelFallbackEvent
+  | SubagentEvent
   | RunEndEvent;
+
+/**
+ * An event of a subagent's run (docs/agents.md), started by the tool call `toolUseId` (the Agent
+ * tool) and forwarded into the parent's stream while that call runs: its own `run_start` … `run_end`,
+ * in order. The parent's `run_end` counts the subagent's usage and cost; the parent's conversation
+ * holds only the Agent call's result.
+ */
+export type SubagentEvent = {
+  type: "subagent";
+  /** The parent's turn. */
+  turn: number;
+  toolUseId: string;
+} & SubagentReport;
+
+/** What a tool reports of the subagent it runs (`ToolContext.report`); the loop adds turn and call id. */
+export type SubagentReport = {
+  agentId: string;
+  /** The agent's name (`subagent_type`). */
+  agentType: string;
+  /** The Agent call's `description`. */
+  description: string;
+  /** The subagent's own transcript (`""`: not persisted). */
+  transcriptPath: string;
+  event: EngineEvent;
+};
 
 /**
  * The history was compacted: older turns replaced by a model-written summary, recent turns kept
@@ -82,6 +109,8 @@ export type RunStartEvent = {
   tools: string[];
   /** The run's MCP servers (only when any is configured): `connected`, `failed`, `disabled`. */
   mcpServers?: { name: string; status: string }[];
+  /** The subagents the Agent tool offers (only when it is offered). */
+  agents?: string[];
   /** The user's prompt for this run. */
   prompt: string;
   startedAt: number;

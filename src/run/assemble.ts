@@ -1,4 +1,7 @@
 import { resolve } from "node:path";
+import { agentTool } from "../agents/agent-tool.js";
+import { type AgentInfo, agentInfo } from "../agents/definitions.js";
+import { isAgentToolName } from "../agents/subagent-tools.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { CompactionHooks } from "../engine/compaction.js";
 import { buildSystemPrompt } from "../engine/context.js";
@@ -17,10 +20,12 @@ import { splitRuleList } from "../permissions/rules.js";
 import type { ModelSettings } from "../providers/registry.js";
 import { ConfigError } from "../providers/types.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
+import { subagentTranscriptPath } from "../sessions/subagents.js";
 import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
 import { stopRunProcesses } from "../tools/run-processes.js";
 import type { Tool, ToolDeclaration } from "../tools/types.js";
+import { type AgentsSpec, agentWarnings, loadRunAgents } from "./agents.js";
 import { type RunModel, resolveRunModel } from "./model.js";
 import { buildPermissionGate, type PermissionSetup } from "./permissions.js";
 
@@ -73,6 +78,8 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   effort?: EffortLevel;
   /** Called around every compaction (hooks: PreCompact / PostCompact). */
   compactionHooks?: CompactionHooks;
+  /** Subagents: the SDK's `agents`, whether the Agent tool is offered (docs/agents.md). */
+  agents?: AgentsSpec;
 };
 
 export type McpSpec = {
@@ -128,6 +135,8 @@ export type AssembledRun = {
   hooks?: Hooks;
   /** Resolves another model with this run's settings and config (SDK `setModel`). */
   resolveModel(name: string | undefined): Promise<RunModel>;
+  /** The subagents the Agent tool offers (`[]` when it is not offered). */
+  agents: AgentInfo[];
   /** The engine's options for one prompt. */
   loopOptions(turn: TurnSpec): LoopOptions;
 };
@@ -171,6 +180,11 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     ...config.additionalDirectories,
   ];
   const sandboxed = spec.sandbox ? await spec.sandbox(roots, env) : undefined;
+  const runAgents = await loadRunAgents(cwd, env, spec.agents);
+  const agentsOffered = runAgents.enabled && ![...removed].some(isAgentToolName);
+  // The Agent tool runs its subagents with the options of the turn running now (set by loopOptions).
+  let turnOptions: LoopOptions | undefined;
+  let turnTranscript = "";
   const sandbox = sandboxed?.policy;
   // The MCP servers start while the model is resolved; if the model cannot be used, they are ended.
   const [mcp, model] = await settleBoth(
@@ -188,9 +202,10 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   );
   // What depends on the tool list is worked out again when MCP servers change mid-query (SDK).
   const toolsNow = async () => {
-    const tools = [...(spec.tools ?? builtinTools()), ...mcp.tools()].filter(
+    const base = [...(spec.tools ?? builtinTools()), ...mcp.tools()].filter(
       (tool) => !removed.has(tool.name),
     );
+    const tools = agentsOffered && delegate ? [...base, delegate] : base;
     const declarations: ToolDeclaration[] = [...tools, ...(spec.extraTools ?? [])];
     const built = spec.permissions
       ? buildPermissionGate(config, spec.permissions, cwd, toolEnv, declarations)
@@ -204,13 +219,34 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     const mcpServers = mcp.states().map(({ name, status }) => ({ name, status }));
     return { tools, declarations, built, system, mcpServers };
   };
+  const delegate: Tool | undefined = agentsOffered
+    ? agentTool({
+        agents: runAgents.agents,
+        parent: () => turnOptions,
+        baseTools: (): Tool[] => current.tools,
+        resolveModel: (name) => resolveModelFor(spec, config, name),
+        systemPrompt: (agent, tools) =>
+          buildSystemPrompt({
+            cwd,
+            tools: [...tools],
+            role: agent.prompt,
+            projectRules: agent.omitClaudeMd !== true,
+          }),
+        transcriptPath: (agentId) => (turnTranscript ? subagentTranscriptPath(turnTranscript, agentId) : ""),
+      })
+    : undefined;
   let current = await toolsNow();
   const retryPolicy = spec.retryPolicy ?? retryPolicyFromEnv(env);
   const fallback = await resolveFallback(spec, config, model).catch(async (error: unknown) => {
     await mcp.close(); // the run will not start: its MCP servers end now
     throw error;
   });
-  const warnings = [...config.warnings, ...longSessionWarnings(spec, model)];
+  const warnings = [
+    ...config.warnings,
+    ...longSessionWarnings(spec, model),
+    ...runAgents.warnings,
+    ...(agentsOffered ? agentWarnings(runAgents.agents, current.tools) : []),
+  ];
   const assembledHooks = buildHooks({
     cwd,
     env: toolEnv,
@@ -243,6 +279,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     system: current.system,
     ...(hooks ? { hooks } : {}),
     resolveModel: (name) => resolveModelFor(spec, config, name),
+    agents: agentsOffered ? [...runAgents.agents.values()].map(agentInfo) : [],
     async refreshTools() {
       current = await toolsNow();
       run.tools = current.tools;
@@ -262,7 +299,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       });
       const thinking = turn.thinking ?? spec.thinking;
       const maxBudgetUsd = turn.maxBudgetUsd ?? spec.maxBudgetUsd;
-      return {
+      turnTranscript = turn.transcriptPath ?? "";
+      turnOptions = {
         sessionId: turn.sessionId,
         cwd,
         provider: chosen.provider,
@@ -282,6 +320,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         ...(permissionMode !== undefined ? { permissionMode } : {}),
         ...(canUseTool ? { canUseTool } : {}),
         ...(mcpServers.length > 0 ? { mcpServers } : {}),
+        ...(agentsOffered ? { agents: [...runAgents.agents.keys()] } : {}),
         ...(hooks ? { hooks } : {}),
         ...(hooks && turn.sessionStart ? { sessionStart: turn.sessionStart } : {}),
         context: {
@@ -297,6 +336,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         ...(thinking ? { thinking } : {}),
         ...(spec.effort ? { effort: spec.effort } : {}),
       };
+      return turnOptions;
     },
   };
   run.warnings = [

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import * as z from "zod";
+import type { AgentDefinition } from "../agents/definitions.js";
 import { HOOK_EVENTS, type HookEvent } from "../engine/hooks.js";
 import { compileMatcher, type HookCallbackMatcher, HookMatcherError } from "../hooks/index.js";
 import type { McpSdkServerConfigWithInstance } from "../mcp/sdk-server.js";
@@ -147,6 +148,7 @@ export type ThinkingConfig =
 export type EffortLevel = "low" | "medium" | "high" | "xhigh" | "max";
 export type SettingSource = "user" | "project" | "local";
 
+export type { AgentDefinition } from "../agents/definitions.js";
 export type {
   BaseHookInput,
   HookEvent,
@@ -341,6 +343,20 @@ export type Options = {
   settingSources?: SettingSource[];
 
   /**
+   * Subagents the main agent may delegate to through the Agent tool (legacy name `Task`), by name
+   * (docs/agents.md): `{ description, prompt, tools?, disallowedTools?, model?, maxTurns? }`. They
+   * win over agent files of the same name; `model` is an alias (`sonnet`), an id, or `inherit`. A
+   * subagent gets at most the query's tools and goes through its permission mode, rules, hooks and
+   * sandbox. Other definition keys are accepted and named in a warning.
+   */
+  agents?: Record<string, AgentDefinition>;
+  /**
+   * Also yield subagents' text and thinking (`assistant` and `stream_event` messages with
+   * `parent_tool_use_id`); their tool calls and results always come.
+   */
+  forwardSubagentText?: boolean;
+
+  /**
    * The OS sandbox for shell commands (docs/security.md, "Sandbox"), in the convention's shape:
    * `{ enabled: false }` turns it off; `{ enabled: true, failIfUnavailable: true }` requires it;
    * otherwise (the default) it is used where bubblewrap runs, with a warning where it cannot.
@@ -381,16 +397,11 @@ export type Options = {
   loadTimeoutMs?: number;
   title?: string;
   agent?: string;
-  agents?: Record<
-    string,
-    { description: string; prompt: string; tools?: string[]; model?: string; [k: string]: unknown }
-  >;
   agentProgressSummaries?: boolean;
   betas?: string[];
   debug?: boolean;
   debugFile?: string;
   enableFileCheckpointing?: boolean;
-  forwardSubagentText?: boolean;
   managedSettings?: Record<string, unknown>;
   mcpServersDelivery?: "argv" | "initialize";
   onElicitation?(request: unknown, options: { signal: AbortSignal }): Promise<unknown>;
@@ -519,6 +530,19 @@ const SUPPORTED = {
     ),
   ),
   includeHookEvents: z.boolean(),
+  agents: z.record(
+    z.string(),
+    z.looseObject({
+      description: z.string(),
+      prompt: z.string(),
+      tools: stringList.optional(),
+      disallowedTools: stringList.optional(),
+      model: z.string().optional(),
+      maxTurns: positiveInt.optional(),
+      omitClaudeMd: z.boolean().optional(),
+    }),
+  ),
+  forwardSubagentText: z.boolean(),
   settingSources: z.array(z.enum(["user", "project", "local"])),
   apiKey: z.string().min(1),
   baseURL: z.url(),
@@ -545,13 +569,11 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   loadTimeoutMs: nonNegative,
   title: z.string(),
   agent: z.string(),
-  agents: z.record(z.string(), record),
   agentProgressSummaries: z.boolean(),
   betas: stringList,
   debug: z.boolean(),
   debugFile: z.string(),
   enableFileCheckpointing: z.boolean(),
-  forwardSubagentText: z.boolean(),
   managedSettings: record,
   mcpServersDelivery: z.enum(["argv", "initialize"]),
   onElicitation: fn,

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { AgentDefinition, AgentInfo } from "../agents/definitions.js";
+import { isAgentToolName } from "../agents/subagent-tools.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { RunEndEvent } from "../engine/events.js";
 import { runAgentLoop } from "../engine/loop.js";
@@ -9,6 +11,7 @@ import type { ThinkingSetting } from "../engine/provider.js";
 import { entriesFromOptions } from "../mcp/sources.js";
 import { splitRuleList } from "../permissions/rules.js";
 import { MODEL_CATALOG } from "../providers/catalog.js";
+import type { AgentsSpec } from "../run/agents.js";
 import { type AssembledRun, assembleRun, type RunSpec, resolveModelFor } from "../run/assemble.js";
 import type { RunModel } from "../run/model.js";
 import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
@@ -43,7 +46,7 @@ export type SDKControlInterruptResponse = { still_queued: string[]; cancelled?: 
 export type SDKControlSetPermissionModeResponse = { mode: PermissionMode };
 export type SlashCommand = { name: string; description: string; argumentHint: string };
 export type ModelInfo = { value: string; displayName: string; description: string };
-export type AgentInfo = { name: string; description: string; model?: string };
+export type { AgentInfo } from "../agents/definitions.js";
 export type McpServerStatus = {
   name: string;
   status: "connected" | "failed" | "needs-auth" | "pending" | "disabled";
@@ -281,7 +284,7 @@ class QueryRun implements Query {
   }
 
   async supportedAgents(): Promise<AgentInfo[]> {
-    return [];
+    return (await this.assembly()).agents.map((agent) => ({ ...agent }));
   }
 
   async mcpServerStatus(): Promise<McpServerStatus[]> {
@@ -397,6 +400,7 @@ class QueryRun implements Query {
     const projection = createSdkProjection({
       includePartialMessages: this.options.includePartialMessages,
       includeHookEvents: this.options.includeHookEvents === true,
+      forwardSubagentText: this.options.forwardSubagentText === true,
       version: cairnVersion(),
     });
     const structured = this.structuredOutput?.();
@@ -607,6 +611,7 @@ class QueryRun implements Query {
       ...(model !== undefined ? { model } : {}),
       permissions: this.permissions.setup(),
       tools: this.tools,
+      agents: agentsSpec(this.options),
       sandbox: async (roots, env) => {
         const { policy, warnings } = await sdkSandboxPolicy(this.options.sandbox, roots, env);
         for (const content of warnings) this.notices.push({ tag: "sandbox", content });
@@ -707,12 +712,30 @@ class QueryRun implements Query {
   }
 }
 
+/**
+ * The subagents (docs/agents.md): the `agents` option over the agent files. The Agent tool is offered
+ * when agents are defined or `allowedTools` names it (`Agent`, legacy `Task`), as the convention's
+ * programs expect; a `tools` list without it leaves it out.
+ */
+function agentsSpec(options: ResolvedOptions): AgentsSpec {
+  const named = (list: readonly string[] | undefined) =>
+    list?.some((entry) => splitRuleList(entry).some(isAgentToolName)) === true;
+  const enabled = Array.isArray(options.tools)
+    ? named(options.tools)
+    : named(options.allowedTools) || Object.keys(options.agents ?? {}).length > 0 || undefined;
+  return {
+    ...(options.agents ? { definitions: options.agents as Record<string, AgentDefinition> } : {}),
+    ...(enabled !== undefined ? { enabled } : {}),
+  };
+}
+
 /** The built-in tools after `tools` (base set) and `disallowedTools`. */
 function selectTools(options: ResolvedOptions): Tool[] {
   let tools = builtinTools();
   if (Array.isArray(options.tools)) {
     const known = new Set(tools.map((tool) => tool.name));
-    const unknown = options.tools.filter((name) => !known.has(name));
+    // The Agent tool is not built in: it comes with the run's subagents (agentsSpec).
+    const unknown = options.tools.filter((name) => !known.has(name) && !isAgentToolName(name));
     if (unknown.length > 0) {
       throw new InvalidOptionsError(
         `cairn query(): invalid option "tools": no built-in tool named ${unknown.map((name) => `"${name}"`).join(", ")}. Built-in tools: ${[...known].join(", ")}.`,

@@ -1,0 +1,94 @@
+import os from "node:os";
+import path from "node:path";
+import type { AgentDefinition, ResolvedAgent } from "../agents/definitions.js";
+import { BUILTIN_AGENTS } from "../agents/definitions.js";
+import { loadAgentFiles } from "../agents/files.js";
+import { subagentTools } from "../agents/subagent-tools.js";
+import { resolveCairnHome } from "../permissions/home.js";
+import type { Tool } from "../tools/types.js";
+
+/** The subagents of a run (docs/agents.md), from the door. */
+export type AgentsSpec = {
+  /** The SDK's `agents` option: over every agent file of the same name. */
+  definitions?: Record<string, AgentDefinition>;
+  /**
+   * Offer the Agent tool: true when the door's tool settings name `Agent` or `Task`, false when they
+   * leave it out. Default: when any agent besides the built-in ones is defined.
+   */
+  enabled?: boolean;
+  /** Read the agent files (default true). */
+  files?: boolean;
+};
+
+export type RunAgents = {
+  /** Every agent by name: built-in, user files, project files, then the option (later wins). */
+  agents: Map<string, ResolvedAgent>;
+  /** The Agent tool is offered. */
+  enabled: boolean;
+  warnings: string[];
+};
+
+/**
+ * The folders agent files are read from, in order (later wins): the user's `~/.claude/agents`,
+ * `~/.cursor/agents`, `$CAIRN_HOME/agents`, then the project's `.claude/agents`, `.cursor/agents`,
+ * `.cairn/agents`.
+ */
+export function agentDirs(cwd: string, env: NodeJS.ProcessEnv, home = os.homedir()): string[] {
+  const claudeHome = env.CLAUDE_CONFIG_DIR?.trim() || path.join(home, ".claude");
+  const cursorHome = env.CURSOR_CONFIG_DIR?.trim() || path.join(home, ".cursor");
+  return [
+    path.join(claudeHome, "agents"),
+    path.join(cursorHome, "agents"),
+    path.join(resolveCairnHome(env, home), "agents"),
+    path.join(cwd, ".claude", "agents"),
+    path.join(cwd, ".cursor", "agents"),
+    path.join(cwd, ".cairn", "agents"),
+  ];
+}
+
+export async function loadRunAgents(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  spec: AgentsSpec = {},
+): Promise<RunAgents> {
+  const agents = new Map(BUILTIN_AGENTS.map((agent) => [agent.name, agent]));
+  const files =
+    spec.files === false ? { agents: [], warnings: [] } : await loadAgentFiles(agentDirs(cwd, env));
+  for (const agent of files.agents) agents.set(agent.name, agent);
+  for (const [name, definition] of Object.entries(spec.definitions ?? {}))
+    agents.set(name, { ...definition, name, source: "option" });
+  const custom = files.agents.length > 0 || Object.keys(spec.definitions ?? {}).length > 0;
+  return { agents, enabled: spec.enabled ?? custom, warnings: files.warnings };
+}
+
+/** The keys of `AgentDefinition` cairn applies; any other key of an `agents` option is reported. */
+const APPLIED_KEYS = new Set([
+  "description",
+  "prompt",
+  "tools",
+  "disallowedTools",
+  "model",
+  "maxTurns",
+  "omitClaudeMd",
+  "name",
+  "source",
+  "readonly",
+]);
+
+/** One line per agent that names tools this run does not have, or settings cairn does not apply. */
+export function agentWarnings(agents: ReadonlyMap<string, ResolvedAgent>, tools: readonly Tool[]): string[] {
+  const warnings: string[] = [];
+  for (const agent of agents.values()) {
+    const { unknown } = subagentTools(agent, tools);
+    if (unknown.length > 0)
+      warnings.push(
+        `agent ${agent.name}: ${unknown.join(", ")} ${unknown.length === 1 ? "is" : "are"} not among this run's tools; it runs without ${unknown.length === 1 ? "it" : "them"}.`,
+      );
+    const ignored = Object.keys(agent).filter((key) => !APPLIED_KEYS.has(key) && agent[key] !== undefined);
+    if (ignored.length > 0)
+      warnings.push(
+        `agent ${agent.name}: ${ignored.join(", ")} ${ignored.length === 1 ? "is" : "are"} not supported yet and ignored.`,
+      );
+  }
+  return warnings;
+}

@@ -1,0 +1,277 @@
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, test } from "vitest";
+import {
+  type HookInput,
+  query,
+  type SDKAssistantMessage,
+  type SDKMessage,
+  type SDKUserMessage,
+} from "../../src/index.js";
+import { reply, startScriptedServer } from "../../src/testing/index.js";
+import { cleanUp, collect, envFor, result, workspace } from "../sdk/helpers.js";
+import { byAsker, messagesText, PARENT, toolNames } from "./helpers.js";
+
+/**
+ * Subagents through `query()` (docs/agents.md): the scripted model server answers the parent and
+ * each subagent by its system prompt, so the subagents' own requests are visible.
+ */
+afterEach(cleanUp);
+
+const AGENTS = {
+  reviewer: {
+    description: "Reviews code.",
+    prompt: "You are the REVIEWER subagent.",
+    tools: ["Read", "Grep"],
+  },
+  lister: {
+    description: "Lists files.",
+    prompt: "You are the LISTER subagent.",
+    tools: ["Glob", "LS"],
+    model: "haiku",
+  },
+};
+
+const usage = (input: number, output: number) => ({ input_tokens: input, output_tokens: output });
+
+/** The parent delegates to both agents in one turn, then sums up. */
+function delegatingScript() {
+  return byAsker([
+    {
+      marker: "REVIEWER",
+      steps: [
+        reply()
+          .tool("Read", { file_path: "a.txt" }, "toolu_r1")
+          .tool("Write", { file_path: "x", content: "" }, "toolu_r2")
+          .usage(usage(100, 10)),
+        reply().text("a.txt says hello.").usage(usage(110, 5)),
+      ],
+    },
+    {
+      marker: "LISTER",
+      steps: [
+        reply().tool("Glob", { pattern: "*.txt" }, "toolu_l1").usage(usage(200, 20)),
+        reply().text("One file: a.txt.").usage(usage(210, 6)),
+      ],
+    },
+    {
+      marker: PARENT,
+      steps: [
+        reply()
+          .tool(
+            "Agent",
+            { description: "Review a.txt", prompt: "Review a.txt", subagent_type: "reviewer" },
+            "toolu_p1",
+          )
+          .tool(
+            "Task",
+            { description: "List files", prompt: "List the files", subagent_type: "lister" },
+            "toolu_p2",
+          )
+          .usage(usage(1000, 50)),
+        reply().text("Both agents reported.").usage(usage(1500, 7)),
+      ],
+    },
+  ]);
+}
+
+async function delegate(options: Record<string, unknown> = {}) {
+  const script = delegatingScript();
+  const server = await startScriptedServer({ respond: script.respond });
+  const cwd = workspace({ "a.txt": "hello\n" });
+  try {
+    const messages = await collect(
+      query({
+        prompt: "Use both agents",
+        options: { cwd, env: envFor(server), agents: AGENTS, sandbox: { enabled: false }, ...options },
+      }),
+    );
+    return { messages, script, server, cwd };
+  } finally {
+    await server.close();
+  }
+}
+
+const subtypes = (messages: SDKMessage[], subtype: string) =>
+  messages.filter(
+    (m) => m.type === "system" && (m as { subtype?: string }).subtype === subtype,
+  ) as unknown as Record<string, unknown>[];
+
+describe("subagents through query()", () => {
+  test("two subagents run concurrently, each with its own prompt, tools and model; their answers come back", async () => {
+    const { messages, script } = await delegate();
+    const init = messages[0] as { tools: string[]; agents: string[] };
+    expect(init.tools).toContain("Agent");
+    expect(init.agents).toEqual(expect.arrayContaining(["general-purpose", "reviewer", "lister"]));
+
+    const reviewer = script.requests.get("REVIEWER")!;
+    const lister = script.requests.get("LISTER")!;
+    expect(reviewer).toHaveLength(2);
+    expect(lister).toHaveLength(2);
+    expect(toolNames(reviewer[0]!)).toEqual(["Read", "Grep"]);
+    expect(toolNames(lister[0]!)).toEqual(["Glob", "LS"]);
+    // Their own conversations: the task, not the parent's prompt.
+    expect(messagesText(reviewer[0]!)).toContain("Review a.txt");
+    expect(messagesText(reviewer[0]!)).not.toContain("Use both agents");
+    expect((lister[0]!.body as { model: string }).model).toMatch(/haiku/);
+
+    // Concurrent: both started before either ended.
+    const order = messages
+      .filter((m) => m.type === "system")
+      .map((m) => (m as { subtype: string }).subtype)
+      .filter((s) => s === "task_started" || s === "task_notification");
+    expect(order).toEqual(["task_started", "task_started", "task_notification", "task_notification"]);
+
+    const parentFinal = script.requests.get(PARENT)![1]!;
+    expect(messagesText(parentFinal)).toContain("a.txt says hello.");
+    expect(messagesText(parentFinal)).toContain("One file: a.txt.");
+    const end = result(messages);
+    expect(end.subtype).toBe("success");
+    expect(end.subtype === "success" && end.result).toBe("Both agents reported.");
+  });
+
+  test("a tool the agent's definition leaves out is refused", async () => {
+    const { messages, script } = await delegate();
+    const refused = messages.find(
+      (m): m is SDKUserMessage =>
+        m.type === "user" && JSON.stringify(m.message.content).includes('"tool_use_id":"toolu_r2"'),
+    )!;
+    expect(JSON.stringify(refused.message.content)).toContain("No such tool available: Write");
+    expect(refused.parent_tool_use_id).toBe("toolu_p1");
+    expect(messagesText(script.requests.get("REVIEWER")![1]!)).toContain("No such tool available: Write");
+  });
+
+  test("every subagent message carries the Agent call's id; task messages name the agent", async () => {
+    const { messages } = await delegate({ forwardSubagentText: true });
+    const subagentIds: Record<string, string> = {
+      toolu_r1: "toolu_p1",
+      toolu_r2: "toolu_p1",
+      toolu_l1: "toolu_p2",
+    };
+    const inner = messages.filter(
+      (m): m is SDKAssistantMessage | SDKUserMessage =>
+        (m.type === "assistant" || m.type === "user") && m.parent_tool_use_id !== null,
+    );
+    // Tool calls, results and (forwarded) text of both subagents.
+    expect(inner.length).toBeGreaterThanOrEqual(8);
+    for (const message of inner) {
+      const text = JSON.stringify(message.message.content);
+      const id = Object.keys(subagentIds).find((key) => text.includes(key));
+      if (id) expect(message.parent_tool_use_id).toBe(subagentIds[id]);
+      else expect(["toolu_p1", "toolu_p2"]).toContain(message.parent_tool_use_id);
+    }
+    const texts = inner.filter((m) => m.type === "assistant" && m.message.content[0]?.type === "text");
+    expect(texts.map((m) => m.parent_tool_use_id).sort()).toEqual(["toolu_p1", "toolu_p2"]);
+    // The parent's own messages stay on the main thread.
+    const parentCalls = messages.filter(
+      (m): m is SDKAssistantMessage =>
+        m.type === "assistant" &&
+        m.message.content[0]?.type === "tool_use" &&
+        ["Agent", "Task"].includes(m.message.content[0].name),
+    );
+    expect(parentCalls.map((m) => m.parent_tool_use_id)).toEqual([null, null]);
+
+    const started = subtypes(messages, "task_started");
+    expect(started.map((m) => [m.tool_use_id, m.subagent_type, m.description])).toEqual(
+      expect.arrayContaining([
+        ["toolu_p1", "reviewer", "Review a.txt"],
+        ["toolu_p2", "lister", "List files"],
+      ]),
+    );
+    const progress = subtypes(messages, "task_progress");
+    expect(progress.map((m) => m.last_tool_name).sort()).toEqual(["Glob", "Read", "Write"]);
+    const done = subtypes(messages, "task_notification");
+    expect(done.map((m) => [m.tool_use_id, m.status, m.summary]).sort()).toEqual([
+      ["toolu_p1", "completed", "a.txt says hello."],
+      ["toolu_p2", "completed", "One file: a.txt."],
+    ]);
+    expect(
+      done.every((m) => typeof m.output_file === "string" && (m.output_file as string).endsWith(".jsonl")),
+    ).toBe(true);
+  });
+
+  test("without forwardSubagentText a subagent's text stays out of the stream; its answer is the tool result", async () => {
+    const { messages } = await delegate();
+    const innerText = messages.filter(
+      (m) => m.type === "assistant" && m.parent_tool_use_id !== null && m.message.content[0]?.type === "text",
+    );
+    expect(innerText).toEqual([]);
+    const answer = messages.find(
+      (m): m is SDKUserMessage =>
+        m.type === "user" &&
+        m.parent_tool_use_id === null &&
+        JSON.stringify(m.message.content).includes("toolu_p1"),
+    )!;
+    expect(JSON.stringify(answer.message.content)).toContain("a.txt says hello.");
+    expect(answer.tool_use_result).toMatchObject({
+      status: "completed",
+      agentType: "reviewer",
+      totalToolUseCount: 2,
+    });
+  });
+
+  test("usage and cost of the subagents roll up into the result", async () => {
+    const { messages } = await delegate();
+    const end = result(messages);
+    expect(end.usage.input_tokens).toBe(1000 + 1500 + 100 + 110 + 200 + 210);
+    expect(end.usage.output_tokens).toBe(50 + 7 + 10 + 5 + 20 + 6);
+    const models = Object.keys(end.modelUsage);
+    expect(models.some((model) => model.includes("haiku"))).toBe(true);
+    expect(models.some((model) => model.includes("sonnet"))).toBe(true);
+    const sum = Object.values(end.modelUsage).reduce((total, entry) => total + entry.costUSD, 0);
+    expect(end.total_cost_usd).toBeGreaterThan(0);
+    expect(end.total_cost_usd).toBeCloseTo(sum, 10);
+    const haiku = Object.entries(end.modelUsage).find(([model]) => model.includes("haiku"))![1];
+    expect(haiku.inputTokens).toBe(410);
+  });
+
+  test("SubagentStart and SubagentStop hooks fire with the agent's id, type and transcript", async () => {
+    const inputs: HookInput[] = [];
+    const hook = async (input: HookInput) => {
+      inputs.push(input);
+      return {};
+    };
+    const { messages } = await delegate({
+      hooks: {
+        SubagentStart: [{ hooks: [hook] }],
+        SubagentStop: [{ hooks: [hook] }],
+        Stop: [{ hooks: [hook] }],
+      },
+    });
+    expect(result(messages).subtype).toBe("success");
+    const starts = inputs.filter((i) => i.hook_event_name === "SubagentStart") as Record<string, unknown>[];
+    const stops = inputs.filter((i) => i.hook_event_name === "SubagentStop") as Record<string, unknown>[];
+    expect(starts.map((i) => i.agent_type).sort()).toEqual(["lister", "reviewer"]);
+    expect(stops.map((i) => i.agent_type).sort()).toEqual(["lister", "reviewer"]);
+    for (const stop of stops) {
+      expect(starts.map((s) => s.agent_id)).toContain(stop.agent_id);
+      expect(stop.agent_transcript_path).toMatch(new RegExp(`subagents/agent-${stop.agent_id}\\.jsonl$`));
+      expect(stop.stop_hook_active).toBe(false);
+    }
+    // Stop fires once: for the parent, not for its subagents.
+    expect(inputs.filter((i) => i.hook_event_name === "Stop")).toHaveLength(1);
+    const transcript = readFileSync(stops[0]!.agent_transcript_path as string, "utf8");
+    expect(transcript).toContain('"sidechain"');
+  });
+
+  test("supportedAgents() lists the agents; without agents the Agent tool is not offered", async () => {
+    const server = await startScriptedServer({ steps: [reply().text("Hi.")] });
+    try {
+      const q = query({ prompt: "Hi", options: { cwd: workspace(), env: envFor(server), agents: AGENTS } });
+      const agents = await q.supportedAgents();
+      expect(agents.map((a) => a.name)).toEqual(["general-purpose", "Explore", "reviewer", "lister"]);
+      expect(agents.find((a) => a.name === "lister")).toEqual({
+        name: "lister",
+        description: "Lists files.",
+        model: "haiku",
+      });
+      await collect(q);
+      const plain = await collect(
+        query({ prompt: "Hi", options: { cwd: workspace(), env: envFor(server) } }),
+      );
+      expect((plain[0] as { tools: string[] }).tools).not.toContain("Agent");
+      expect((plain[0] as { agents: string[] }).agents).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+});
