@@ -275,3 +275,79 @@ describe("subagents through query()", () => {
     }
   });
 });
+
+describe("subagents: interrupts and resumed sessions", () => {
+  test("interrupting the parent stops its subagents; the turn ends instead of waiting for them", async () => {
+    const script = byAsker([
+      { marker: "REVIEWER", steps: [{ kind: "hang" }] },
+      {
+        marker: PARENT,
+        steps: [
+          reply().tool(
+            "Agent",
+            { description: "Review", prompt: "Review a.txt", subagent_type: "reviewer" },
+            "toolu_p1",
+          ),
+        ],
+      },
+    ]);
+    const server = await startScriptedServer({ respond: script.respond });
+    try {
+      const q = query({
+        prompt: "Review",
+        options: { cwd: workspace(), env: envFor(server), agents: AGENTS },
+      });
+      const messages: SDKMessage[] = [];
+      for await (const message of q) {
+        messages.push(message);
+        if (message.type === "system" && message.subtype === "task_started") {
+          // Once the subagent's model request (which the server never answers) is out; the stream is
+          // read meanwhile: a subagent waits for its messages to be taken.
+          void (async () => {
+            while (script.requests.get("REVIEWER")!.length === 0) await new Promise((r) => setImmediate(r));
+            await q.interrupt();
+          })();
+        }
+      }
+      const end = result(messages);
+      expect(end.subtype).toBe("error_during_execution");
+      expect(end.subtype !== "success" && end.errors.join(" ")).toContain("interrupted");
+      const done = subtypes(messages, "task_notification");
+      expect(done.map((m) => m.status)).toEqual(["stopped"]);
+      const answer = messages.find(
+        (m): m is SDKUserMessage => m.type === "user" && m.parent_tool_use_id === null,
+      )!;
+      expect(JSON.stringify(answer.message.content)).toContain('"is_error":true');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a resumed session has the Agent call and its answer, not the subagent's own messages", async () => {
+    const first = await delegate();
+    const sessionId = result(first.messages).session_id;
+    const server = await startScriptedServer({ steps: [reply().text("Resumed.")] });
+    try {
+      const again = await collect(
+        query({
+          prompt: "And now?",
+          options: { cwd: first.cwd, env: envFor(server), agents: AGENTS, resume: sessionId },
+        }),
+      );
+      expect(result(again).subtype).toBe("success");
+      const sent = messagesText(server.requests[0]!);
+      expect(sent).toContain("toolu_p1");
+      expect(sent).toContain("a.txt says hello.");
+      for (const inner of ["toolu_r1", "toolu_r2", "toolu_l1", "REVIEWER", "LISTER"])
+        expect(sent).not.toContain(inner);
+    } finally {
+      await server.close();
+    }
+    // The subagents' messages are kept in their own transcripts.
+    const files = subtypes(first.messages, "task_notification").map((m) =>
+      readFileSync(m.output_file as string, "utf8"),
+    );
+    expect(files.join("\n")).toContain("toolu_r1");
+    expect(files.join("\n")).toContain("toolu_l1");
+  });
+});
