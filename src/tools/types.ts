@@ -124,6 +124,6 @@ export type Tool = {
 };
 
 /** What the permission policy and the front ends need to know about a tool. */
-export type ToolDeclaration = Pick<Tool, "name" | "effects" | "payload">;
+export type ToolDeclaration = Pick<Tool, "name" | "effects" | "payload" | "aliases">;
 
 export type ToolSpecInput<S extends z.ZodType> = z.infer<S>;
