@@ -13,6 +13,8 @@ const SRC = fileURLToPath(new URL("../src", import.meta.url));
 const FORBIDDEN: Record<string, string[]> = {
   engine: ["providers", "testing", "cli", "sdk", "run", "config", "sessions", "permissions", "hooks"],
   tools: ["providers", "testing", "cli", "sdk", "run", "config", "sessions"],
+  // Subagents run on the engine with what the run assembly injects (models, prompts, transcripts).
+  agents: ["providers", "testing", "cli", "sdk", "run", "config", "sessions", "permissions", "hooks"],
   permissions: ["providers", "testing", "cli", "sdk", "run", "config", "sessions"],
   config: ["providers", "testing", "cli", "sdk", "run", "engine", "hooks"],
   hooks: ["providers", "testing", "cli", "sdk", "run", "sessions"],
