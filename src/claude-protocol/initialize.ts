@@ -12,6 +12,8 @@ const APPLIED = new Set([
   "sdkMcpServerManifests",
   "sdkMcpServerConfigs",
   "title",
+  "agents",
+  "forwardSubagentText",
 ]);
 
 /** What an `initialize` request sets: the system prompt, structured output. */
@@ -24,6 +26,9 @@ export function initializeOptions(init: Record<string, unknown>): Options {
   else if (typeof prompt === "string") options.systemPrompt = prompt;
   if (typeof init.appendSystemPrompt === "string")
     options.systemPrompt = { type: "preset", preset: "claude_code", append: init.appendSystemPrompt };
+  // Subagents (docs/agents.md): checked like the option when the query starts.
+  if (init.agents && typeof init.agents === "object") options.agents = init.agents as Options["agents"];
+  if (typeof init.forwardSubagentText === "boolean") options.forwardSubagentText = init.forwardSubagentText;
   if (init.jsonSchema && typeof init.jsonSchema === "object")
     options.outputFormat = { type: "json_schema", schema: init.jsonSchema as Record<string, unknown> };
   const unapplied = Object.keys(init).filter((key) => !APPLIED.has(key) && init[key] !== undefined);

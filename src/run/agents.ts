@@ -3,8 +3,9 @@ import path from "node:path";
 import type { AgentDefinition, ResolvedAgent } from "../agents/definitions.js";
 import { BUILTIN_AGENTS } from "../agents/definitions.js";
 import { loadAgentFiles } from "../agents/files.js";
-import { subagentTools } from "../agents/subagent-tools.js";
+import { isAgentToolName, subagentTools } from "../agents/subagent-tools.js";
 import { resolveCairnHome } from "../permissions/home.js";
+import { splitRuleList } from "../permissions/rules.js";
 import type { Tool } from "../tools/types.js";
 
 /** The subagents of a run (docs/agents.md), from the door. */
@@ -12,8 +13,9 @@ export type AgentsSpec = {
   /** The SDK's `agents` option: over every agent file of the same name. */
   definitions?: Record<string, AgentDefinition>;
   /**
-   * Offer the Agent tool: true when the door's tool settings name `Agent` or `Task`, false when they
-   * leave it out. Default: when any agent besides the built-in ones is defined.
+   * Offer the Agent tool (or not), as the door's tool list says. Default: when any agent besides the
+   * built-in ones is defined, or the allow rules name `Agent` or `Task` (how the convention's
+   * programs ask for the built-in agents).
    */
   enabled?: boolean;
   /** Read the agent files (default true). */
@@ -50,6 +52,7 @@ export async function loadRunAgents(
   cwd: string,
   env: NodeJS.ProcessEnv,
   spec: AgentsSpec = {},
+  allowRules: readonly string[] = [],
 ): Promise<RunAgents> {
   const agents = new Map(BUILTIN_AGENTS.map((agent) => [agent.name, agent]));
   const files =
@@ -58,7 +61,8 @@ export async function loadRunAgents(
   for (const [name, definition] of Object.entries(spec.definitions ?? {}))
     agents.set(name, { ...definition, name, source: "option" });
   const custom = files.agents.length > 0 || Object.keys(spec.definitions ?? {}).length > 0;
-  return { agents, enabled: spec.enabled ?? custom, warnings: files.warnings };
+  const named = allowRules.some((entry) => splitRuleList(entry).some(isAgentToolName));
+  return { agents, enabled: spec.enabled ?? (custom || named), warnings: files.warnings };
 }
 
 /** The keys of `AgentDefinition` cairn applies; any other key of an `agents` option is reported. */

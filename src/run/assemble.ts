@@ -180,7 +180,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     ...config.additionalDirectories,
   ];
   const sandboxed = spec.sandbox ? await spec.sandbox(roots, env) : undefined;
-  const runAgents = await loadRunAgents(cwd, env, spec.agents);
+  const runAgents = await loadRunAgents(cwd, env, spec.agents, spec.permissions?.allowedTools);
   const agentsOffered = runAgents.enabled && ![...removed].some(isAgentToolName);
   // The Agent tool runs its subagents with the options of the turn running now (set by loopOptions).
   let turnOptions: LoopOptions | undefined;

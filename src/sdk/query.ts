@@ -713,19 +713,14 @@ class QueryRun implements Query {
 }
 
 /**
- * The subagents (docs/agents.md): the `agents` option over the agent files. The Agent tool is offered
- * when agents are defined or `allowedTools` names it (`Agent`, legacy `Task`), as the convention's
- * programs expect; a `tools` list without it leaves it out.
+ * The subagents (docs/agents.md): the `agents` option over the agent files. A `tools` list offers
+ * the Agent tool only when it names it (`Agent`, legacy `Task`).
  */
 function agentsSpec(options: ResolvedOptions): AgentsSpec {
-  const named = (list: readonly string[] | undefined) =>
-    list?.some((entry) => splitRuleList(entry).some(isAgentToolName)) === true;
-  const enabled = Array.isArray(options.tools)
-    ? named(options.tools)
-    : named(options.allowedTools) || Object.keys(options.agents ?? {}).length > 0 || undefined;
+  const listed = Array.isArray(options.tools) ? options.tools.some(isAgentToolName) : undefined;
   return {
     ...(options.agents ? { definitions: options.agents as Record<string, AgentDefinition> } : {}),
-    ...(enabled !== undefined ? { enabled } : {}),
+    ...(listed !== undefined ? { enabled: listed } : {}),
   };
 }
 
