@@ -1,7 +1,12 @@
 import os from "node:os";
 import path from "node:path";
-import type { AgentDefinition, ResolvedAgent } from "../agents/definitions.js";
-import { BUILTIN_AGENTS } from "../agents/definitions.js";
+import {
+  type AgentDefinition,
+  type AgentInfo,
+  agentInfo,
+  BUILTIN_AGENTS,
+  type ResolvedAgent,
+} from "../agents/definitions.js";
 import { loadAgentFiles } from "../agents/files.js";
 import { isAgentToolName, subagentTools } from "../agents/subagent-tools.js";
 import { resolveCairnHome } from "../permissions/home.js";
@@ -21,6 +26,11 @@ export type AgentsSpec = {
   /** Read the agent files (default true). */
   files?: boolean;
 };
+
+/** What `Query.supportedAgents()` and `system/init.agents` list: the agents, when the tool is offered. */
+export function offeredAgents(run: RunAgents): AgentInfo[] {
+  return run.enabled ? [...run.agents.values()].map(agentInfo) : [];
+}
 
 export type RunAgents = {
   /** Every agent by name: built-in, user files, project files, then the option (later wins). */
@@ -52,7 +62,7 @@ export async function loadRunAgents(
   cwd: string,
   env: NodeJS.ProcessEnv,
   spec: AgentsSpec = {},
-  allowRules: readonly string[] = [],
+  rules: { allowedTools?: readonly string[]; disallowedTools?: readonly string[] } = {},
 ): Promise<RunAgents> {
   const agents = new Map(BUILTIN_AGENTS.map((agent) => [agent.name, agent]));
   const files =
@@ -61,8 +71,14 @@ export async function loadRunAgents(
   for (const [name, definition] of Object.entries(spec.definitions ?? {}))
     agents.set(name, { ...definition, name, source: "option" });
   const custom = files.agents.length > 0 || Object.keys(spec.definitions ?? {}).length > 0;
-  const named = allowRules.some((entry) => splitRuleList(entry).some(isAgentToolName));
-  return { agents, enabled: spec.enabled ?? (custom || named), warnings: files.warnings };
+  const names = (list: readonly string[] | undefined, bare: boolean) =>
+    (list ?? []).some((entry) =>
+      splitRuleList(entry).some((rule) => isAgentToolName(bare ? rule : rule.replace(/\(.*$/, ""))),
+    );
+  // A bare `Agent` / `Task` deny removes the tool, as any bare name in disallowedTools does.
+  const removed = names(rules.disallowedTools, true);
+  const enabled = !removed && (spec.enabled ?? (custom || names(rules.allowedTools, false)));
+  return { agents, enabled, warnings: files.warnings };
 }
 
 /** The keys of `AgentDefinition` cairn applies; any other key of an `agents` option is reported. */

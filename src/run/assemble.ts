@@ -1,7 +1,6 @@
 import { resolve } from "node:path";
 import { agentTool } from "../agents/agent-tool.js";
-import { type AgentInfo, agentInfo } from "../agents/definitions.js";
-import { isAgentToolName } from "../agents/subagent-tools.js";
+import type { AgentInfo } from "../agents/definitions.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { CompactionHooks } from "../engine/compaction.js";
 import { buildSystemPrompt } from "../engine/context.js";
@@ -25,7 +24,7 @@ import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
 import { stopRunProcesses } from "../tools/run-processes.js";
 import type { Tool, ToolDeclaration } from "../tools/types.js";
-import { type AgentsSpec, agentWarnings, loadRunAgents } from "./agents.js";
+import { type AgentsSpec, agentWarnings, loadRunAgents, offeredAgents } from "./agents.js";
 import { type RunModel, resolveRunModel } from "./model.js";
 import { buildPermissionGate, type PermissionSetup } from "./permissions.js";
 
@@ -180,8 +179,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     ...config.additionalDirectories,
   ];
   const sandboxed = spec.sandbox ? await spec.sandbox(roots, env) : undefined;
-  const runAgents = await loadRunAgents(cwd, env, spec.agents, spec.permissions?.allowedTools);
-  const agentsOffered = runAgents.enabled && ![...removed].some(isAgentToolName);
+  const runAgents = await loadRunAgents(cwd, env, spec.agents, spec.permissions ?? {});
+  const agentsOffered = runAgents.enabled;
   // The Agent tool runs its subagents with the options of the turn running now (set by loopOptions).
   let turnOptions: LoopOptions | undefined;
   let turnTranscript = "";
@@ -279,7 +278,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     system: current.system,
     ...(hooks ? { hooks } : {}),
     resolveModel: (name) => resolveModelFor(spec, config, name),
-    agents: agentsOffered ? [...runAgents.agents.values()].map(agentInfo) : [],
+    agents: offeredAgents(runAgents),
     async refreshTools() {
       current = await toolsNow();
       run.tools = current.tools;

@@ -11,7 +11,7 @@ import type { ThinkingSetting } from "../engine/provider.js";
 import { entriesFromOptions } from "../mcp/sources.js";
 import { splitRuleList } from "../permissions/rules.js";
 import { MODEL_CATALOG } from "../providers/catalog.js";
-import type { AgentsSpec } from "../run/agents.js";
+import { type AgentsSpec, loadRunAgents, offeredAgents } from "../run/agents.js";
 import { type AssembledRun, assembleRun, type RunSpec, resolveModelFor } from "../run/assemble.js";
 import type { RunModel } from "../run/model.js";
 import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
@@ -284,7 +284,19 @@ class QueryRun implements Query {
   }
 
   async supportedAgents(): Promise<AgentInfo[]> {
-    return (await this.assembly()).agents.map((agent) => ({ ...agent }));
+    // Without assembling the run: the agent-SDK protocol asks before its MCP servers can start.
+    if (this.assembled) return this.assembled.agents.map((agent) => ({ ...agent }));
+    const { cwd, env, allowedTools, disallowedTools } = this.options;
+    const agents = await loadRunAgents(
+      cwd,
+      (env ?? process.env) as NodeJS.ProcessEnv,
+      agentsSpec(this.options),
+      {
+        ...(allowedTools ? { allowedTools } : {}),
+        ...(disallowedTools ? { disallowedTools } : {}),
+      },
+    );
+    return offeredAgents(agents);
   }
 
   async mcpServerStatus(): Promise<McpServerStatus[]> {
