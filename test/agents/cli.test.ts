@@ -1,7 +1,15 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { reply, type ScriptedServer, startScriptedServer } from "../../src/testing/index.js";
 import { MODEL, parseLines, serverEnv, spawnCli, workspace } from "../conformance/pm/helpers.js";
-import { type Asker, byAsker, messagesText, PARENT, toolNames } from "./helpers.js";
+import {
+  byAsker,
+  hangingAgentScript,
+  messagesText,
+  PARENT,
+  TWO_AGENTS_USAGE,
+  toolNames,
+  twoAgentsScript,
+} from "./helpers.js";
 
 /**
  * Subagents in print mode (docs/agents.md): agent files of the workspace, the built CLI, stream-json
@@ -22,51 +30,7 @@ const FILES = {
     "---\nname: scout\ndescription: Looks around.\nreadonly: true\n---\nYou are the SCOUT subagent.\n",
 };
 
-const usage = (input: number, output: number) => ({ input_tokens: input, output_tokens: output });
-
-function askers(): Asker[] {
-  return [
-    {
-      marker: "REVIEWER",
-      steps: [
-        reply()
-          .tool("Read", { file_path: "a.txt" }, "toolu_r1")
-          .tool("Bash", { command: "rm a.txt" }, "toolu_r2")
-          .usage(usage(100, 10)),
-        reply().text("a.txt says hello.").usage(usage(110, 5)),
-      ],
-    },
-    {
-      marker: "LISTER",
-      steps: [
-        reply().tool("Glob", { pattern: "*.txt" }, "toolu_l1").usage(usage(200, 20)),
-        reply().text("One file: a.txt.").usage(usage(210, 6)),
-      ],
-    },
-    { marker: "SCOUT", steps: [reply().text("Scouted.")] },
-    {
-      marker: PARENT,
-      steps: [
-        reply()
-          .text("Delegating.")
-          .tool(
-            "Agent",
-            { description: "Review a.txt", prompt: "Review a.txt", subagent_type: "reviewer" },
-            "toolu_p1",
-          )
-          .tool(
-            "Task",
-            { description: "List files", prompt: "List the files", subagent_type: "lister" },
-            "toolu_p2",
-          )
-          .usage(usage(1000, 50)),
-        reply().text("Both agents reported.").usage(usage(1500, 7)),
-      ],
-    },
-  ];
-}
-
-async function run(args: string[], dir = workspace(FILES), script = byAsker(askers())) {
+async function run(args: string[], dir = workspace(FILES), script = twoAgentsScript()) {
   const server = await startScriptedServer({ respond: script.respond });
   servers.push(server);
   const spawned = spawnCli(["-p", "Use both agents", "--model", MODEL, "--sandbox", "disabled", ...args], {
@@ -150,8 +114,8 @@ describe("subagents in print mode", () => {
     expect(code).toBe(0);
     const result = parseLines(stdout)[0]!;
     expect(result.usage).toMatchObject({
-      inputTokens: 1000 + 1500 + 100 + 110 + 200 + 210,
-      outputTokens: 50 + 7 + 10 + 5 + 20 + 6,
+      inputTokens: TWO_AGENTS_USAGE.input,
+      outputTokens: TWO_AGENTS_USAGE.output,
     });
   });
 
@@ -192,19 +156,7 @@ describe("subagents in print mode", () => {
   });
 
   test("SIGINT while subagents run ends the CLI with 130", async () => {
-    const script = byAsker([
-      { marker: "REVIEWER", steps: [{ kind: "hang" }] },
-      {
-        marker: PARENT,
-        steps: [
-          reply().tool(
-            "Agent",
-            { description: "Review", prompt: "Review a.txt", subagent_type: "reviewer" },
-            "toolu_p1",
-          ),
-        ],
-      },
-    ]);
+    const script = hangingAgentScript();
     const server = await startScriptedServer({ respond: script.respond });
     servers.push(server);
     const spawned = spawnCli(["-p", "Review", "--model", MODEL, "--output-format", "stream-json"], {

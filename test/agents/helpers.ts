@@ -1,4 +1,4 @@
-import type { RecordedRequest, StepInput } from "../../src/testing/index.js";
+import { type RecordedRequest, reply, type StepInput } from "../../src/testing/index.js";
 
 /**
  * A scripted model that answers by who is asking: the parent and each subagent have their own
@@ -41,3 +41,75 @@ export function messagesText(request: RecordedRequest): string {
 
 /** The parent's marker: cairn's own system prompt. */
 export const PARENT = "You are cairn, a coding agent";
+
+const usage = (input: number, output: number) => ({ input_tokens: input, output_tokens: output });
+
+/**
+ * The parent delegates to `reviewer` (Agent) and `lister` (Task, the legacy name) in one reply, then
+ * sums up. The reviewer reads a.txt and tries Bash, which its tools leave out; the lister globs. Each
+ * model call reports its usage: the parent 1000/50 and 1500/7, the reviewer 100/10 and 110/5, the
+ * lister 200/20 and 210/6.
+ */
+export function twoAgentsScript() {
+  return byAsker([
+    {
+      marker: "REVIEWER",
+      steps: [
+        reply()
+          .tool("Read", { file_path: "a.txt" }, "toolu_r1")
+          .tool("Bash", { command: "rm a.txt" }, "toolu_r2")
+          .usage(usage(100, 10)),
+        reply().text("a.txt says hello.").usage(usage(110, 5)),
+      ],
+    },
+    {
+      marker: "LISTER",
+      steps: [
+        reply().tool("Glob", { pattern: "*.txt" }, "toolu_l1").usage(usage(200, 20)),
+        reply().text("One file: a.txt.").usage(usage(210, 6)),
+      ],
+    },
+    {
+      marker: PARENT,
+      steps: [
+        reply()
+          .text("Delegating.")
+          .tool(
+            "Agent",
+            { description: "Review a.txt", prompt: "Review a.txt", subagent_type: "reviewer" },
+            "toolu_p1",
+          )
+          .tool(
+            "Task",
+            { description: "List files", prompt: "List the files", subagent_type: "lister" },
+            "toolu_p2",
+          )
+          .usage(usage(1000, 50)),
+        reply().text("Both agents reported.").usage(usage(1500, 7)),
+      ],
+    },
+  ]);
+}
+
+/** The parent delegates to `reviewer`, whose model request is never answered. */
+export function hangingAgentScript() {
+  return byAsker([
+    { marker: "REVIEWER", steps: [{ kind: "hang" }] },
+    {
+      marker: PARENT,
+      steps: [
+        reply().tool(
+          "Agent",
+          { description: "Review", prompt: "Review a.txt", subagent_type: "reviewer" },
+          "toolu_p1",
+        ),
+      ],
+    },
+  ]);
+}
+
+/** Both agents' model calls and the parent's: what the run's usage must add up to. */
+export const TWO_AGENTS_USAGE = {
+  input: 1000 + 1500 + 100 + 110 + 200 + 210,
+  output: 50 + 7 + 10 + 5 + 20 + 6,
+};

@@ -9,7 +9,14 @@ import {
 } from "../../src/index.js";
 import { reply, startScriptedServer } from "../../src/testing/index.js";
 import { cleanUp, collect, envFor, result, workspace } from "../sdk/helpers.js";
-import { byAsker, messagesText, PARENT, toolNames } from "./helpers.js";
+import {
+  hangingAgentScript,
+  messagesText,
+  PARENT,
+  TWO_AGENTS_USAGE,
+  toolNames,
+  twoAgentsScript,
+} from "./helpers.js";
 
 /**
  * Subagents through `query()` (docs/agents.md): the scripted model server answers the parent and
@@ -31,51 +38,8 @@ const AGENTS = {
   },
 };
 
-const usage = (input: number, output: number) => ({ input_tokens: input, output_tokens: output });
-
-/** The parent delegates to both agents in one turn, then sums up. */
-function delegatingScript() {
-  return byAsker([
-    {
-      marker: "REVIEWER",
-      steps: [
-        reply()
-          .tool("Read", { file_path: "a.txt" }, "toolu_r1")
-          .tool("Write", { file_path: "x", content: "" }, "toolu_r2")
-          .usage(usage(100, 10)),
-        reply().text("a.txt says hello.").usage(usage(110, 5)),
-      ],
-    },
-    {
-      marker: "LISTER",
-      steps: [
-        reply().tool("Glob", { pattern: "*.txt" }, "toolu_l1").usage(usage(200, 20)),
-        reply().text("One file: a.txt.").usage(usage(210, 6)),
-      ],
-    },
-    {
-      marker: PARENT,
-      steps: [
-        reply()
-          .tool(
-            "Agent",
-            { description: "Review a.txt", prompt: "Review a.txt", subagent_type: "reviewer" },
-            "toolu_p1",
-          )
-          .tool(
-            "Task",
-            { description: "List files", prompt: "List the files", subagent_type: "lister" },
-            "toolu_p2",
-          )
-          .usage(usage(1000, 50)),
-        reply().text("Both agents reported.").usage(usage(1500, 7)),
-      ],
-    },
-  ]);
-}
-
 async function delegate(options: Record<string, unknown> = {}) {
-  const script = delegatingScript();
+  const script = twoAgentsScript();
   const server = await startScriptedServer({ respond: script.respond });
   const cwd = workspace({ "a.txt": "hello\n" });
   try {
@@ -135,9 +99,9 @@ describe("subagents through query()", () => {
       (m): m is SDKUserMessage =>
         m.type === "user" && JSON.stringify(m.message.content).includes('"tool_use_id":"toolu_r2"'),
     )!;
-    expect(JSON.stringify(refused.message.content)).toContain("No such tool available: Write");
+    expect(JSON.stringify(refused.message.content)).toContain("No such tool available: Bash");
     expect(refused.parent_tool_use_id).toBe("toolu_p1");
-    expect(messagesText(script.requests.get("REVIEWER")![1]!)).toContain("No such tool available: Write");
+    expect(messagesText(script.requests.get("REVIEWER")![1]!)).toContain("No such tool available: Bash");
   });
 
   test("every subagent message carries the Agent call's id; task messages name the agent", async () => {
@@ -178,7 +142,7 @@ describe("subagents through query()", () => {
       ]),
     );
     const progress = subtypes(messages, "task_progress");
-    expect(progress.map((m) => m.last_tool_name).sort()).toEqual(["Glob", "Read", "Write"]);
+    expect(progress.map((m) => m.last_tool_name).sort()).toEqual(["Bash", "Glob", "Read"]);
     const done = subtypes(messages, "task_notification");
     expect(done.map((m) => [m.tool_use_id, m.status, m.summary]).sort()).toEqual([
       ["toolu_p1", "completed", "a.txt says hello."],
@@ -212,8 +176,8 @@ describe("subagents through query()", () => {
   test("usage and cost of the subagents roll up into the result", async () => {
     const { messages } = await delegate();
     const end = result(messages);
-    expect(end.usage.input_tokens).toBe(1000 + 1500 + 100 + 110 + 200 + 210);
-    expect(end.usage.output_tokens).toBe(50 + 7 + 10 + 5 + 20 + 6);
+    expect(end.usage.input_tokens).toBe(TWO_AGENTS_USAGE.input);
+    expect(end.usage.output_tokens).toBe(TWO_AGENTS_USAGE.output);
     const models = Object.keys(end.modelUsage);
     expect(models.some((model) => model.includes("haiku"))).toBe(true);
     expect(models.some((model) => model.includes("sonnet"))).toBe(true);
@@ -278,19 +242,7 @@ describe("subagents through query()", () => {
 
 describe("subagents: interrupts and resumed sessions", () => {
   test("interrupting the parent stops its subagents; the turn ends instead of waiting for them", async () => {
-    const script = byAsker([
-      { marker: "REVIEWER", steps: [{ kind: "hang" }] },
-      {
-        marker: PARENT,
-        steps: [
-          reply().tool(
-            "Agent",
-            { description: "Review", prompt: "Review a.txt", subagent_type: "reviewer" },
-            "toolu_p1",
-          ),
-        ],
-      },
-    ]);
+    const script = hangingAgentScript();
     const server = await startScriptedServer({ respond: script.respond });
     try {
       const q = query({
