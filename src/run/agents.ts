@@ -11,6 +11,7 @@ import { loadAgentFiles } from "../agents/files.js";
 import { isAgentToolName, subagentTools } from "../agents/subagent-tools.js";
 import { resolveCairnHome } from "../permissions/home.js";
 import { splitRuleList } from "../permissions/rules.js";
+import { ConfigError } from "../providers/types.js";
 import type { Tool } from "../tools/types.js";
 
 /** The subagents of a run (docs/agents.md), from the door. */
@@ -25,7 +26,20 @@ export type AgentsSpec = {
   enabled?: boolean;
   /** Read the agent files (default true). */
   files?: boolean;
+  /** The agent the main thread runs as (SDK `agent`): its prompt, tools and model. */
+  main?: string;
 };
+
+/** The main thread's agent by name; an unknown name is a configuration error naming the agents. */
+export function mainAgent(
+  agents: ReadonlyMap<string, ResolvedAgent>,
+  name: string | undefined,
+): ResolvedAgent | undefined {
+  if (name === undefined) return undefined;
+  const agent = agents.get(name);
+  if (!agent) throw new ConfigError(`No agent named "${name}". Agents: ${[...agents.keys()].join(", ")}.`);
+  return agent;
+}
 
 /** What `Query.supportedAgents()` and `system/init.agents` list: the agents, when the tool is offered. */
 export function offeredAgents(run: RunAgents): AgentInfo[] {

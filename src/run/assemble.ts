@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { agentTool } from "../agents/agent-tool.js";
 import type { AgentInfo } from "../agents/definitions.js";
+import { subagentTools } from "../agents/subagent-tools.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { CompactionHooks } from "../engine/compaction.js";
 import { buildSystemPrompt } from "../engine/context.js";
@@ -24,7 +25,7 @@ import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
 import { stopRunProcesses } from "../tools/run-processes.js";
 import type { Tool, ToolDeclaration } from "../tools/types.js";
-import { type AgentsSpec, agentWarnings, loadRunAgents, offeredAgents } from "./agents.js";
+import { type AgentsSpec, agentWarnings, loadRunAgents, mainAgent, offeredAgents } from "./agents.js";
 import { type RunModel, resolveRunModel } from "./model.js";
 import { buildPermissionGate, type PermissionSetup } from "./permissions.js";
 
@@ -181,6 +182,9 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   const sandboxed = spec.sandbox ? await spec.sandbox(roots, env) : undefined;
   const runAgents = await loadRunAgents(cwd, env, spec.agents, spec.permissions ?? {});
   const agentsOffered = runAgents.enabled;
+  // The SDK's `agent`: the main thread runs as that agent (its prompt, tools and model).
+  const main = mainAgent(runAgents.agents, spec.agents?.main);
+  const mainModel = main?.model !== undefined && main.model !== "inherit" ? main.model : undefined;
   // The Agent tool runs its subagents with the options of the turn running now (set by loopOptions).
   let turnOptions: LoopOptions | undefined;
   let turnTranscript = "";
@@ -196,14 +200,17 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       ...(sandbox ? { sandbox } : {}),
       ...(spec.mcp?.onLog ? { onLog: spec.mcp.onLog } : {}),
     }),
-    spec.resolvedModel ? Promise.resolve(spec.resolvedModel) : resolveModelFor(spec, config, spec.model),
+    spec.resolvedModel
+      ? Promise.resolve(spec.resolvedModel)
+      : resolveModelFor(spec, config, spec.model ?? mainModel),
     (hub) => hub.close(),
   );
   // What depends on the tool list is worked out again when MCP servers change mid-query (SDK).
   const toolsNow = async () => {
-    const base = [...(spec.tools ?? builtinTools()), ...mcp.tools()].filter(
+    const available = [...(spec.tools ?? builtinTools()), ...mcp.tools()].filter(
       (tool) => !removed.has(tool.name),
     );
+    const base = main ? subagentTools(main, available).tools : available;
     const tools = agentsOffered && delegate ? [...base, delegate] : base;
     const declarations: ToolDeclaration[] = [...tools, ...(spec.extraTools ?? [])];
     const built = spec.permissions
@@ -213,6 +220,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       cwd,
       tools: declarations.map((tool) => tool.name),
       ...(spec.systemPrompt !== undefined ? { override: spec.systemPrompt } : {}),
+      ...(main ? { role: main.prompt, projectRules: main.omitClaudeMd !== true } : {}),
       ...(spec.appendSystemPrompt !== undefined ? { append: spec.appendSystemPrompt } : {}),
     });
     const mcpServers = mcp.states().map(({ name, status }) => ({ name, status }));

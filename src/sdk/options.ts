@@ -351,6 +351,12 @@ export type Options = {
    */
   agents?: Record<string, AgentDefinition>;
   /**
+   * Run the main thread as this agent (built-in, agent file or `agents`): its prompt replaces cairn's
+   * first paragraph (an explicit `systemPrompt` wins), its tools narrow the query's, its model is used
+   * unless `model` is set. An unknown name rejects the first `next()` with a `ConfigError`.
+   */
+  agent?: string;
+  /**
    * Also yield subagents' text and thinking (`assistant` and `stream_event` messages with
    * `parent_tool_use_id`); their tool calls and results always come.
    */
@@ -396,7 +402,6 @@ export type Options = {
   sessionStoreFlush?: "batched" | "eager";
   loadTimeoutMs?: number;
   title?: string;
-  agent?: string;
   agentProgressSummaries?: boolean;
   betas?: string[];
   debug?: boolean;
@@ -543,6 +548,7 @@ const SUPPORTED = {
     }),
   ),
   forwardSubagentText: z.boolean(),
+  agent: z.string().min(1),
   settingSources: z.array(z.enum(["user", "project", "local"])),
   apiKey: z.string().min(1),
   baseURL: z.url(),
@@ -568,7 +574,6 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   sessionStoreFlush: z.enum(["batched", "eager"]),
   loadTimeoutMs: nonNegative,
   title: z.string(),
-  agent: z.string(),
   agentProgressSummaries: z.boolean(),
   betas: stringList,
   debug: z.boolean(),

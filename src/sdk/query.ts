@@ -732,6 +732,7 @@ function agentsSpec(options: ResolvedOptions): AgentsSpec {
   const listed = Array.isArray(options.tools) ? options.tools.some(isAgentToolName) : undefined;
   return {
     ...(options.agents ? { definitions: options.agents as Record<string, AgentDefinition> } : {}),
+    ...(options.agent !== undefined ? { main: options.agent } : {}),
     ...(listed !== undefined ? { enabled: listed } : {}),
   };
 }

@@ -303,3 +303,29 @@ describe("subagents: interrupts and resumed sessions", () => {
     expect(files.join("\n")).toContain("toolu_l1");
   });
 });
+
+describe("the agent option: the main thread as a named agent", () => {
+  test("its prompt, tools and model; an unknown name is a configuration error", async () => {
+    const server = await startScriptedServer({ steps: [reply().text("Listed.")] });
+    try {
+      const messages = await collect(
+        query({
+          prompt: "List",
+          options: { cwd: workspace(), env: envFor(server), agents: AGENTS, agent: "lister" },
+        }),
+      );
+      expect(result(messages).subtype).toBe("success");
+      const request = server.requests[0]!;
+      expect(JSON.stringify((request.body as { system: unknown }).system)).toContain(
+        "You are the LISTER subagent.",
+      );
+      expect(toolNames(request)).toEqual(["Glob", "LS", "Agent"]);
+      expect((request.body as { model: string }).model).toMatch(/haiku/);
+      await expect(
+        collect(query({ prompt: "Hi", options: { cwd: workspace(), env: envFor(server), agent: "nobody" } })),
+      ).rejects.toThrow(/No agent named "nobody"\. Agents: general-purpose, Explore\./);
+    } finally {
+      await server.close();
+    }
+  });
+});
