@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import {
   type HookInput,
@@ -10,6 +11,7 @@ import {
 import { reply, startScriptedServer } from "../../src/testing/index.js";
 import { cleanUp, collect, envFor, result, workspace } from "../sdk/helpers.js";
 import {
+  byAsker,
   hangingAgentScript,
   messagesText,
   PARENT,
@@ -324,6 +326,69 @@ describe("the agent option: the main thread as a named agent", () => {
       await expect(
         collect(query({ prompt: "Hi", options: { cwd: workspace(), env: envFor(server), agent: "nobody" } })),
       ).rejects.toThrow(/No agent named "nobody"\. Agents: general-purpose, Explore\./);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("a subagent cannot escape the parent's permissions", () => {
+  test("plan mode and the parent's hooks apply to the general-purpose agent's calls", async () => {
+    const script = byAsker([
+      {
+        marker: "You are a subagent of cairn",
+        steps: [
+          reply()
+            .tool("Write", { file_path: "out.txt", content: "x" }, "toolu_s1")
+            .tool("Bash", { command: "touch marker" }, "toolu_s2"),
+          reply().text("Could not write."),
+        ],
+      },
+      {
+        marker: PARENT,
+        steps: [
+          reply().tool("Agent", { description: "Write it", prompt: "Write out.txt" }, "toolu_p1"),
+          reply().text("Done."),
+        ],
+      },
+    ]);
+    const server = await startScriptedServer({ respond: script.respond });
+    const seen: string[] = [];
+    const cwd = workspace();
+    try {
+      const messages = await collect(
+        query({
+          prompt: "Write out.txt",
+          options: {
+            cwd,
+            env: envFor(server),
+            permissionMode: "plan",
+            allowedTools: ["Agent", "Write", "Bash"],
+            sandbox: { enabled: false },
+            hooks: {
+              PreToolUse: [
+                {
+                  hooks: [
+                    async (input) => {
+                      if (input.hook_event_name === "PreToolUse") seen.push(input.tool_name);
+                      return {};
+                    },
+                  ],
+                },
+              ],
+            },
+          },
+        }),
+      );
+      const end = result(messages);
+      expect(end.permission_denials.map((denial) => denial.tool_use_id).sort()).toEqual([
+        "toolu_s1",
+        "toolu_s2",
+      ]);
+      expect(seen).toEqual(expect.arrayContaining(["Agent", "Write", "Bash"]));
+      expect(existsSync(join(cwd, "out.txt"))).toBe(false);
+      expect(existsSync(join(cwd, "marker"))).toBe(false);
+      expect(messagesText(script.requests.get("You are a subagent of cairn")![1]!)).toContain("plan mode");
     } finally {
       await server.close();
     }
