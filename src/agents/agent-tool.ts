@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import * as z from "zod";
 import type { RunEndEvent } from "../engine/events.js";
+import type { HookDispatcher, HookEventFields } from "../engine/hooks.js";
 import { type LoopModel, type LoopOptions, runAgentLoop } from "../engine/loop.js";
 import { defineTool } from "../tools/define.js";
 import type { Tool, ToolContext, ToolOutput } from "../tools/types.js";
@@ -129,6 +130,7 @@ async function runSubagent(
     prompt: args.prompt,
     signal: ctx.signal,
     ...(agent.maxTurns !== undefined ? { maxTurns: agent.maxTurns } : {}),
+    ...(parent.hooks ? { hooks: agentHooks(parent.hooks, agentId, agent.name) } : {}),
     subagent: { agentId, agentType: agent.name, transcriptPath },
   };
   let end: RunEndEvent | undefined;
@@ -170,6 +172,15 @@ async function runSubagent(
       usage: { ...usage },
       prompt: args.prompt,
     },
+  };
+}
+
+/** The parent's hooks, every input of the subagent's carrying `agent_id` and `agent_type` (the convention's). */
+function agentHooks(hooks: HookDispatcher, agentId: string, agentType: string): HookDispatcher {
+  return {
+    has: (event) => hooks.has(event),
+    run: (fields, options) =>
+      hooks.run({ ...fields, agent_id: agentId, agent_type: agentType } as HookEventFields, options),
   };
 }
 

@@ -354,6 +354,7 @@ describe("a subagent cannot escape the parent's permissions", () => {
     ]);
     const server = await startScriptedServer({ respond: script.respond });
     const seen: string[] = [];
+    const agentTypes: (string | undefined)[] = [];
     const cwd = workspace();
     try {
       const messages = await collect(
@@ -371,6 +372,8 @@ describe("a subagent cannot escape the parent's permissions", () => {
                   hooks: [
                     async (input) => {
                       if (input.hook_event_name === "PreToolUse") seen.push(input.tool_name);
+                      if (input.hook_event_name === "PreToolUse" && input.tool_name !== "Agent")
+                        agentTypes.push(input.agent_type);
                       return {};
                     },
                   ],
@@ -386,6 +389,8 @@ describe("a subagent cannot escape the parent's permissions", () => {
         "toolu_s2",
       ]);
       expect(seen).toEqual(expect.arrayContaining(["Agent", "Write", "Bash"]));
+      // The subagent's calls say whose they are.
+      expect(agentTypes).toEqual(["general-purpose", "general-purpose"]);
       expect(existsSync(join(cwd, "out.txt"))).toBe(false);
       expect(existsSync(join(cwd, "marker"))).toBe(false);
       expect(messagesText(script.requests.get("You are a subagent of cairn")![1]!)).toContain("plan mode");
