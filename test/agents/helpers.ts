@@ -6,24 +6,43 @@ import { type RecordedRequest, reply, type StepInput } from "../../src/testing/i
  * by how many of that asker's requests came before. Subagents run concurrently, so their requests
  * interleave in any order; each still gets its own conversation.
  */
-export type Asker = { marker: string; steps: StepInput[] };
+export type Asker = {
+  marker: string;
+  steps: StepInput[];
+  /**
+   * Answer this asker's first request only once the asker with this marker has sent one: both are
+   * then running at the same time (run one after the other, the test would wait for ever).
+   */
+  awaits?: string;
+};
 
 export function byAsker(askers: Asker[]): {
-  respond: (request: RecordedRequest) => StepInput | undefined;
+  respond: (request: RecordedRequest) => Promise<StepInput | undefined>;
   /** The requests each asker sent, by marker. */
   requests: Map<string, RecordedRequest[]>;
 } {
   const requests = new Map<string, RecordedRequest[]>(askers.map((asker) => [asker.marker, []]));
-  const respond = (request: RecordedRequest): StepInput | undefined => {
+  const arrived = new Map(askers.map((asker) => [asker.marker, deferred()]));
+  const respond = async (request: RecordedRequest): Promise<StepInput | undefined> => {
     const system = systemText(request);
     // The most specific marker first: a subagent's prompt, the parent's last.
     const asker = askers.find((candidate) => system.includes(candidate.marker));
     if (!asker) return undefined;
     const seen = requests.get(asker.marker)!;
     seen.push(request);
+    arrived.get(asker.marker)!.resolve();
+    if (asker.awaits !== undefined && seen.length === 1) await arrived.get(asker.awaits)!.promise;
     return asker.steps[seen.length - 1] ?? undefined;
   };
   return { respond, requests };
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
 }
 
 export function systemText(request: RecordedRequest): string {
@@ -46,7 +65,7 @@ const usage = (input: number, output: number) => ({ input_tokens: input, output_
 
 /**
  * The parent delegates to `reviewer` (Agent) and `lister` (Task, the legacy name) in one reply, then
- * sums up. The reviewer reads a.txt and tries Bash, which its tools leave out; the lister globs. Each
+ * sums up; neither agent is answered before both have asked (they run concurrently). The reviewer reads a.txt and tries Bash, which its tools leave out; the lister globs. Each
  * model call reports its usage: the parent 1000/50 and 1500/7, the reviewer 100/10 and 110/5, the
  * lister 200/20 and 210/6.
  */
@@ -54,6 +73,7 @@ export function twoAgentsScript() {
   return byAsker([
     {
       marker: "REVIEWER",
+      awaits: "LISTER",
       steps: [
         reply()
           .tool("Read", { file_path: "a.txt" }, "toolu_r1")
@@ -64,6 +84,7 @@ export function twoAgentsScript() {
     },
     {
       marker: "LISTER",
+      awaits: "REVIEWER",
       steps: [
         reply().tool("Glob", { pattern: "*.txt" }, "toolu_l1").usage(usage(200, 20)),
         reply().text("One file: a.txt.").usage(usage(210, 6)),
