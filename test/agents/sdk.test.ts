@@ -399,3 +399,39 @@ describe("a subagent cannot escape the parent's permissions", () => {
     }
   });
 });
+
+describe("a subagent that does not finish", () => {
+  test("its turn limit ends it; the parent reads why as the Agent call's error and goes on", async () => {
+    const script = byAsker([
+      { marker: "SLOW", steps: [reply().tool("Read", { file_path: "a.txt" }, "toolu_s1")] },
+      {
+        marker: PARENT,
+        steps: [
+          reply().tool("Agent", { description: "Slow", prompt: "Go", subagent_type: "slow" }, "toolu_p1"),
+          reply().text("It ran out of turns."),
+        ],
+      },
+    ]);
+    const server = await startScriptedServer({ respond: script.respond });
+    try {
+      const messages = await collect(
+        query({
+          prompt: "Go",
+          options: {
+            cwd: workspace({ "a.txt": "a\n" }),
+            env: envFor(server),
+            agents: { slow: { description: "Slow.", prompt: "You are SLOW.", maxTurns: 1 } },
+          },
+        }),
+      );
+      const end = result(messages);
+      expect(end.subtype === "success" && end.result).toBe("It ran out of turns.");
+      const sent = messagesText(script.requests.get(PARENT)![1]!);
+      expect(sent).toContain("The subagent slow did not finish: Reached the maximum number of turns (1).");
+      expect(sent).toContain('"is_error":true');
+      expect(subtypes(messages, "task_notification").map((m) => m.status)).toEqual(["failed"]);
+    } finally {
+      await server.close();
+    }
+  });
+});
