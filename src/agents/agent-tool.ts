@@ -3,6 +3,7 @@ import * as z from "zod";
 import type { RunEndEvent } from "../engine/events.js";
 import type { HookDispatcher, HookEventFields } from "../engine/hooks.js";
 import { type LoopModel, type LoopOptions, runAgentLoop } from "../engine/loop.js";
+import type { CanUseTool } from "../engine/tool-runner.js";
 import { defineTool } from "../tools/define.js";
 import type { Tool, ToolContext, ToolOutput } from "../tools/types.js";
 import { GENERAL_PURPOSE_AGENT, type ResolvedAgent } from "./definitions.js";
@@ -131,6 +132,7 @@ async function runSubagent(
     signal: ctx.signal,
     ...(agent.maxTurns !== undefined ? { maxTurns: agent.maxTurns } : {}),
     ...(parent.hooks ? { hooks: agentHooks(parent.hooks, agentId, agent.name) } : {}),
+    ...(parent.canUseTool ? { canUseTool: agentPermissions(parent.canUseTool, agentId) } : {}),
     subagent: { agentId, agentType: agent.name, transcriptPath },
   };
   let end: RunEndEvent | undefined;
@@ -182,6 +184,11 @@ function agentHooks(hooks: HookDispatcher, agentId: string, agentType: string): 
     run: (fields, options) =>
       hooks.run({ ...fields, agent_id: agentId, agent_type: agentType } as HookEventFields, options),
   };
+}
+
+/** The parent's permission check, told which subagent asks (the SDK's `canUseTool` gets `agentID`). */
+function agentPermissions(canUseTool: CanUseTool, agentId: string): CanUseTool {
+  return (toolName, input, options) => canUseTool(toolName, input, { ...options, agentID: agentId });
 }
 
 function failure(content: string): ToolOutput {

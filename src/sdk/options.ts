@@ -119,6 +119,7 @@ export type CanUseTool = (
     title?: string;
     displayName?: string;
     description?: string;
+    /** The subagent making the call (its agent id, `task_started.task_id`); absent on the main thread. */
     agentID?: string;
   },
 ) => Promise<PermissionResult | null>;

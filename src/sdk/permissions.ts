@@ -75,7 +75,7 @@ export class SdkPermissions {
     const { options } = this;
     const { canUseTool } = options;
     const onAsk: AskCallback | undefined = canUseTool
-      ? async (toolName, input, { signal, toolUseID, decisionReason, blockedPath, suggestions }) => {
+      ? async (toolName, input, { signal, toolUseID, decisionReason, blockedPath, suggestions, agentID }) => {
           if (this.mode === "dontAsk") {
             return {
               behavior: "deny",
@@ -89,6 +89,7 @@ export class SdkPermissions {
             suggestions: suggestionUpdates(suggestions),
             decisionReason,
             ...(blockedPath !== undefined ? { blockedPath } : {}),
+            ...(agentID !== undefined ? { agentID } : {}),
           });
           return this.decision(answer);
         }

@@ -435,3 +435,51 @@ describe("a subagent that does not finish", () => {
     }
   });
 });
+
+describe("canUseTool and subagents", () => {
+  test("a subagent's call is asked about like the parent's, with the subagent's agentID", async () => {
+    const script = byAsker([
+      {
+        marker: "REVIEWER",
+        steps: [reply().tool("Bash", { command: "npm test" }, "toolu_r1"), reply().text("Tests ran.")],
+      },
+      {
+        marker: PARENT,
+        steps: [
+          reply().tool(
+            "Agent",
+            { description: "Test", prompt: "Run the tests", subagent_type: "reviewer" },
+            "toolu_p1",
+          ),
+          reply().text("Done."),
+        ],
+      },
+    ]);
+    const server = await startScriptedServer({ respond: script.respond });
+    const asked: { tool: string; toolUseID: string; agentID: string | undefined }[] = [];
+    try {
+      const messages = await collect(
+        query({
+          prompt: "Test",
+          options: {
+            cwd: workspace(),
+            env: envFor(server),
+            sandbox: { enabled: false },
+            agents: {
+              reviewer: { description: "Runs tests.", prompt: "You are the REVIEWER.", tools: ["Bash"] },
+            },
+            canUseTool: async (tool, _input, { toolUseID, agentID }) => {
+              asked.push({ tool, toolUseID, agentID });
+              return { behavior: "deny", message: "not now" };
+            },
+          },
+        }),
+      );
+      const started = subtypes(messages, "task_started")[0]!;
+      expect(asked).toEqual([{ tool: "Bash", toolUseID: "toolu_r1", agentID: started.task_id }]);
+      expect(messagesText(script.requests.get("REVIEWER")![1]!)).toContain("not now");
+    } finally {
+      await server.close();
+    }
+  });
+});
