@@ -130,7 +130,9 @@ export type {
   SDKStopReason,
   SDKSystemMessage,
   SDKTaskNotificationMessage,
+  SDKTaskProgressMessage,
   SDKTaskStartedMessage,
+  SDKTaskUsage,
   SDKTextBlock,
   SDKTextDelta,
   SDKThinkingBlock,
@@ -145,6 +147,7 @@ export type {
   UUID,
 } from "./sdk/messages.js";
 export type {
+  AgentDefinition,
   BaseHookInput,
   CanUseTool,
   ConfigChangeHookInput,

@@ -13,11 +13,13 @@ const SRC = fileURLToPath(new URL("../src", import.meta.url));
 const FORBIDDEN: Record<string, string[]> = {
   engine: ["providers", "testing", "cli", "sdk", "run", "config", "sessions", "permissions", "hooks"],
   tools: ["providers", "testing", "cli", "sdk", "run", "config", "sessions"],
+  // Subagents run on the engine with what the run assembly injects (models, prompts, transcripts);
+  // commands and skills read their files where the config's setting sources say.
+  agents: ["providers", "testing", "cli", "sdk", "run", "sessions", "permissions", "hooks"],
   permissions: ["providers", "testing", "cli", "sdk", "run", "config", "sessions"],
   config: ["providers", "testing", "cli", "sdk", "run", "engine", "hooks"],
   hooks: ["providers", "testing", "cli", "sdk", "run", "sessions"],
   providers: ["testing", "cli", "sdk", "run", "config", "sessions", "permissions"],
-  agents: ["providers", "testing", "cli", "sdk", "run", "sessions", "engine"],
   run: ["cli", "sdk", "testing"],
   acp: ["testing"],
 };

@@ -15,6 +15,8 @@ const APPLIED = new Set([
   "title",
   "skills",
   "plugins",
+  "agents",
+  "forwardSubagentText",
 ]);
 
 /** What an `initialize` request sets: the system prompt, structured output, skills, plugins. */
@@ -31,6 +33,9 @@ export function initializeOptions(init: Record<string, unknown>): Options {
   if (Array.isArray(init.skills) || init.skills === "all")
     options.skills = init.skills as Options["skills"] & {};
   if (Array.isArray(init.plugins)) options.plugins = init.plugins as Options["plugins"] & {};
+  // Subagents (docs/agents.md): checked like the option when the query starts.
+  if (init.agents && typeof init.agents === "object") options.agents = init.agents as Options["agents"];
+  if (typeof init.forwardSubagentText === "boolean") options.forwardSubagentText = init.forwardSubagentText;
   if (init.jsonSchema && typeof init.jsonSchema === "object")
     options.outputFormat = { type: "json_schema", schema: init.jsonSchema as Record<string, unknown> };
   const unapplied = Object.keys(init).filter((key) => !APPLIED.has(key) && init[key] !== undefined);

@@ -44,7 +44,7 @@ export class CallHooks {
   async beforeAsk(input: Record<string, unknown>, info: AskInfo): Promise<PermissionDecision | undefined> {
     const verdict = await this.run({
       hook_event_name: "PermissionRequest",
-      tool_name: this.call.block.name,
+      tool_name: this.toolName,
       tool_input: input,
       tool_use_id: this.call.block.id,
       permission_suggestions: suggestionUpdates(info.suggestions),
@@ -95,8 +95,13 @@ export class CallHooks {
     return { ...outcome, content: [outcome.content, ...this.context].join("\n\n") };
   }
 
+  /** The tool's own name: a call by a legacy name (`Task`) is shown as `Agent`, so matchers name one. */
+  private get toolName(): string {
+    return this.call.tool?.name ?? this.call.block.name;
+  }
+
   private toolFields(input: Record<string, unknown>) {
-    return { tool_name: this.call.block.name, tool_input: input, tool_use_id: this.call.block.id };
+    return { tool_name: this.toolName, tool_input: input, tool_use_id: this.call.block.id };
   }
 
   private async run(fields: HookEventFields): Promise<HookVerdict> {

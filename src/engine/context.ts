@@ -19,6 +19,10 @@ export type SystemPromptInput = {
   override?: string;
   /** Appended after the built-in prompt (SDK preset `append`). */
   append?: string;
+  /** Who the agent is, instead of cairn's own first paragraph (a subagent's prompt). */
+  role?: string;
+  /** Add the instruction files at all (default true; a subagent with `omitClaudeMd` does not). */
+  projectRules?: boolean;
   /** Which instruction files to read (the run assembly decides by `settingSources`). Default: the project's. */
   instructions?: InstructionFiles;
 };
@@ -40,12 +44,13 @@ export async function buildSystemPrompt(input: SystemPromptInput): Promise<strin
   if (input.override !== undefined) return input.override;
   const date = (input.date ?? new Date()).toISOString().slice(0, 10);
   const parts = [
-    "You are cairn, a coding agent working in the user's project. Use the tools to read, search, edit " +
-      "and run things; prefer small, verifiable steps; say plainly what you did.",
+    input.role ??
+      "You are cairn, a coding agent working in the user's project. Use the tools to read, search, edit " +
+        "and run things; prefer small, verifiable steps; say plainly what you did.",
     `Tools: ${input.tools.join(", ")}. Paths may be absolute or relative to the working directory.`,
     `Working directory: ${input.cwd}\nPlatform: ${input.platform ?? process.platform}\nDate: ${date}`,
   ];
-  const rules = await readProjectRules(input.cwd, input.instructions);
+  const rules = input.projectRules === false ? "" : await readProjectRules(input.cwd, input.instructions);
   if (rules) parts.push(`# Project instructions\n\n${rules}`);
   if (input.append) parts.push(input.append);
   return parts.join("\n\n");

@@ -24,6 +24,7 @@ import type { RateLimitReport } from "./provider.js";
  * UserPromptSubmit) and after a `turn_end` without tool calls (Stop);
  * finally exactly one `run_end`. A `compact_boundary` comes before a `model_call_start` whose request
  * was compacted (or alone, for `/compact`); `model_fallback` before the call the fallback model makes.
+ * `subagent` events come between an Agent call's `tool_start` and its `tool_end`.
  */
 export type EngineEvent =
   | RunStartEvent
@@ -40,6 +41,7 @@ export type EngineEvent =
   | CompactBoundaryEvent
   | CompactionStatusEvent
   | ModelFallbackEvent
+  | SubagentEvent
   | RunEndEvent;
 
 /**
@@ -51,6 +53,31 @@ export type CompactionStatusEvent = {
   turn: number;
   phase: "start" | "end";
   compacted?: boolean;
+};
+
+/**
+ * An event of a subagent's run (docs/agents.md), started by the tool call `toolUseId` (the Agent
+ * tool) and forwarded into the parent's stream while that call runs: its own `run_start` … `run_end`,
+ * in order. The parent's `run_end` counts the subagent's usage and cost; the parent's conversation
+ * holds only the Agent call's result.
+ */
+export type SubagentEvent = {
+  type: "subagent";
+  /** The parent's turn. */
+  turn: number;
+  toolUseId: string;
+} & SubagentReport;
+
+/** What a tool reports of the subagent it runs (`ToolContext.report`); the loop adds turn and call id. */
+export type SubagentReport = {
+  agentId: string;
+  /** The agent's name (`subagent_type`). */
+  agentType: string;
+  /** The Agent call's `description`. */
+  description: string;
+  /** The subagent's own transcript (`""`: not persisted). */
+  transcriptPath: string;
+  event: EngineEvent;
 };
 
 /**
@@ -101,6 +128,8 @@ export type RunStartEvent = {
   skills?: string[];
   /** The local plugins loaded. */
   plugins?: { name: string; path: string }[];
+  /** The subagents the Agent tool offers (only when it is offered). */
+  agents?: string[];
   /** The user's prompt for this run (a custom command's expansion when it invoked one). */
   prompt: string;
   /** The prompt as sent when it holds images or documents (`prompt` is its text). */

@@ -9,7 +9,14 @@ import {
   manualCompaction,
 } from "./compaction.js";
 import { type ContextLimits, ContextMeter } from "./context-meter.js";
-import type { EngineEvent, HookResultEvent, PermissionDenial, RunEndEvent, RunSubtype } from "./events.js";
+import type {
+  EngineEvent,
+  HookResultEvent,
+  PermissionDenial,
+  RunEndEvent,
+  RunSubtype,
+  SubagentEvent,
+} from "./events.js";
 import type { HookDispatcher, HookEventFields, HookRunRecord, HookVerdict } from "./hooks.js";
 import type { MessageAssembler } from "./message-assembler.js";
 import {
@@ -33,6 +40,7 @@ import {
   type ThinkingSetting,
   type ToolSpec,
 } from "./provider.js";
+import { ReportQueue } from "./report-queue.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { toToolResult } from "./tool-result.js";
 import { type CanUseTool, type PreparedCall, rejected, runOneCall, scheduleBatches } from "./tool-runner.js";
@@ -71,6 +79,8 @@ export type LoopOptions = {
   slashCommands?: string[];
   skills?: string[];
   plugins?: { name: string; path: string }[];
+  /** The subagents the run's Agent tool offers (reported in `run_start`). */
+  agents?: string[];
   /** What one call's usage cost in USD; undefined when the price is unknown (injected: the engine knows no price table). */
   priceUsage?: (usage: Partial<Usage>) => number | undefined;
   /** The hooks to run (docs/hooks.md); none: no hook points. */
@@ -87,6 +97,11 @@ export type LoopOptions = {
   fallback?: LoopModel;
   thinking?: ThinkingSetting;
   effort?: EffortLevel;
+  /**
+   * This loop is a subagent's (docs/agents.md): SubagentStart hooks fire instead of UserPromptSubmit
+   * (their context joins the prompt), SubagentStop instead of Stop.
+   */
+  subagent?: { agentId: string; agentType: string; transcriptPath: string };
 };
 
 /** A model the loop can call: provider, names, price. */
@@ -123,7 +138,11 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
   const startedAt = Date.now();
   const started = performance.now();
   const { signal, history } = options;
-  const toolsByName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  const toolsByName = new Map(
+    options.tools.flatMap((tool) =>
+      [tool.name, ...(tool.aliases ?? [])].map((name) => [name, tool] as const),
+    ),
+  );
   const toolSpecs: ToolSpec[] = options.tools.map((tool) => ({
     name: tool.name,
     description: tool.description,
@@ -157,6 +176,20 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
     modelCost[active.providerModel] = addCost(modelCost[active.providerModel] ?? 0, callCost);
     modelUsage[active.providerModel] = addUsage(modelUsage[active.providerModel] ?? emptyUsage(), callUsage);
     return callCost;
+  };
+
+  /** A subagent's run ends: its usage, cost and refused calls count as the run's own. */
+  const accountSubagent = (report: SubagentEvent) => {
+    const end = report.event;
+    if (end.type !== "run_end") return;
+    usage = addUsage(usage, end.usage);
+    totalCost = addCost(totalCost, end.totalCostUsd ?? undefined);
+    for (const [model, used] of Object.entries(end.modelUsage)) {
+      modelUsage[model] = addUsage(modelUsage[model] ?? emptyUsage(), used);
+      modelCost[model] = addCost(modelCost[model] ?? 0, end.modelCostUsd[model] ?? undefined);
+    }
+    apiMs += end.durationApiMs;
+    denials.push(...end.permissionDenials);
   };
 
   /** Compacts the history in place; false when there was nothing to summarise. */
@@ -290,6 +323,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
       ...(options.slashCommands ? { slashCommands: options.slashCommands } : {}),
       ...(options.skills ? { skills: options.skills } : {}),
       ...(options.plugins ? { plugins: options.plugins } : {}),
+      ...(options.agents ? { agents: options.agents } : {}),
       prompt: options.prompt,
       ...(options.promptContent ? { promptContent: options.promptContent } : {}),
       startedAt,
@@ -327,7 +361,12 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
       }
     }
     if (!stopped) {
-      const verdict = yield* runHooks({ hook_event_name: "UserPromptSubmit", prompt: options.prompt });
+      const sub = options.subagent;
+      const verdict = yield* runHooks(
+        sub
+          ? { hook_event_name: "SubagentStart", agent_id: sub.agentId, agent_type: sub.agentType }
+          : { hook_event_name: "UserPromptSubmit", prompt: options.prompt },
+      );
       context.push(...(verdict?.additionalContext ?? []));
       const refusal = verdict?.block ?? verdict?.stop;
       if (refusal) {
@@ -394,11 +433,22 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
       const toolUses = message.content.filter((block): block is ToolUseBlock => block?.type === "tool_use");
       if (toolUses.length === 0) {
         yield [{ type: "turn_end", turn, stopReason: message.stop_reason }];
-        const verdict = yield* runHooks({
-          hook_event_name: "Stop",
+        const sub = options.subagent;
+        const stopFields = {
           stop_hook_active: stopContinuations > 0,
           last_assistant_message: textOf(message.content),
-        });
+        };
+        const verdict = yield* runHooks(
+          sub
+            ? {
+                hook_event_name: "SubagentStop",
+                ...stopFields,
+                agent_id: sub.agentId,
+                agent_type: sub.agentType,
+                agent_transcript_path: sub.transcriptPath,
+              }
+            : { hook_event_name: "Stop", ...stopFields },
+        );
         if (verdict?.stop) stoppedBy(verdict.stop, "stopped the run");
         else if (verdict?.block && stopContinuations < MAX_STOP_HOOK_CONTINUATIONS) {
           // The hook wants more work: its reason is the next user turn.
@@ -430,6 +480,8 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
             },
           ];
         }
+        // What the batch's subagents report while their calls run (docs/agents.md).
+        const reports = new ReportQueue<SubagentEvent>();
         const pending = new Map(
           batch.map((call) => [
             call.block.id,
@@ -443,14 +495,23 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
                 sandbox: options.sandbox,
                 model: active.model,
                 ...(active.provider.mediaInput ? { mediaInput: active.provider.mediaInput } : {}),
+                report: (report) =>
+                  reports.push({ type: "subagent", turn, toolUseId: call.block.id, ...report }),
               },
               options.canUseTool,
               hooks,
             ).then((done) => ({ call, ...done })),
           ]),
         );
-        while (pending.size > 0) {
-          const done = await Promise.race(pending.values());
+        while (pending.size > 0 || reports.size > 0) {
+          const done = pending.size > 0 ? await Promise.race([...pending.values(), reports.ready()]) : null;
+          if (done === null || done === ReportQueue.READY) {
+            const taken = reports.take();
+            for (const report of taken) accountSubagent(report.value);
+            yield taken.map((report) => report.value);
+            for (const report of taken) report.ack();
+            continue;
+          }
           pending.delete(done.call.block.id);
           const { call, outcome } = done;
           if (outcome.errorKind === "denied") {

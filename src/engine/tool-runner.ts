@@ -17,6 +17,8 @@ export type CanUseTool = (
   options: {
     signal: AbortSignal;
     toolUseID: string;
+    /** The subagent making the call (its agent id); absent on the main thread. */
+    agentID?: string;
     /**
      * A PreToolUse hook's `allow` (the call needs no approval: rules and mode still deny) or `ask`
      * (approval is needed even where rules and mode allow). A hook's `deny` never gets here.

@@ -24,6 +24,8 @@ export type AskCallback = (
     blockedPath?: string;
     /** Rules that would allow this call (`Bash(curl:*)`). */
     suggestions?: string[];
+    /** The subagent making the call; absent on the main thread. */
+    agentID?: string;
   },
 ) => Promise<PermissionDecision | null | undefined>;
 
@@ -110,6 +112,7 @@ export function createPermissionGate(options: PermissionGateOptions): Permission
       answer ??= await options.onAsk!(toolName, input, {
         signal: callOptions.signal,
         toolUseID: callOptions.toolUseID,
+        ...(callOptions.agentID !== undefined ? { agentID: callOptions.agentID } : {}),
         ...info,
       });
     } catch (error) {

@@ -1,7 +1,11 @@
+import { homedir } from "node:os";
 import { resolve } from "node:path";
+import { agentTool } from "../agents/agent-tool.js";
 import type { SlashCommand } from "../agents/commands.js";
 import { type Customization, loadCustomization, slashCommandsOf } from "../agents/customization.js";
+import type { AgentInfo } from "../agents/definitions.js";
 import type { PluginConfig } from "../agents/plugins.js";
+import { subagentTools } from "../agents/subagent-tools.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { SettingSource } from "../config/setting-sources.js";
 import type { CompactionHooks } from "../engine/compaction.js";
@@ -21,10 +25,12 @@ import { splitRuleList } from "../permissions/rules.js";
 import type { ModelSettings } from "../providers/registry.js";
 import { ConfigError } from "../providers/types.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
+import { subagentTranscriptPath } from "../sessions/subagents.js";
 import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
 import { stopRunProcesses } from "../tools/run-processes.js";
 import type { Tool, ToolDeclaration } from "../tools/types.js";
+import { type AgentsSpec, agentWarnings, loadRunAgents, mainAgent, offeredAgents } from "./agents.js";
 import {
   expandPrompt as expandCommandPrompt,
   expandedTurn,
@@ -96,6 +102,8 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   skillTool?: boolean;
   /** Commands and skills already loaded (SDK `supportedCommands()` before the first turn); else loaded here. */
   customization?: Customization;
+  /** Subagents: the SDK's `agents`, whether the Agent tool is offered (docs/agents.md). */
+  agents?: AgentsSpec;
 };
 
 export type McpSpec = {
@@ -166,6 +174,8 @@ export type AssembledRun = {
    * `expandPrompt`), with the command's model and tools for this turn only.
    */
   loopOptions(turn: TurnSpec): Promise<LoopOptions>;
+  /** The subagents the Agent tool offers (`[]` when it is not offered). */
+  agents: AgentInfo[];
 };
 
 export type TurnSpec = {
@@ -226,6 +236,18 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     ...config.additionalDirectories,
   ];
   const sandboxed = spec.sandbox ? await spec.sandbox(roots, env) : undefined;
+  const runAgents = await loadRunAgents(
+    { cwd, env, home: homedir(), sources: config.sources, plugins: customization.plugins },
+    spec.agents,
+    spec.permissions ?? {},
+  );
+  const agentsOffered = runAgents.enabled;
+  // The SDK's `agent`: the main thread runs as that agent (its prompt, tools and model).
+  const main = mainAgent(runAgents.agents, spec.agents?.main);
+  const mainModel = main?.model !== undefined && main.model !== "inherit" ? main.model : undefined;
+  // The Agent tool runs its subagents with the options of the turn running now (set by loopOptions).
+  let turnOptions: LoopOptions | undefined;
+  let turnTranscript = "";
   const sandbox = sandboxed?.policy;
   // The MCP servers start while the model is resolved; if the model cannot be used, they are ended.
   const [mcp, model] = await settleBoth(
@@ -238,15 +260,19 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       ...(sandbox ? { sandbox } : {}),
       ...(spec.mcp?.onLog ? { onLog: spec.mcp.onLog } : {}),
     }),
-    spec.resolvedModel ? Promise.resolve(spec.resolvedModel) : resolveModelFor(spec, config, spec.model),
+    spec.resolvedModel
+      ? Promise.resolve(spec.resolvedModel)
+      : resolveModelFor(spec, config, spec.model ?? mainModel),
     (hub) => hub.close(),
   );
   // What depends on the tool list is worked out again when MCP servers change mid-query (SDK).
   const toolsNow = async () => {
     const skill = spec.skillTool === false ? undefined : skillToolFor(customization.skills);
-    const tools = [...(spec.tools ?? builtinTools()), ...(skill ? [skill] : []), ...mcp.tools()].filter(
+    const available = [...(spec.tools ?? builtinTools()), ...(skill ? [skill] : []), ...mcp.tools()].filter(
       (tool) => !removed.has(tool.name),
     );
+    const base = main ? subagentTools(main, available).tools : available;
+    const tools = agentsOffered && delegate ? [...base, delegate] : base;
     const declarations: ToolDeclaration[] = [...tools, ...(spec.extraTools ?? [])];
     const built = spec.permissions
       ? buildPermissionGate(config, spec.permissions, cwd, toolEnv, declarations)
@@ -255,20 +281,43 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       cwd,
       tools: declarations.map((tool) => tool.name),
       ...(spec.systemPrompt !== undefined ? { override: spec.systemPrompt } : {}),
+      ...(main ? { role: main.prompt, projectRules: main.omitClaudeMd !== true } : {}),
       ...(spec.appendSystemPrompt !== undefined ? { append: spec.appendSystemPrompt } : {}),
       instructions: instructionFiles(config.sources, env),
     });
     const mcpServers = mcp.states().map(({ name, status }) => ({ name, status }));
     return { tools, declarations, built, system, mcpServers };
   };
+  const delegate: Tool | undefined = agentsOffered
+    ? agentTool({
+        agents: runAgents.agents,
+        parent: () => turnOptions,
+        baseTools: (): Tool[] => current.tools,
+        resolveModel: (name) => resolveModelFor(spec, config, name),
+        systemPrompt: (agent, tools) =>
+          buildSystemPrompt({
+            cwd,
+            tools: [...tools],
+            role: agent.prompt,
+            projectRules: agent.omitClaudeMd !== true,
+          }),
+        transcriptPath: (agentId) => (turnTranscript ? subagentTranscriptPath(turnTranscript, agentId) : ""),
+      })
+    : undefined;
   let current = await toolsNow();
   const retryPolicy = spec.retryPolicy ?? retryPolicyFromEnv(env);
   const fallback = await resolveFallback(spec, config, model).catch(async (error: unknown) => {
     await mcp.close(); // the run will not start: its MCP servers end now
     throw error;
   });
-  const warnings = [...config.warnings, ...customization.warnings, ...longSessionWarnings(spec, model)];
   const slashCommands = slashCommandsOf(customization);
+  const warnings = [
+    ...config.warnings,
+    ...customization.warnings,
+    ...longSessionWarnings(spec, model),
+    ...runAgents.warnings,
+    ...(agentsOffered ? agentWarnings(runAgents.agents, current.tools) : []),
+  ];
   const assembledHooks = buildHooks({
     cwd,
     env: toolEnv,
@@ -317,6 +366,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     system: current.system,
     ...(hooks ? { hooks } : {}),
     resolveModel: (name) => resolveModelFor(spec, config, name),
+    agents: offeredAgents(runAgents),
     async refreshTools() {
       current = await toolsNow();
       run.tools = current.tools;
@@ -352,7 +402,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       });
       const thinking = turn.thinking ?? spec.thinking;
       const maxBudgetUsd = turn.maxBudgetUsd ?? spec.maxBudgetUsd;
-      return {
+      turnTranscript = turn.transcriptPath ?? "";
+      turnOptions = {
         sessionId: turn.sessionId,
         cwd,
         provider: chosen.provider,
@@ -379,6 +430,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         slashCommands: slashCommands.map((command) => command.name),
         skills: customization.skills.map((skill) => skill.name),
         plugins: customization.plugins.map(({ name, path }) => ({ name, path })),
+        ...(agentsOffered ? { agents: [...runAgents.agents.keys()] } : {}),
         ...(hooks ? { hooks } : {}),
         ...(hooks && turn.sessionStart ? { sessionStart: turn.sessionStart } : {}),
         context: {
@@ -394,6 +446,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         ...(thinking ? { thinking } : {}),
         ...(spec.effort ? { effort: spec.effort } : {}),
       };
+      return turnOptions;
     },
   };
   run.warnings = [

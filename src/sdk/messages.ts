@@ -253,7 +253,7 @@ export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "
 export type SDKSystemMessage = {
   type: "system";
   subtype: "init";
-  /** Names of the subagents available (none in cairn yet). */
+  /** Names of the subagents the Agent tool offers (docs/agents.md; `[]` when it is not offered). */
   agents?: string[];
   /** See `ApiKeySource`. */
   apiKeySource: ApiKeySource;
@@ -306,7 +306,10 @@ export type SDKPartialAssistantMessage = {
   type: "stream_event";
   /** The raw event (see `SDKRawMessageStreamEvent`). Also fine to treat as `Record<string, unknown>`. */
   event: SDKRawMessageStreamEvent;
-  /** The tool_use that spawned the subagent producing this event; `null` on the main thread (always, for now). */
+  /**
+   * The Agent tool_use whose subagent produced this event; `null` on the main thread. A subagent's
+   * stream events come only with `forwardSubagentText`.
+   */
   parent_tool_use_id: string | null;
   uuid: UUID;
   session_id: string;
@@ -365,7 +368,10 @@ export type SDKAssistantMessage = {
   type: "assistant";
   /** Anthropic-shaped; `content` holds the one completed block. */
   message: SDKAPIAssistantMessage;
-  /** `null` on the main thread (always, for now). */
+  /**
+   * The Agent tool_use whose subagent wrote this block; `null` on the main thread. A subagent's tool
+   * calls always come; its text and thinking only with `forwardSubagentText`.
+   */
   parent_tool_use_id: string | null;
   error?: SDKAssistantMessageError;
   uuid: UUID;
@@ -383,7 +389,7 @@ export type SDKAssistantMessage = {
 export type SDKUserMessage = {
   type: "user";
   message: { role: "user"; content: string | SDKUserContentBlock[] };
-  /** `null` on the main thread (always, for now). */
+  /** The Agent tool_use whose subagent's tool call this answers; `null` on the main thread. */
   parent_tool_use_id: string | null;
   /** True for messages the engine made up rather than a human (not used yet). */
   isSynthetic?: boolean;
@@ -597,18 +603,45 @@ export type SDKStatusMessage = {
   session_id: string;
 };
 
-/** A background task started. Not produced by cairn yet. */
+/** What a subagent used so far (`task_progress`) or in all (`task_notification`). */
+export type SDKTaskUsage = { total_tokens: number; tool_uses: number; duration_ms: number };
+
+/** A subagent started (docs/agents.md): `task_id` is its agent id, `tool_use_id` the Agent call's. */
 export type SDKTaskStartedMessage = {
   type: "system";
   subtype: "task_started";
   task_id: string;
   tool_use_id?: string;
+  /** The Agent call's `description`. */
   description: string;
+  /** The agent's name. */
+  subagent_type?: string;
+  task_type?: string;
+  /** The task it was given. */
+  prompt?: string;
   uuid: UUID;
   session_id: string;
 };
 
-/** A background task finished. Not produced by cairn yet. */
+/** A subagent's tool call finished: what it used so far, and the tool's name. */
+export type SDKTaskProgressMessage = {
+  type: "system";
+  subtype: "task_progress";
+  task_id: string;
+  tool_use_id?: string;
+  description: string;
+  subagent_type?: string;
+  usage: SDKTaskUsage;
+  last_tool_name?: string;
+  summary?: string;
+  uuid: UUID;
+  session_id: string;
+};
+
+/**
+ * A subagent ended: `completed`, `failed` (its errors in `summary`) or `stopped` (interrupted).
+ * `summary` is its answer; `output_file` its transcript (`""` when the session is not persisted).
+ */
 export type SDKTaskNotificationMessage = {
   type: "system";
   subtype: "task_notification";
@@ -617,6 +650,7 @@ export type SDKTaskNotificationMessage = {
   status: "completed" | "failed" | "stopped";
   output_file: string;
   summary: string;
+  usage?: SDKTaskUsage;
   uuid: UUID;
   session_id: string;
 };
@@ -678,8 +712,10 @@ export type SDKRateLimitEvent = {
 
 /**
  * Everything `query()` can yield. cairn produces `system`/`init`, `system`/`api_retry`,
- * `system`/`informational`, `stream_event`, `assistant`, `user` and `result` today; the other members are declared so programs
- * written against the convention that handle them still type-check.
+ * `system`/`informational`, the hook and compaction messages, `system`/`task_started` /
+ * `task_progress` / `task_notification` (subagents), `stream_event`, `assistant`, `user` and
+ * `result` today; the other members are declared so programs written against the convention that
+ * handle them still type-check.
  */
 export type SDKMessage =
   | SDKSystemMessage
@@ -695,6 +731,7 @@ export type SDKMessage =
   | SDKHookProgressMessage
   | SDKHookResponseMessage
   | SDKTaskStartedMessage
+  | SDKTaskProgressMessage
   | SDKTaskNotificationMessage
   | SDKToolProgressMessage
   | SDKUserMessageReplay

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import * as z from "zod";
+import type { AgentDefinition } from "../agents/definitions.js";
 import { HOOK_EVENTS, type HookEvent } from "../engine/hooks.js";
 import { compileMatcher, type HookCallbackMatcher, HookMatcherError } from "../hooks/index.js";
 import type { McpSdkServerConfigWithInstance } from "../mcp/sdk-server.js";
@@ -119,6 +120,7 @@ export type CanUseTool = (
     title?: string;
     displayName?: string;
     description?: string;
+    /** The subagent making the call (its agent id, `task_started.task_id`); absent on the main thread. */
     agentID?: string;
   },
 ) => Promise<PermissionResult | null>;
@@ -148,6 +150,7 @@ export type ThinkingConfig =
 export type EffortLevel = "low" | "medium" | "high" | "xhigh" | "max";
 export type SettingSource = "user" | "project" | "local";
 
+export type { AgentDefinition } from "../agents/definitions.js";
 export type {
   BaseHookInput,
   ConfigChangeHookInput,
@@ -383,6 +386,26 @@ export type Options = {
   plugins?: { type: "local"; path: string; skipMcpDiscovery?: boolean }[];
 
   /**
+   * Subagents the main agent may delegate to through the Agent tool (legacy name `Task`), by name
+   * (docs/agents.md): `{ description, prompt, tools?, disallowedTools?, model?, maxTurns? }`. They
+   * win over agent files of the same name; `model` is an alias (`sonnet`), an id, or `inherit`. A
+   * subagent gets at most the query's tools and goes through its permission mode, rules, hooks and
+   * sandbox. Other definition keys are accepted and named in a warning.
+   */
+  agents?: Record<string, AgentDefinition>;
+  /**
+   * Run the main thread as this agent (built-in, agent file or `agents`): its prompt replaces cairn's
+   * first paragraph (an explicit `systemPrompt` wins), its tools narrow the query's, its model is used
+   * unless `model` is set. An unknown name rejects the first `next()` with a `ConfigError`.
+   */
+  agent?: string;
+  /**
+   * Also yield subagents' text and thinking (`assistant` and `stream_event` messages with
+   * `parent_tool_use_id`); their tool calls and results always come.
+   */
+  forwardSubagentText?: boolean;
+
+  /**
    * The OS sandbox for shell commands (docs/security.md, "Sandbox"), in the convention's shape:
    * `{ enabled: false }` turns it off; `{ enabled: true, failIfUnavailable: true }` requires it;
    * otherwise (the default) it is used where bubblewrap runs, with a warning where it cannot.
@@ -444,15 +467,9 @@ export type Options = {
   sessionStoreFlush?: "batched" | "eager";
   loadTimeoutMs?: number;
   title?: string;
-  agent?: string;
-  agents?: Record<
-    string,
-    { description: string; prompt: string; tools?: string[]; model?: string; [k: string]: unknown }
-  >;
   agentProgressSummaries?: boolean;
   debug?: boolean;
   debugFile?: string;
-  forwardSubagentText?: boolean;
   managedSettings?: Record<string, unknown>;
   mcpServersDelivery?: "argv" | "initialize";
   onElicitation?(request: unknown, options: { signal: AbortSignal }): Promise<unknown>;
@@ -577,6 +594,20 @@ const SUPPORTED = {
     ),
   ),
   includeHookEvents: z.boolean(),
+  agents: z.record(
+    z.string(),
+    z.looseObject({
+      description: z.string(),
+      prompt: z.string(),
+      tools: stringList.optional(),
+      disallowedTools: stringList.optional(),
+      model: z.string().optional(),
+      maxTurns: positiveInt.optional(),
+      omitClaudeMd: z.boolean().optional(),
+    }),
+  ),
+  forwardSubagentText: z.boolean(),
+  agent: z.string().min(1),
   settingSources: z.array(z.enum(["user", "project", "local"])),
   skills: z.union([stringList, z.literal("all")]),
   plugins: z.array(
@@ -613,12 +644,9 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   sessionStoreFlush: z.enum(["batched", "eager"]),
   loadTimeoutMs: nonNegative,
   title: z.string(),
-  agent: z.string(),
-  agents: z.record(z.string(), record),
   agentProgressSummaries: z.boolean(),
   debug: z.boolean(),
   debugFile: z.string(),
-  forwardSubagentText: z.boolean(),
   managedSettings: record,
   mcpServersDelivery: z.enum(["argv", "initialize"]),
   onElicitation: fn,

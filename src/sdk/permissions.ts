@@ -76,7 +76,7 @@ export class SdkPermissions {
     const { options } = this;
     const ask = this.asker();
     const onAsk: AskCallback | undefined = ask
-      ? async (toolName, input, { signal, toolUseID, decisionReason, blockedPath, suggestions }) => {
+      ? async (toolName, input, { signal, toolUseID, decisionReason, blockedPath, suggestions, agentID }) => {
           if (this.mode === "dontAsk") {
             return {
               behavior: "deny",
@@ -90,6 +90,7 @@ export class SdkPermissions {
             suggestions: suggestionUpdates(suggestions),
             decisionReason,
             ...(blockedPath !== undefined ? { blockedPath } : {}),
+            ...(agentID !== undefined ? { agentID } : {}),
           });
           return this.decision(answer);
         }

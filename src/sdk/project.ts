@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type {
+  AssistantBlockEvent,
   EngineEvent,
   ModelCallRetryEvent,
   RunEndEvent,
   RunStartEvent,
   RunSubtype,
+  SubagentEvent,
   ToolEndEvent,
 } from "../engine/events.js";
 import { type HookRunRecord, hookFailureText } from "../engine/hooks.js";
@@ -28,6 +30,9 @@ import type {
   SDKResultMessage,
   SDKStatusMessage,
   SDKSystemMessage,
+  SDKTaskNotificationMessage,
+  SDKTaskProgressMessage,
+  SDKTaskStartedMessage,
   SDKToolResultBlock,
   SDKUsage,
   SDKUserMessage,
@@ -41,6 +46,8 @@ export type SdkProjectionOptions = {
   version: string;
   /** Add `hook_started` / `hook_progress` / `hook_response` messages (the `includeHookEvents` option). */
   includeHookEvents?: boolean;
+  /** Add subagents' text and thinking (`assistant`, `stream_event`) besides their tool calls (`forwardSubagentText`). */
+  forwardSubagentText?: boolean;
   /** Message ids; injectable so tests can make the projection deterministic. */
   uuid?: () => UUID;
 };
@@ -78,6 +85,10 @@ export type _EngineBlockFitsContract = Assignable<AssistantContentBlock, SDKAssi
  * - `compact_boundary` → `system`/`compact_boundary`
  * - `model_fallback` → `system`/`informational` (level `warning`, tag `model_fallback`)
  * - `run_end` → `result`, after an `assistant` message with `error` when a model call failed for good
+ * - `subagent` (docs/agents.md) → `system`/`task_started` at its start, its tool calls' `assistant` and
+ *   `user` messages with `parent_tool_use_id` = the Agent call's id, a `system`/`task_progress` after
+ *   each of its tool results, `system`/`task_notification` at its end; its text and thinking only
+ *   with `forwardSubagentText`
  *
  * Payloads are copied, so a consumer mutating a message cannot change the engine's conversation.
  */
@@ -98,109 +109,201 @@ export function createSdkProjection(options: SdkProjectionOptions): SdkProjectio
     session_id: sessionId,
   });
 
-  return {
-    project(event: Exclude<EngineEvent, RunEndEvent> | SdkRunEnd): SDKMessage[] {
-      switch (event.type) {
-        case "run_start":
-          sessionId = event.sessionId;
-          model = event.model;
-          stopReason = null;
-          return [systemInit(event, options.version, uuid())];
-        case "stream": {
-          if (!options.includePartialMessages) return [];
-          const message: SDKPartialAssistantMessage = {
-            type: "stream_event",
-            event: structuredClone(event.event),
-            parent_tool_use_id: null,
-            uuid: uuid(),
-            session_id: sessionId,
-          };
-          return [message];
-        }
-        case "assistant_block": {
-          const message: SDKAssistantMessage = {
-            type: "assistant",
-            message: {
-              id: event.messageId,
-              type: "message",
-              role: "assistant",
-              model: event.model,
-              content: [structuredClone(event.block)],
-              stop_reason: null,
-              stop_sequence: null,
-              usage: sdkUsage(event.usage),
-            },
-            parent_tool_use_id: null,
-            uuid: uuid(),
-            session_id: sessionId,
-          };
-          return [message];
-        }
-        case "model_call_retry":
-          return [apiRetry(event, sessionId, uuid())];
-        case "model_call_end": {
-          const report = event.rateLimit;
-          const key = report ? `${report.status}/${report.limit}` : "";
-          if (!report || key === lastRateLimit) return [];
-          lastRateLimit = key;
-          return [rateLimitEvent(report, sessionId, uuid())];
-        }
-        case "compaction_status":
-          if (event.phase === "start") {
-            compacting = true;
-            return [status({ status: "compacting" })];
-          }
-          compacting = false;
-          return [status({ status: null, compact_result: event.compacted ? "success" : "failed" })];
-        case "turn_end":
-          stopReason = event.stopReason;
-          return [];
-        case "tool_end":
-          return [toolResultMessage(event, sessionId, uuid())];
-        case "hook_result":
-          return hookMessages(event.record, sessionId, options.includeHookEvents === true, uuid);
-        case "compact_boundary":
-          return [
-            {
-              type: "system",
-              subtype: "compact_boundary",
-              compact_metadata: {
-                trigger: event.trigger,
-                pre_tokens: event.preTokens,
-                post_tokens: event.postTokens,
-                duration_ms: event.durationMs,
-              },
-              uuid: uuid(),
-              session_id: sessionId,
-            },
-          ];
-        case "model_fallback":
-          return [
-            {
-              type: "system",
-              subtype: "informational",
-              content: `${event.from} is unavailable (${event.error}); continuing with ${event.to}.`,
-              level: "warning",
-              tag: "model_fallback",
-              uuid: uuid(),
-              session_id: sessionId,
-            },
-          ];
-        case "run_end": {
-          const before: SDKMessage[] = [];
-          if (compacting) {
-            compacting = false;
-            before.push(
-              status({ status: null, compact_result: "failed", compact_error: event.errors.at(-1) ?? "" }),
-            );
-          }
-          if (event.apiError) before.push(apiErrorMessage(event, model, sessionId, uuid()));
-          return [...before, resultMessage(event, stopReason, uuid())];
-        }
-        default:
-          return [];
+  const tasks = new Map<string, TaskProgress>();
+
+  /** A subagent's event: its own messages, marked with the Agent call that runs it. */
+  const projectSubagent = (report: SubagentEvent): SDKMessage[] => {
+    const { event } = report;
+    const base = {
+      task_id: report.agentId,
+      tool_use_id: report.toolUseId,
+      uuid: uuid(),
+      session_id: sessionId,
+    };
+    switch (event.type) {
+      case "run_start": {
+        tasks.set(report.agentId, { startedAt: event.startedAt, toolUses: 0, tokens: 0 });
+        const started: SDKTaskStartedMessage = {
+          type: "system",
+          subtype: "task_started",
+          ...base,
+          description: report.description,
+          subagent_type: report.agentType,
+          task_type: "local_agent",
+          prompt: event.prompt,
+        };
+        return [started];
       }
+      case "model_call_end": {
+        const task = tasks.get(report.agentId);
+        if (task) task.tokens += event.message.usage.input_tokens + event.message.usage.output_tokens;
+        return [];
+      }
+      case "tool_end": {
+        const task = tasks.get(report.agentId) ?? { startedAt: event.endedAt, toolUses: 0, tokens: 0 };
+        task.toolUses += 1;
+        const progress: SDKTaskProgressMessage = {
+          type: "system",
+          subtype: "task_progress",
+          ...base,
+          description: report.description,
+          subagent_type: report.agentType,
+          usage: {
+            total_tokens: task.tokens,
+            tool_uses: task.toolUses,
+            duration_ms: Math.max(0, event.endedAt - task.startedAt),
+          },
+          last_tool_name: event.name,
+        };
+        return [toolResultMessage(event, sessionId, uuid(), report.toolUseId), progress];
+      }
+      case "run_end": {
+        const task = tasks.get(report.agentId);
+        tasks.delete(report.agentId);
+        const notification: SDKTaskNotificationMessage = {
+          type: "system",
+          subtype: "task_notification",
+          ...base,
+          status: event.aborted ? "stopped" : event.isError ? "failed" : "completed",
+          output_file: report.transcriptPath,
+          summary: event.isError ? event.errors.join(" ") : event.finalText || event.result,
+          usage: {
+            total_tokens: event.usage.input_tokens + event.usage.output_tokens,
+            tool_uses: task?.toolUses ?? 0,
+            duration_ms: event.durationMs,
+          },
+        };
+        return [notification];
+      }
+      case "assistant_block":
+        if (event.block.type !== "tool_use" && !options.forwardSubagentText) return [];
+        return [assistantMessage(event, sessionId, uuid(), report.toolUseId)];
+      case "stream":
+        return options.forwardSubagentText ? project(event, report.toolUseId) : [];
+      case "turn_end":
+        return [];
+      default:
+        return project(event, report.toolUseId);
+    }
+  };
+
+  const project = (
+    event: Exclude<EngineEvent, RunEndEvent> | SdkRunEnd,
+    parent: string | null = null,
+  ): SDKMessage[] => {
+    switch (event.type) {
+      case "run_start":
+        sessionId = event.sessionId;
+        model = event.model;
+        stopReason = null;
+        return [systemInit(event, options.version, uuid())];
+      case "stream": {
+        if (!options.includePartialMessages) return [];
+        const message: SDKPartialAssistantMessage = {
+          type: "stream_event",
+          event: structuredClone(event.event),
+          parent_tool_use_id: parent,
+          uuid: uuid(),
+          session_id: sessionId,
+        };
+        return [message];
+      }
+      case "assistant_block":
+        return [assistantMessage(event, sessionId, uuid(), parent)];
+      case "model_call_retry":
+        return [apiRetry(event, sessionId, uuid())];
+      case "model_call_end": {
+        const report = event.rateLimit;
+        const key = report ? `${report.status}/${report.limit}` : "";
+        if (!report || key === lastRateLimit) return [];
+        lastRateLimit = key;
+        return [rateLimitEvent(report, sessionId, uuid())];
+      }
+      case "compaction_status":
+        if (event.phase === "start") {
+          compacting = true;
+          return [status({ status: "compacting" })];
+        }
+        compacting = false;
+        return [status({ status: null, compact_result: event.compacted ? "success" : "failed" })];
+      case "turn_end":
+        stopReason = event.stopReason;
+        return [];
+      case "tool_end":
+        return [toolResultMessage(event, sessionId, uuid(), parent)];
+      case "subagent":
+        return projectSubagent(event);
+      case "hook_result":
+        return hookMessages(event.record, sessionId, options.includeHookEvents === true, uuid);
+      case "compact_boundary":
+        return [
+          {
+            type: "system",
+            subtype: "compact_boundary",
+            compact_metadata: {
+              trigger: event.trigger,
+              pre_tokens: event.preTokens,
+              post_tokens: event.postTokens,
+              duration_ms: event.durationMs,
+            },
+            uuid: uuid(),
+            session_id: sessionId,
+          },
+        ];
+      case "model_fallback":
+        return [
+          {
+            type: "system",
+            subtype: "informational",
+            content: `${event.from} is unavailable (${event.error}); continuing with ${event.to}.`,
+            level: "warning",
+            tag: "model_fallback",
+            uuid: uuid(),
+            session_id: sessionId,
+          },
+        ];
+      case "run_end": {
+        const before: SDKMessage[] = [];
+        if (compacting) {
+          compacting = false;
+          before.push(
+            status({ status: null, compact_result: "failed", compact_error: event.errors.at(-1) ?? "" }),
+          );
+        }
+        if (event.apiError) before.push(apiErrorMessage(event, model, sessionId, uuid()));
+        return [...before, resultMessage(event, stopReason, uuid())];
+      }
+      default:
+        return [];
+    }
+  };
+  return { project: (event) => project(event) };
+}
+
+/** What a running subagent's `task_progress` counts. */
+type TaskProgress = { startedAt: number; toolUses: number; tokens: number };
+
+function assistantMessage(
+  event: AssistantBlockEvent,
+  sessionId: string,
+  id: UUID,
+  parent: string | null,
+): SDKAssistantMessage {
+  return {
+    type: "assistant",
+    message: {
+      id: event.messageId,
+      type: "message",
+      role: "assistant",
+      model: event.model,
+      content: [structuredClone(event.block)],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: sdkUsage(event.usage),
     },
+    parent_tool_use_id: parent,
+    uuid: id,
+    session_id: sessionId,
   };
 }
 
@@ -218,7 +321,7 @@ function systemInit(event: RunStartEvent, version: string, id: UUID): SDKSystemM
     apiKeySource: apiKeySource(event.apiKeySource, event.model),
     claude_code_version: version,
     output_style: "default",
-    agents: [],
+    agents: event.agents ? [...event.agents] : [],
     skills: [...(event.skills ?? [])],
     plugins: (event.plugins ?? []).map((plugin) => ({ ...plugin })),
     uuid: id,
@@ -308,13 +411,18 @@ function errorCategory(status: number | null): SDKAssistantMessageError {
   return "unknown";
 }
 
-function toolResultMessage(event: ToolEndEvent, sessionId: string, id: UUID): SDKUserMessage {
+function toolResultMessage(
+  event: ToolEndEvent,
+  sessionId: string,
+  id: UUID,
+  parent: string | null = null,
+): SDKUserMessage {
   const block: SDKToolResultBlock = toToolResult(event.toolUseId, event.outcome);
   const structured = !event.outcome.isError && event.outcome.data !== undefined;
   return {
     type: "user",
     message: { role: "user", content: [block] },
-    parent_tool_use_id: null,
+    parent_tool_use_id: parent,
     tool_use_result: structured ? structuredClone(event.outcome.data) : event.outcome.content,
     uuid: id,
     session_id: sessionId,

@@ -1,8 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import type { SlashCommand } from "../agents/commands.js";
 import { type Customization, loadCustomization, slashCommandsOf } from "../agents/customization.js";
+import type { AgentDefinition, AgentInfo } from "../agents/definitions.js";
+import { isAgentToolName } from "../agents/subagent-tools.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { RunEndEvent } from "../engine/events.js";
 import { runAgentLoop } from "../engine/loop.js";
@@ -12,6 +15,7 @@ import { estimateTokens } from "../engine/tokens.js";
 import { entriesFromOptions } from "../mcp/sources.js";
 import { splitRuleList } from "../permissions/rules.js";
 import { MODEL_CATALOG } from "../providers/catalog.js";
+import { type AgentsSpec, loadRunAgents, offeredAgents } from "../run/agents.js";
 import { type AssembledRun, assembleRun, type RunSpec, resolveModelFor } from "../run/assemble.js";
 import type { RunModel } from "../run/model.js";
 import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
@@ -78,7 +82,7 @@ export type ModelInfo = {
   supportsFastMode?: boolean;
   supportsAutoMode?: boolean;
 };
-export type AgentInfo = { name: string; description: string; model?: string };
+export type { AgentInfo } from "../agents/definitions.js";
 export type McpServerStatus = {
   name: string;
   status: "connected" | "failed" | "needs-auth" | "pending" | "disabled";
@@ -391,7 +395,25 @@ class QueryRun implements Query {
   }
 
   async supportedAgents(): Promise<AgentInfo[]> {
-    return [];
+    // Without assembling the run: the agent-SDK protocol asks before its MCP servers can start.
+    if (this.assembled) return this.assembled.agents.map((agent) => ({ ...agent }));
+    const { cwd, env, allowedTools, disallowedTools, settingSources } = this.options;
+    const [config, customization] = await Promise.all([this.config(), this.customization()]);
+    const agents = await loadRunAgents(
+      {
+        cwd,
+        env: (env ?? process.env) as NodeJS.ProcessEnv,
+        home: homedir(),
+        sources: settingSources ?? config.sources,
+        plugins: customization.plugins,
+      },
+      agentsSpec(this.options),
+      {
+        ...(allowedTools ? { allowedTools } : {}),
+        ...(disallowedTools ? { disallowedTools } : {}),
+      },
+    );
+    return offeredAgents(agents);
   }
 
   async mcpServerStatus(): Promise<McpServerStatus[]> {
@@ -625,6 +647,7 @@ class QueryRun implements Query {
     const projection = createSdkProjection({
       includePartialMessages: this.options.includePartialMessages,
       includeHookEvents: this.options.includeHookEvents === true,
+      forwardSubagentText: this.options.forwardSubagentText === true,
       version: cairnVersion(),
     });
     const structured = this.structuredOutput?.();
@@ -867,6 +890,7 @@ class QueryRun implements Query {
       tools: this.tools,
       // An explicit tool list offers the Skill tool only when it names it (as in the convention).
       skillTool: !Array.isArray(this.options.tools) || this.options.tools.includes("Skill"),
+      agents: agentsSpec(this.options),
       sandbox: async (roots, env) => {
         const { policy, warnings } = await sdkSandboxPolicy(this.options.sandbox, roots, env);
         for (const content of warnings) this.notices.push({ tag: "sandbox", content });
@@ -1021,13 +1045,29 @@ function resumedAt(
   return kept;
 }
 
+/**
+ * The subagents (docs/agents.md): the `agents` option over the agent files. A `tools` list offers
+ * the Agent tool only when it names it (`Agent`, legacy `Task`).
+ */
+function agentsSpec(options: ResolvedOptions): AgentsSpec {
+  const listed = Array.isArray(options.tools) ? options.tools.some(isAgentToolName) : undefined;
+  return {
+    ...(options.agents ? { definitions: options.agents as Record<string, AgentDefinition> } : {}),
+    ...(options.agent !== undefined ? { main: options.agent } : {}),
+    ...(listed !== undefined ? { enabled: listed } : {}),
+  };
+}
+
 /** The built-in tools after `tools` (base set) and `disallowedTools`. */
 function selectTools(options: ResolvedOptions): Tool[] {
   let tools = builtinTools();
   if (Array.isArray(options.tools)) {
     const known = new Set(tools.map((tool) => tool.name));
-    // The run assembly adds the Skill tool when skills are enabled (docs/agents.md).
-    const unknown = options.tools.filter((name) => !known.has(name) && name !== "Skill");
+    // The run assembly adds the Skill tool when skills are enabled (docs/agents.md), and the Agent
+    // tool with the run's subagents (agentsSpec).
+    const unknown = options.tools.filter(
+      (name) => !known.has(name) && name !== "Skill" && !isAgentToolName(name),
+    );
     if (unknown.length > 0) {
       throw new InvalidOptionsError(
         `cairn query(): invalid option "tools": no built-in tool named ${unknown.map((name) => `"${name}"`).join(", ")}. Built-in tools: ${[...known].join(", ")}.`,

@@ -42,6 +42,11 @@ export type HeaderRecord = {
   createdAt: string;
   /** Set on a fork: the session it was copied from. */
   forkedFrom?: { sessionId: string; forkedAt: string };
+  /**
+   * Set on a subagent's transcript (`<session>/subagents/agent-<agentId>.jsonl`, docs/agents.md):
+   * which agent ran, for which Agent call of the session `sessionId`.
+   */
+  sidechain?: { agentId: string; agentType: string; parentToolUseId: string };
 };
 
 export type UserRecord = {

@@ -4,17 +4,18 @@ import {
   fstatSync,
   fsyncSync,
   linkSync,
+  mkdirSync,
   openSync,
   readSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
 import path from "node:path";
-import type { EngineEvent } from "../engine/events.js";
+import type { EngineEvent, SubagentEvent } from "../engine/events.js";
 import type { ConversationMessage } from "../engine/messages.js";
 import { toToolResult } from "../engine/tool-result.js";
 import { TranscriptLock } from "./lock.js";
-import { type HeaderRecord, serializeRecord, type TranscriptRecord } from "./records.js";
+import { type HeaderRecord, serializeRecord, TRANSCRIPT_VERSION, type TranscriptRecord } from "./records.js";
 
 /** Transcripts are private: they hold prompts, code and command output. */
 export const FILE_MODE = 0o600;
@@ -44,6 +45,8 @@ export class SessionWriter {
   private unsynced = false;
   /** Warnings from opening an existing transcript (a torn last line that was repaired). */
   readonly warnings: string[] = [];
+  /** The transcripts of the subagents running now, by agent id (docs/agents.md). */
+  private readonly sidechains = new Map<string, SessionWriter>();
 
   private constructor(
     readonly sessionId: string,
@@ -202,6 +205,9 @@ export class SessionWriter {
       case "turn_end":
         this.sync();
         return;
+      case "subagent":
+        this.recordSubagent(event);
+        return;
       case "compact_boundary":
         this.append({
           type: "compact_boundary",
@@ -236,6 +242,34 @@ export class SessionWriter {
     }
   }
 
+  /**
+   * A subagent's events go to its own transcript, never to this one: `--resume` restores the
+   * parent's conversation, which holds only the Agent call and its answer.
+   */
+  private recordSubagent(report: SubagentEvent): void {
+    const { event, agentId } = report;
+    if (!report.transcriptPath) return;
+    let writer = this.sidechains.get(agentId);
+    if (!writer && event.type === "run_start") {
+      mkdirSync(path.dirname(report.transcriptPath), { recursive: true, mode: DIR_MODE });
+      writer = SessionWriter.create(report.transcriptPath, {
+        type: "header",
+        version: TRANSCRIPT_VERSION,
+        sessionId: this.sessionId,
+        cwd: event.cwd,
+        createdAt: now(),
+        sidechain: { agentId, agentType: report.agentType, parentToolUseId: report.toolUseId },
+      });
+      this.sidechains.set(agentId, writer);
+    }
+    if (!writer) return;
+    writer.recordEvent(event);
+    if (event.type === "run_end") {
+      this.sidechains.delete(agentId);
+      writer.close();
+    }
+  }
+
   /** fsync: what was appended survives an OS crash. (Nothing to do when nothing was appended since.) */
   sync(): void {
     if (this.fd === undefined || !this.unsynced) return;
@@ -249,6 +283,8 @@ export class SessionWriter {
 
   /** Syncs and closes. Safe to call twice. */
   close(): void {
+    for (const writer of this.sidechains.values()) writer.close();
+    this.sidechains.clear();
     if (this.fd === undefined) return;
     const fd = this.fd;
     try {

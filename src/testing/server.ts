@@ -48,7 +48,7 @@ export type ScriptedServerOptions = {
    * next scenario step. For replies that depend on the request (a compaction's summary request,
    * a session longer than any script).
    */
-  respond?: (request: RecordedRequest) => StepInput | undefined;
+  respond?: (request: RecordedRequest) => StepInput | undefined | Promise<StepInput | undefined>;
   /** Accepted so a `Scenario` object can be passed directly; not used. */
   version?: 1;
   description?: string;
@@ -254,7 +254,7 @@ class ScriptedModelServer implements ScriptedServer {
       }
     }
     const callNumber = ++this.callCount;
-    const answer = this.limits.respond?.(record);
+    const answer = await this.limits.respond?.(record);
     if (answer !== undefined) {
       await this.answer(
         res,

@@ -1,4 +1,5 @@
 import type * as z from "zod";
+import type { SubagentReport } from "../engine/events.js";
 import type { MediaBlock } from "../engine/messages.js";
 import type { MediaInput } from "../engine/provider.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
@@ -51,7 +52,16 @@ export type ToolEffects = {
  * the same input and returns the same `data` as the built-in tool that defines the shape; a tool
  * without one is shown generically (`function` with the input as JSON).
  */
-export type ToolPayload = "read" | "write" | "edit" | "shell" | "grep" | "glob" | "ls" | "updateTodos";
+export type ToolPayload =
+  | "read"
+  | "write"
+  | "edit"
+  | "shell"
+  | "grep"
+  | "glob"
+  | "ls"
+  | "updateTodos"
+  | "task";
 
 export type ToolContext = {
   /** Absolute working directory of the session; relative paths resolve against it. */
@@ -66,6 +76,11 @@ export type ToolContext = {
   model?: string;
   /** Which media that model takes; absent: unknown (attach, the server decides). */
   mediaInput?: MediaInput;
+  /**
+   * Forwards an event of the subagent this call runs into the run's stream (the Agent tool);
+   * resolves once the run's consumer has taken it, so a subagent never runs ahead of its output.
+   */
+  report?: (report: SubagentReport) => Promise<void>;
 };
 
 /**
@@ -102,6 +117,8 @@ export type ToolValidation = { ok: true; input: Record<string, unknown> } | { ok
  */
 export type Tool = {
   name: string;
+  /** Other names a call may use (a legacy name: `Task` for `Agent`); the model is offered `name`. */
+  aliases?: readonly string[];
   description: string;
   /** JSON Schema of the input, sent to the model. */
   jsonSchema: Record<string, unknown>;
@@ -115,6 +132,6 @@ export type Tool = {
 };
 
 /** What the permission policy and the front ends need to know about a tool. */
-export type ToolDeclaration = Pick<Tool, "name" | "effects" | "payload">;
+export type ToolDeclaration = Pick<Tool, "name" | "effects" | "payload" | "aliases">;
 
 export type ToolSpecInput<S extends z.ZodType> = z.infer<S>;

@@ -1,4 +1,4 @@
-import type { EngineEvent, RunStartEvent } from "../../engine/events.js";
+import type { EngineEvent, RunStartEvent, ToolEndEvent, ToolStartEvent } from "../../engine/events.js";
 import type { ModelStreamEvent } from "../../engine/messages.js";
 import { type AssistantLines, assistantLines } from "./assistant-lines.js";
 import { resultObject } from "./result-line.js";
@@ -39,6 +39,42 @@ export function streamJsonProjection(options: StreamJsonOptions): Projection {
 
   const line = (value: Fields) => `${JSON.stringify(value)}\n`;
   const sessionId = () => start?.sessionId ?? "";
+
+  /** A tool call's `started` line; `parent` is the Agent call running it, for a subagent's calls. */
+  const toolStarted = (event: ToolStartEvent, parent?: string): string => {
+    const toolCall = startedToolCall(
+      options.payloads(event.name),
+      event.name,
+      event.input,
+      event.toolUseId,
+      start?.cwd ?? "",
+    );
+    started.set(event.toolUseId, toolCall);
+    return line({
+      type: "tool_call",
+      subtype: "started",
+      call_id: event.toolUseId,
+      ...(parent ? { parent_call_id: parent } : {}),
+      tool_call: toolCall,
+      session_id: sessionId(),
+    });
+  };
+
+  const toolCompleted = (event: ToolEndEvent, parent?: string): string => {
+    const payload = options.payloads(event.name);
+    const toolCall =
+      started.get(event.toolUseId) ??
+      startedToolCall(payload, event.name, event.input, event.toolUseId, start?.cwd ?? "");
+    started.delete(event.toolUseId);
+    return line({
+      type: "tool_call",
+      subtype: "completed",
+      call_id: event.toolUseId,
+      ...(parent ? { parent_call_id: parent } : {}),
+      tool_call: completedToolCall(payload, toolCall, event.outcome, options.fullPayloads === true),
+      session_id: sessionId(),
+    });
+  };
 
   /** Closes the current segment at a boundary; `at` is set for a tool call, absent at the end. */
   const closeSegment = (at?: number): string => {
@@ -97,39 +133,17 @@ export function streamJsonProjection(options: StreamJsonOptions): Projection {
           segment += text;
           return options.partial ? lines.delta(text, event.receivedAt) : "";
         }
-        case "tool_start": {
-          const toolCall = startedToolCall(
-            options.payloads(event.name),
-            event.name,
-            event.input,
-            event.toolUseId,
-            start?.cwd ?? "",
-          );
-          started.set(event.toolUseId, toolCall);
-          return (
-            closeSegment(event.startedAt) +
-            line({
-              type: "tool_call",
-              subtype: "started",
-              call_id: event.toolUseId,
-              tool_call: toolCall,
-              session_id: sessionId(),
-            })
-          );
-        }
-        case "tool_end": {
-          const payload = options.payloads(event.name);
-          const toolCall =
-            started.get(event.toolUseId) ??
-            startedToolCall(payload, event.name, event.input, event.toolUseId, start?.cwd ?? "");
-          started.delete(event.toolUseId);
-          return line({
-            type: "tool_call",
-            subtype: "completed",
-            call_id: event.toolUseId,
-            tool_call: completedToolCall(payload, toolCall, event.outcome, options.fullPayloads === true),
-            session_id: sessionId(),
-          });
+        case "tool_start":
+          return closeSegment(event.startedAt) + toolStarted(event);
+        case "tool_end":
+          return toolCompleted(event);
+        case "subagent": {
+          // A subagent's own tool calls, marked with the Agent call running it (docs/agents.md); its
+          // text is its answer, which arrives as that call's result.
+          const inner = event.event;
+          if (inner.type === "tool_start") return toolStarted(inner, event.toolUseId);
+          if (inner.type === "tool_end") return toolCompleted(inner, event.toolUseId);
+          return "";
         }
         case "compact_boundary":
           // An added system event (PM-5): consumers that do not know it skip it.

@@ -155,6 +155,17 @@ export const TOOL_KINDS: Readonly<Record<ToolPayload, ToolKindSpec>> = {
     }),
     success: (data) => pick(data, ["path", "entries", "truncated"]),
   },
+  task: {
+    key: "taskToolCall",
+    args: (input) =>
+      rename(input, { description: "description", prompt: "prompt", subagent_type: "subagentType" }),
+    // The answer, and which subagent gave it (its transcript: agent-<agentId>.jsonl, docs/agents.md).
+    success: (data) => ({
+      ...pick(data, ["agentId", "agentType"]),
+      result: Array.isArray(data.content) ? data.content.map((part: Fields) => part.text ?? "").join("") : "",
+      ...pick(data, ["totalToolUseCount", "totalDurationMs", "totalTokens"]),
+    }),
+  },
   updateTodos: {
     key: "updateTodosToolCall",
     args: (input) => ({ todos: cliTodos(input.todos), merge: false }),

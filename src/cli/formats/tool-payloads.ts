@@ -5,7 +5,11 @@ import { type Fields, TOOL_KINDS } from "./tool-kinds.js";
 export type ToolPayloads = (toolName: string) => ToolPayload | undefined;
 
 export function payloadsOf(tools: readonly ToolDeclaration[]): ToolPayloads {
-  const byName = new Map(tools.map((tool) => [tool.name, tool.payload]));
+  const byName = new Map(
+    tools.flatMap((tool) =>
+      [tool.name, ...(tool.aliases ?? [])].map((name) => [name, tool.payload] as const),
+    ),
+  );
   return (toolName) => byName.get(toolName);
 }
 
