@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import type { ConversationMessage } from "../engine/messages.js";
+import { loadTranscript } from "../sessions/reader.js";
 import { SessionStore, type SessionSummary, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
+import { subagentIds, subagentTranscriptPath } from "../sessions/subagents.js";
 import { FILE_MODE } from "../sessions/writer.js";
 
 /**
@@ -96,23 +98,30 @@ export async function getSessionMessages(
   return page(sessionMessages(sessionId, loaded.history), options);
 }
 
-/** cairn has no subagents yet: `[]` (a session's subagents arrive with them). */
+/** The agent ids of a session's subagents, from their transcripts (docs/agents.md), oldest first. */
 export async function listSubagents(
-  _sessionId: string,
+  sessionId: string,
   options: ListSubagentsOptions = {},
 ): Promise<string[]> {
-  storeFor(options);
-  return [];
+  const transcript = storeFor(options).find(sessionId, options.dir);
+  return subagentIds(transcript);
 }
 
-/** cairn has no subagents yet: `[]`. */
+/** A subagent's conversation (its sidechain transcript), paged like `getSessionMessages()`. */
 export async function getSubagentMessages(
-  _sessionId: string,
-  _agentId: string,
+  sessionId: string,
+  agentId: string,
   options: GetSubagentMessagesOptions = {},
 ): Promise<SessionMessage[]> {
-  storeFor(options);
-  return [];
+  const transcript = storeFor(options).find(sessionId, options.dir);
+  if (!(await subagentIds(transcript)).includes(agentId)) return [];
+  const loaded = await loadTranscript(subagentTranscriptPath(transcript, agentId));
+  const messages = sessionMessages(`${sessionId}/${agentId}`, loaded.history).map((message) => ({
+    ...message,
+    session_id: sessionId,
+    parent_agent_id: agentId,
+  }));
+  return page(messages, options);
 }
 
 export async function renameSession(

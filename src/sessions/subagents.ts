@@ -1,3 +1,4 @@
+import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { TRANSCRIPT_EXTENSION } from "./store.js";
 
@@ -10,4 +11,21 @@ export function subagentTranscriptPath(sessionTranscript: string, agentId: strin
   const dir = path.dirname(sessionTranscript);
   const session = path.basename(sessionTranscript, TRANSCRIPT_EXTENSION);
   return path.join(dir, session, "subagents", `agent-${agentId}${TRANSCRIPT_EXTENSION}`);
+}
+
+const SUBAGENT_FILE = new RegExp(`^agent-(.+)${TRANSCRIPT_EXTENSION.replace(".", "\\.")}$`);
+
+/** The agent ids of the subagent transcripts beside a session's transcript, oldest first. */
+export async function subagentIds(sessionTranscript: string): Promise<string[]> {
+  const dir = path.dirname(subagentTranscriptPath(sessionTranscript, "x"));
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const found = await Promise.all(
+    names.flatMap((name) => {
+      const id = SUBAGENT_FILE.exec(name)?.[1];
+      return id
+        ? [stat(path.join(dir, name)).then((info) => ({ id, born: info.birthtimeMs || info.mtimeMs }))]
+        : [];
+    }),
+  );
+  return found.sort((a, b) => a.born - b.born || a.id.localeCompare(b.id)).map((entry) => entry.id);
 }

@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import {
+  getSubagentMessages,
   type HookInput,
+  listSubagents,
   query,
   type SDKAssistantMessage,
   type SDKMessage,
@@ -40,7 +42,7 @@ const AGENTS = {
   },
 };
 
-async function delegate(options: Record<string, unknown> = {}) {
+async function delegate(options: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}) {
   const script = twoAgentsScript();
   const server = await startScriptedServer({ respond: script.respond });
   const cwd = workspace({ "a.txt": "hello\n" });
@@ -48,7 +50,13 @@ async function delegate(options: Record<string, unknown> = {}) {
     const messages = await collect(
       query({
         prompt: "Use both agents",
-        options: { cwd, env: envFor(server), agents: AGENTS, sandbox: { enabled: false }, ...options },
+        options: {
+          cwd,
+          env: { ...envFor(server), ...env },
+          agents: AGENTS,
+          sandbox: { enabled: false },
+          ...options,
+        },
       }),
     );
     return { messages, script, server, cwd };
@@ -303,6 +311,29 @@ describe("subagents: interrupts and resumed sessions", () => {
     );
     expect(files.join("\n")).toContain("toolu_r1");
     expect(files.join("\n")).toContain("toolu_l1");
+  });
+
+  test("listSubagents() and getSubagentMessages() read the subagents' transcripts of a session", async () => {
+    // The session functions look in this process's CAIRN_HOME.
+    const run = await delegate({}, { CAIRN_HOME: process.env.CAIRN_HOME });
+    const sessionId = result(run.messages).session_id;
+    const started = subtypes(run.messages, "task_started").map((m) => m.task_id as string);
+    const ids = await listSubagents(sessionId);
+    expect([...ids].sort()).toEqual([...started].sort());
+    const texts = await Promise.all(
+      ids.map(async (agentId) => {
+        const messages = await getSubagentMessages(sessionId, agentId);
+        expect(messages.length).toBeGreaterThan(1);
+        for (const message of messages)
+          expect(message).toMatchObject({ session_id: sessionId, parent_agent_id: agentId });
+        return JSON.stringify(messages.map((m) => m.message));
+      }),
+    );
+    // Each subagent's own conversation: one holds the reviewer's call, the other the lister's.
+    expect(texts.filter((text) => text.includes("toolu_r1"))).toHaveLength(1);
+    expect(texts.filter((text) => text.includes("toolu_l1"))).toHaveLength(1);
+    expect(await getSubagentMessages(sessionId, "no-such-agent")).toEqual([]);
+    expect(await getSubagentMessages(sessionId, ids[0]!, { limit: 1 })).toHaveLength(1);
   });
 });
 
