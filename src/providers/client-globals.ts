@@ -1,10 +1,11 @@
 /**
- * `Headers` and `FormData` for the Anthropic client that do not load Node's `fetch` implementation.
+ * `Headers` and `FormData` for the official clients (@anthropic-ai/sdk, openai) that do not load
+ * Node's `fetch` implementation.
  *
  * In Node 20 the globals `Headers` and `FormData` are lazy getters that load all of undici (about
- * 20–25 ms of a one-line run, docs/performance.md); the client builds every request's headers with
- * `new Headers()` and checks every body with `instanceof FormData`. The build points the client's
- * `Headers` and `FormData` at these instead (scripts/post-build.mjs), and its requests go out
+ * 20–25 ms of a one-line run, docs/performance.md); the clients build every request's headers with
+ * `new Headers()` and check every body with `instanceof FormData`. The build points the clients'
+ * `Headers` and `FormData` at these instead (scripts/post-build.mjs), and their requests go out
  * through `nodeFetch` (node-fetch.ts), so a run never loads undici.
  */
 

@@ -1,9 +1,10 @@
 /**
- * `fetch` over node:http / node:https, for the Anthropic client (`new Anthropic({ fetch })`).
+ * `fetch` over node:http / node:https, for the official clients (`new Anthropic({ fetch })`,
+ * `new OpenAI({ fetch })`).
  *
  * Node 20's own `fetch` (undici, with web streams and a WebAssembly HTTP parser) is loaded and
  * initialised on first use: about 25 ms of CPU in every CLI run, more than the request itself
- * (docs/performance.md). This does what the client needs from `fetch`, with Node's HTTP stack:
+ * (docs/performance.md). This does what the clients need from `fetch`, with Node's HTTP stack:
  * one request with a string or byte body, the response's status, headers and body (read with
  * `getReader()` or `for await`, or whole with `text()` / `json()`), the abort signal (before the
  * response and while reading the body), and keep-alive through Node's global agents (on by default

@@ -1,3 +1,5 @@
+import { nodeFetch } from "./node-fetch.js";
+
 type OpenAIClient = import("openai").OpenAI;
 
 export type OpenAIClientSettings = {
@@ -25,6 +27,8 @@ export async function createOpenAIClient(settings: OpenAIClientSettings): Promis
     webhookSecret: null,
     maxRetries: 0,
     logLevel: "off",
+    // Node's HTTP stack instead of undici's fetch: about 20 ms less per run (node-fetch.ts).
+    fetch: nodeFetch as unknown as typeof fetch,
     ...(settings.apiKey === undefined ? { defaultHeaders: { Authorization: null } } : {}),
   });
 }
