@@ -443,8 +443,10 @@ export function claudeFamilyAliases(): Record<string, string> {
     const version = Number(match[2]) * 1000 + Number(match[3] ?? 0);
     if (version > (newest.get(family)?.version ?? -1)) newest.set(family, { id: entry.id, version });
   }
+  // Plain code-unit order (the families are lower-case ASCII): the first `localeCompare` of a
+  // process sets up ICU's collator, about 10 ms of every run's start (docs/performance.md).
   return Object.fromEntries(
-    [...newest].sort(([a], [b]) => a.localeCompare(b)).map(([family, { id }]) => [family, id]),
+    [...newest].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([family, { id }]) => [family, id]),
   );
 }
 
