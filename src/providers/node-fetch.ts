@@ -11,8 +11,11 @@
  * in Node 20; idle sockets never hold the process open). Errors look like `fetch`'s: a failed
  * connection rejects with `TypeError("fetch failed")` whose `cause` is Node's error (ECONNREFUSED,
  * ECONNRESET, …); an abort with an `AbortError`. Anything else — another body type, a `Request`
- * object, a redirect to follow — goes to the global `fetch`, unchanged. Like Node 20's `fetch`, it
- * does not read HTTPS_PROXY. It asks for no compression, so a body never needs decoding.
+ * object, a redirect to follow — goes to the global `fetch`, unchanged. So does every request once
+ * undici is loaded and has a global dispatcher: the host program may have set one (a proxy agent,
+ * custom TLS options) that its requests are meant to go through, and undici costs nothing more by
+ * then. Like Node 20's `fetch`, it does not read HTTPS_PROXY. It asks for no compression, so a body
+ * never needs decoding.
  */
 import type { IncomingMessage } from "node:http";
 import { request as httpRequest } from "node:http";
@@ -54,12 +57,20 @@ type ResponseBody = AsyncIterable<Uint8Array> & {
 };
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Where undici (Node's fetch) keeps its global dispatcher, set when it loads or by the host program. */
+const UNDICI_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
 
 export function nodeFetch(input: unknown, init: FetchInit = {}): Promise<unknown> {
   const url = typeof input === "string" ? input : input instanceof URL ? input.href : undefined;
   const body = requestBody(init.body);
   const target = url === undefined ? undefined : new URL(url);
-  if (!target || body === unsupported || (target.protocol !== "http:" && target.protocol !== "https:")) {
+  const undiciInUse = (globalThis as Record<symbol, unknown>)[UNDICI_DISPATCHER] !== undefined;
+  if (
+    undiciInUse ||
+    !target ||
+    body === unsupported ||
+    (target.protocol !== "http:" && target.protocol !== "https:")
+  ) {
     return globalThis.fetch(input as string, init as RequestInit);
   }
   const signal = init.signal ?? undefined;

@@ -37,6 +37,8 @@ describe("nodeFetch", () => {
   test("sends method, headers and body; gives status, headers and the streamed body", async () => {
     server = await startScriptedServer({ steps: [reply().text("Hello there")] });
     const response = (await nodeFetch(`${server.url}/v1/messages`, request())) as NodeResponse;
+    // Node's own fetch was never loaded here, so this is the node:http transport's response.
+    expect(response.headers.constructor).toBe(LightHeaders);
     expect(response.ok).toBe(true);
     expect(response.status).toBe(200);
     expect(response.headers.get("Content-Type")).toMatch(/text\/event-stream/);
@@ -121,6 +123,18 @@ describe("the client's stand-ins for Headers and FormData", () => {
     expect(form).toBeInstanceOf(FormData);
     expect(new FormData() instanceof LazyFormData).toBe(true);
     expect({} instanceof LazyFormData).toBe(false);
+  });
+});
+
+// Last in this file: it loads undici for good.
+describe("nodeFetch once the host program uses Node's fetch", () => {
+  test("requests go through the global fetch (and its dispatcher, which the host may have set)", async () => {
+    server = await startScriptedServer({ steps: [reply().text("through fetch")] });
+    void new Headers(); // loads undici, which installs its global dispatcher
+    const response = (await nodeFetch(`${server.url}/v1/messages`, request())) as NodeResponse;
+    expect(response.headers.constructor).not.toBe(LightHeaders);
+    expect(response).toBeInstanceOf(Response);
+    expect(await response.text()).toContain("through");
   });
 });
 
