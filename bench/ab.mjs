@@ -28,7 +28,7 @@ if (!flags.a || !flags.b) {
 const sides = { A: resolve(flags.a), B: resolve(flags.b) };
 const rounds = Number(flags.rounds);
 const scratch = mkdtempSync(join(tmpdir(), "cairn-bench-ab-"));
-/** @type {Record<"A" | "B", Record<string, { title: string, unit: string, medians: number[], ratios: number[] }>>} */
+/** @type {Record<"A" | "B", Record<string, { title: string, unit: string, medians: number[], ratios: number[], own: number[] }>>} */
 const seen = { A: {}, B: {} };
 
 try {
@@ -47,10 +47,12 @@ try {
       const results = JSON.parse(readFileSync(join(out, "latest.json"), "utf8"));
       for (const row of results.scenarios) {
         if (row.status !== "ok") continue;
-        seen[side][row.id] ??= { title: row.title, unit: row.unit, medians: [], ratios: [] };
+        seen[side][row.id] ??= { title: row.title, unit: row.unit, medians: [], ratios: [], own: [] };
         const entry = seen[side][row.id];
         entry.medians.push(row.median);
         if (typeof row.ratio === "number") entry.ratios.push(row.ratio);
+        const own = row.details?.ownOverheadMs ?? row.ownOverheadMs;
+        if (typeof own === "number" && Number.isFinite(own)) entry.own.push(own);
       }
     }
   }
@@ -60,7 +62,7 @@ try {
 
 /** @type {Record<string, unknown>[]} */
 const comparison = [];
-const lines = [["scenario", "unit", "A", "B", "B/A", "A ratio", "B ratio"]];
+const lines = [["scenario", "unit", "A", "B", "B/A", "A ratio", "B ratio", "A own ms", "B own ms"]];
 for (const [id, a] of Object.entries(seen.A)) {
   const b = seen.B[id];
   if (!b) continue;
@@ -68,6 +70,9 @@ for (const [id, a] of Object.entries(seen.A)) {
   const mb = median(b.medians);
   const ra = a.ratios.length ? median(a.ratios) : undefined;
   const rb = b.ratios.length ? median(b.ratios) : undefined;
+  // Own overhead: the scenario's median minus its interleaved `node -e 0` median, per round.
+  const oa = a.own.length ? median(a.own) : undefined;
+  const ob = b.own.length ? median(b.own) : undefined;
   comparison.push({
     id,
     title: a.title,
@@ -77,11 +82,13 @@ for (const [id, a] of Object.entries(seen.A)) {
     bOverA: mb / ma,
     aRatio: ra,
     bRatio: rb,
+    aOwnMs: oa,
+    bOwnMs: ob,
     rounds: { a, b },
   });
   const fmt = (/** @type {number | undefined} */ x) =>
     x === undefined ? "" : x >= 100 ? x.toFixed(0) : x.toFixed(2);
-  lines.push([a.title, a.unit, fmt(ma), fmt(mb), (mb / ma).toFixed(2), fmt(ra), fmt(rb)]);
+  lines.push([a.title, a.unit, fmt(ma), fmt(mb), (mb / ma).toFixed(2), fmt(ra), fmt(rb), fmt(oa), fmt(ob)]);
 }
 const widths = lines[0].map((_, i) => Math.max(...lines.map((l) => l[i].length)));
 process.stdout.write(`${lines.map((l) => l.map((c, i) => c.padEnd(widths[i])).join("  ")).join("\n")}\n`);

@@ -16,11 +16,13 @@ if (!file) {
 const meta = JSON.parse(readFileSync(file, "utf8"));
 const outputs = meta.outputs;
 
-/** node_modules/<pkg>/… → <pkg>; src/<dir>/… → src/<dir>. @param {string} input */
+/** …/node_modules/<pkg>/… → <pkg>; src/<dir>/… → src/<dir>. @param {string} input */
 function packageOf(input) {
   const parts = input.split("/");
-  if (parts[0] !== "node_modules") return parts.slice(0, 2).join("/");
-  return parts.slice(1, parts[1].startsWith("@") ? 3 : 2).join("/");
+  // node_modules may be a link elsewhere (a worktree's), which esbuild reports as ../…/node_modules.
+  const at = parts.lastIndexOf("node_modules");
+  if (at < 0) return parts.slice(0, 2).join("/");
+  return parts.slice(at + 1, parts[at + 1].startsWith("@") ? at + 3 : at + 2).join("/");
 }
 
 /** The files loaded from `entry`, following dynamic imports whose chunk name matches `follow`. */

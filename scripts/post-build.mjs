@@ -15,6 +15,7 @@
 // The three entries share their chunks: one copy of each class (instanceof works across them).
 // Optional and peer dependencies stay external (native add-ons cannot be bundled).
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { build } from "esbuild";
 
 // zod is imported as `import * as z from "zod"` everywhere (a lint rule in biome.json enforces it),
@@ -24,6 +25,37 @@ const root = new URL("..", import.meta.url);
 const path = (/** @type {string} */ relative) => new URL(relative, root).pathname;
 const pkg = JSON.parse(readFileSync(path("package.json"), "utf8"));
 const external = [...Object.keys(pkg.optionalDependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
+
+// The official clients (@anthropic-ai/sdk, openai) build every request's headers with the global
+// `Headers` and check every body with `instanceof FormData`; in Node 20 either global loads all of
+// undici (Node's fetch) on first use. cairn gives the clients a fetch over node:http
+// (src/providers/node-fetch.ts), so their modules get the stand-ins of
+// src/providers/client-globals.ts for those two names and a run never loads undici
+// (docs/performance.md).
+const standInModule = path("src/providers/client-globals.ts");
+const standIns = { Headers: "LightHeaders", FormData: "LazyFormData" };
+/** @type {import("esbuild").Plugin} */
+const clientGlobals = {
+  name: "client-globals",
+  setup(pluginBuild) {
+    pluginBuild.onLoad(
+      { filter: /[\\/]node_modules[\\/](@anthropic-ai[\\/]sdk|openai)[\\/].*\.mjs$/ },
+      async (args) => {
+        const contents = await readFile(args.path, "utf8");
+        const code = contents.replace(/\/\/.*|\/\*[\s\S]*?\*\//g, "");
+        const used = Object.entries(standIns).filter(([name]) =>
+          new RegExp(`(?<![.\\w$])${name}\\b`).test(code),
+        );
+        if (used.length === 0) return undefined;
+        const names = used.map(([name, standIn]) => `${standIn} as ${name}`).join(", ");
+        return {
+          contents: `import { ${names} } from ${JSON.stringify(standInModule)};\n${contents}`,
+          loader: "js",
+        };
+      },
+    );
+  },
+};
 
 rmSync(path("dist/chunks"), { recursive: true, force: true });
 const built = await build({
@@ -52,6 +84,7 @@ const built = await build({
   keepNames: true,
   legalComments: "eof",
   logLevel: "warning",
+  plugins: [clientGlobals],
   // CAIRN_BUILD_META=file keeps esbuild's metafile (what went where) for bench/bundle-report.mjs.
   metafile: Boolean(process.env.CAIRN_BUILD_META),
 });

@@ -1,5 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import { compareCodeUnits } from "../util/compare.js";
 
 /** Folders deeper than this under a commands directory are not searched (a loop guard, too). */
 const MAX_DEPTH = 4;
@@ -10,7 +11,7 @@ export const MAX_PROMPT_FILE_CHARS = 200_000;
 export async function markdownFilesUnder(dir: string, depth = 0): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   const out: string[] = [];
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const entry of entries.sort((a, b) => compareCodeUnits(a.name, b.name))) {
     if (entry.name.startsWith(".")) continue;
     if (entry.isDirectory() && depth < MAX_DEPTH) {
       for (const inner of await markdownFilesUnder(path.join(dir, entry.name), depth + 1))

@@ -4,6 +4,7 @@ import * as z from "zod";
 import type { SourceDir } from "../config/setting-sources.js";
 import { defineTool } from "../tools/define.js";
 import type { Tool } from "../tools/types.js";
+import { compareCodeUnits } from "../util/compare.js";
 import { fillArguments, type Invocable } from "./commands.js";
 import { parseFrontmatter, stringField } from "./frontmatter.js";
 import { COMMAND_NAME, firstLine, readPromptFile } from "./markdown-files.js";
@@ -155,7 +156,7 @@ export function skillTool(skills: readonly Skill[]): Tool {
 async function filesUnder(dir: string, prefix = "", depth = 0): Promise<string[]> {
   const entries = await readdir(path.join(dir, prefix), { withFileTypes: true }).catch(() => []);
   const out: string[] = [];
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const entry of entries.sort((a, b) => compareCodeUnits(a.name, b.name))) {
     if (entry.name.startsWith(".")) continue;
     const relative = path.join(prefix, entry.name);
     if (entry.isDirectory() && depth < 3) out.push(...(await filesUnder(dir, relative, depth + 1)));

@@ -5,34 +5,39 @@ import * as z from "zod";
  * (Claude's `.mcp.json`, Cursor's `mcp.json`, the agent SDK's `mcpServers` option). docs/mcp.md.
  */
 
-const stringMap = z.record(z.string(), z.string());
+/**
+ * Built on first use: zod takes several milliseconds to build these, which every run would pay at
+ * start whether it configures MCP servers or not (docs/performance.md).
+ */
+function buildServerSchemas() {
+  const stringMap = z.record(z.string(), z.string());
+  const stdio = z.object({
+    type: z.literal("stdio").optional(),
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    env: stringMap.optional(),
+    cwd: z.string().optional(),
+    timeout: z.number().positive().optional(),
+  });
+  const remote = z.object({
+    type: z.enum(["http", "sse"]),
+    url: z.url(),
+    headers: stringMap.optional(),
+    timeout: z.number().positive().optional(),
+  });
+  /** Cursor writes remote servers without a type: `{ "url": … }` means Streamable HTTP. */
+  const untypedRemote = z.object({ url: z.url(), headers: stringMap.optional() }).transform((server) => ({
+    ...server,
+    type: "http" as const,
+  }));
+  return { stdio, remote, process: z.union([stdio, remote, untypedRemote]) };
+}
 
-export const stdioServerSchema = z.object({
-  type: z.literal("stdio").optional(),
-  command: z.string().min(1),
-  args: z.array(z.string()).optional(),
-  env: stringMap.optional(),
-  cwd: z.string().optional(),
-  timeout: z.number().positive().optional(),
-});
+type ServerSchemas = ReturnType<typeof buildServerSchemas>;
+let serverSchemas: ServerSchemas | undefined;
 
-export const remoteServerSchema = z.object({
-  type: z.enum(["http", "sse"]),
-  url: z.url(),
-  headers: stringMap.optional(),
-  timeout: z.number().positive().optional(),
-});
-
-/** Cursor writes remote servers without a type: `{ "url": … }` means Streamable HTTP. */
-const untypedRemoteSchema = z.object({ url: z.url(), headers: stringMap.optional() }).transform((server) => ({
-  ...server,
-  type: "http" as const,
-}));
-
-export const processServerSchema = z.union([stdioServerSchema, remoteServerSchema, untypedRemoteSchema]);
-
-export type StdioServerConfig = z.infer<typeof stdioServerSchema>;
-export type RemoteServerConfig = z.infer<typeof remoteServerSchema>;
+export type StdioServerConfig = z.infer<ServerSchemas["stdio"]>;
+export type RemoteServerConfig = z.infer<ServerSchemas["remote"]>;
 
 /** An in-process server from `createSdkMcpServer()`: the MCP server object itself. */
 export type SdkServerConfig = {
@@ -76,7 +81,8 @@ export function parseMcpServers(value: unknown, source: McpServerSource): McpSer
       throw new McpConfigError(
         `${where}: MCP server name ${JSON.stringify(name)} may use only letters, digits, - and _`,
       );
-    const parsed = processServerSchema.safeParse(config);
+    serverSchemas ??= buildServerSchemas();
+    const parsed = serverSchemas.process.safeParse(config);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       throw new McpConfigError(

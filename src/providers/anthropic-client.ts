@@ -8,6 +8,7 @@
 import { BaseAnthropic } from "@anthropic-ai/sdk/client";
 import { APIError } from "@anthropic-ai/sdk/core/error";
 import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
+import { nodeFetch } from "./node-fetch.js";
 
 export type AnthropicClientOptions = {
   apiKey: string;
@@ -29,6 +30,8 @@ export function createAnthropicClient(options: AnthropicClientOptions): Anthropi
     maxRetries: options.maxRetries,
     logLevel: "off",
     ...(options.headers ? { defaultHeaders: { ...options.headers } } : {}),
+    // Node's HTTP stack instead of undici's fetch: about 25 ms less per run (node-fetch.ts).
+    fetch: nodeFetch as unknown as typeof fetch,
   });
 }
 

@@ -1,4 +1,5 @@
 import type { MediaInput } from "../engine/provider.js";
+import { compareCodeUnits } from "../util/compare.js";
 
 /**
  * Known models: display name (the CLI's `system/init.model`), context window, max output, and
@@ -448,7 +449,7 @@ export function claudeFamilyAliases(): Record<string, string> {
     if (version > (newest.get(family)?.version ?? -1)) newest.set(family, { id: entry.id, version });
   }
   return Object.fromEntries(
-    [...newest].sort(([a], [b]) => a.localeCompare(b)).map(([family, { id }]) => [family, id]),
+    [...newest].sort(([a], [b]) => compareCodeUnits(a, b)).map(([family, { id }]) => [family, id]),
   );
 }
 

@@ -1,3 +1,5 @@
+import { nodeFetch } from "./node-fetch.js";
+
 type OpenAIClient = import("openai").OpenAI;
 
 export type OpenAIClientSettings = {
@@ -31,5 +33,7 @@ export async function createOpenAIClient(settings: OpenAIClientSettings): Promis
       ...settings.headers,
       ...(settings.apiKey === undefined ? { Authorization: null } : {}),
     },
+    // Node's HTTP stack instead of undici's fetch: about 20 ms less per run (node-fetch.ts).
+    fetch: nodeFetch as unknown as typeof fetch,
   });
 }

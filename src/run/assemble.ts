@@ -315,6 +315,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     ...config.warnings,
     ...customization.warnings,
     ...longSessionWarnings(spec, model),
+    ...proxyWarnings(env, model),
     ...runAgents.warnings,
     ...(agentsOffered ? agentWarnings(runAgents.agents, current.tools) : []),
   ];
@@ -474,6 +475,22 @@ async function resolveFallback(
     throw new ConfigError(`The fallback model ${first} is the model itself; name another one.`);
   }
   return fallback;
+}
+
+const PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"];
+
+/**
+ * cairn's model clients reach the base URL directly, as Node 20's fetch does (docs/providers.md): a
+ * proxy variable the user set is said to be unused rather than silently ignored.
+ */
+function proxyWarnings(env: NodeJS.ProcessEnv, model: RunModel): string[] {
+  const wire = model.provider.wire;
+  if (wire === "llama" || wire === "replay") return [];
+  const set = PROXY_VARIABLES.filter((name) => env[name]?.trim());
+  if (set.length === 0) return [];
+  return [
+    `${set.join(", ")} ${set.length > 1 ? "are" : "is"} not used: model requests go directly to the provider's base URL.`,
+  ];
 }
 
 /** What the long-session settings cannot do for this model, said once. */

@@ -4,6 +4,7 @@ import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import type { ConversationMessage } from "../engine/messages.js";
 import { resolveCairnHome } from "../permissions/home.js";
+import { compareCodeUnits } from "../util/compare.js";
 import {
   type LoadedTranscript,
   loadTranscript,
@@ -274,6 +275,6 @@ export class SessionStore {
 
 function sortByRecency(summaries: SessionSummary[]): SessionSummary[] {
   return summaries.sort(
-    (a, b) => b.updatedAt.localeCompare(a.updatedAt) || b.createdAt.localeCompare(a.createdAt),
+    (a, b) => compareCodeUnits(b.updatedAt, a.updatedAt) || compareCodeUnits(b.createdAt, a.createdAt),
   );
 }

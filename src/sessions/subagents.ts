@@ -1,5 +1,6 @@
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
+import { compareCodeUnits } from "../util/compare.js";
 import { TRANSCRIPT_EXTENSION } from "./store.js";
 
 /**
@@ -27,5 +28,5 @@ export async function subagentIds(sessionTranscript: string): Promise<string[]> 
         : [];
     }),
   );
-  return found.sort((a, b) => a.born - b.born || a.id.localeCompare(b.id)).map((entry) => entry.id);
+  return found.sort((a, b) => a.born - b.born || compareCodeUnits(a.id, b.id)).map((entry) => entry.id);
 }

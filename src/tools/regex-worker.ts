@@ -1,4 +1,9 @@
-import { Worker } from "node:worker_threads";
+import { createRequire } from "node:module";
+import type { Worker } from "node:worker_threads";
+
+// node:worker_threads is required on the first match, not at start: every run loads this module
+// (with the Grep tool) and most never use the fallback (docs/performance.md).
+const requireBuiltin = createRequire(import.meta.url);
 
 /** How long one file may take to match before the pattern is given up as runaway backtracking. */
 export const REGEX_FILE_DEADLINE_MS = 5000;
@@ -54,10 +59,13 @@ export class RegexWorker {
   /** Matching line indices, or flat [start, end, start, end, ...] offsets (multiline). */
   match(text: string): Promise<number[]> {
     if (this.signal.aborted) return Promise.reject(this.signal.reason);
-    this.worker ??= new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { source: this.regex.source, flags: this.regex.flags },
-    });
+    if (!this.worker) {
+      const threads = requireBuiltin("node:worker_threads") as typeof import("node:worker_threads");
+      this.worker = new threads.Worker(WORKER_SOURCE, {
+        eval: true,
+        workerData: { source: this.regex.source, flags: this.regex.flags },
+      });
+    }
     const worker = this.worker;
     return new Promise<number[]>((resolve, reject) => {
       const finish = (settle: () => void) => {

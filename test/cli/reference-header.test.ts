@@ -65,4 +65,17 @@ describe("-H / --header", () => {
     expect((await cli.exited).code).toBe(0);
     expect(cli.out.stderr).toContain("extra headers (--header) are not sent: replay:scenario.json");
   });
+
+  test("a proxy variable is said to be unused, once, and the request still goes to the base URL", async () => {
+    const server = await startServer([reply().text("Direct.")]);
+    const env = { ...serverEnv(server), HTTPS_PROXY: "http://127.0.0.1:9", http_proxy: "http://127.0.0.1:9" };
+    const cli = spawnCli(["-p", "hi"], { cwd: workspace(), env });
+    expect((await cli.exited).code).toBe(0);
+    expect(cli.out.stdout).toBe("Direct.\n");
+    expect(server.requests).toHaveLength(1);
+    const notes = cli.out.stderr.split("\n").filter((line) => line.includes("not used"));
+    expect(notes).toEqual([
+      expect.stringContaining("HTTPS_PROXY, http_proxy are not used: model requests go directly"),
+    ]);
+  });
 });

@@ -8,6 +8,8 @@ export function modelFreeEnv(): NodeJS.ProcessEnv {
   for (const [name, value] of Object.entries(process.env)) {
     if (name.startsWith("ANTHROPIC_") || name.endsWith("_API_KEY")) continue;
     if (name.startsWith("CAIRN_") && name !== "CAIRN_HOME") continue;
+    // The scripted server is on loopback; a CI proxy would only add cairn's "not used" note to stderr.
+    if (/^(https?|all)_proxy$/i.test(name)) continue;
     env[name] = value;
   }
   return env;
