@@ -25,6 +25,8 @@
  * See docs/sdk.md for examples.
  */
 
+import type { SDKUnemittedMessage } from "./unemitted-messages.js";
+
 // ---------------------------------------------------------------------------------------------------
 // Anthropic-shaped building blocks (the Messages API's own field names)
 // ---------------------------------------------------------------------------------------------------
@@ -714,8 +716,9 @@ export type SDKRateLimitEvent = {
  * Everything `query()` can yield. cairn produces `system`/`init`, `system`/`api_retry`,
  * `system`/`informational`, the hook and compaction messages, `system`/`task_started` /
  * `task_progress` / `task_notification` (subagents), `stream_event`, `assistant`, `user` and
- * `result` today; the other members are declared so programs written against the convention that
- * handle them still type-check.
+ * `result` today; the other members (`SDKUserMessageReplay`, `SDKRateLimitEvent` where the provider
+ * reports no limits, and the convention's messages in unemitted-messages.ts) are declared so
+ * programs written against the convention that handle them still type-check.
  */
 export type SDKMessage =
   | SDKSystemMessage
@@ -735,4 +738,5 @@ export type SDKMessage =
   | SDKTaskNotificationMessage
   | SDKToolProgressMessage
   | SDKUserMessageReplay
-  | SDKRateLimitEvent;
+  | SDKRateLimitEvent
+  | SDKUnemittedMessage;

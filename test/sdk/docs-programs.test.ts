@@ -214,7 +214,7 @@ function conventionPrograms(): string[] {
     ...["hooks-add-context.ts", "hooks-log-tool-calls.ts", "hooks-protect-env.ts", "typed-imports.ts"].map(
       fixturePath,
     ),
-    ...["list-files.ts", "stream-text.ts", "streaming-ui.ts"].map(examplePath),
+    ...["list-files.ts", "stream-text.ts", "streaming-ui.ts", "subagents-resume.ts"].map(examplePath),
   ];
 }
 
@@ -226,6 +226,10 @@ const SAME_AS_REFERENCE: Record<string, string[]> = {
   "single-message-input.ts": [
     "TS2339 Property 'result' does not exist on type 'SDKResultMessage'.",
     "TS2339 Property 'result' does not exist on type 'SDKResultMessage'.",
+  ],
+  // `"message" in message` keeps `system`/`permission_denied`, whose `message` is a string.
+  "subagents-resume.ts": [
+    "TS2339 Property 'content' does not exist on type 'string | SDKAPIAssistantMessage | { role: \"user\"; content: string | SDKUserContentBlock[]; }'.",
   ],
 };
 
