@@ -25,7 +25,30 @@
  * See docs/sdk.md for examples.
  */
 
-import type { SDKUnemittedMessage } from "./unemitted-messages.js";
+import type {
+  SDKAuthStatusMessage,
+  SDKBackgroundTasksChangedMessage,
+  SDKCommandsChangedMessage,
+  SDKControlRequestProgressMessage,
+  SDKConversationResetMessage,
+  SDKElicitationCompleteMessage,
+  SDKFilesPersistedEvent,
+  SDKLocalCommandOutputMessage,
+  SDKMemoryRecallMessage,
+  SDKMirrorErrorMessage,
+  SDKModelRefusalFallbackMessage,
+  SDKModelRefusalNoFallbackMessage,
+  SDKNotificationMessage,
+  SDKPermissionDeniedMessage,
+  SDKPluginInstallMessage,
+  SDKPromptSuggestionMessage,
+  SDKSessionStateChangedMessage,
+  SDKSessionWritesLostMessage,
+  SDKTaskUpdatedMessage,
+  SDKThinkingTokensMessage,
+  SDKToolUseSummaryMessage,
+  SDKWorkerShuttingDownMessage,
+} from "./unemitted-messages.js";
 
 // ---------------------------------------------------------------------------------------------------
 // Anthropic-shaped building blocks (the Messages API's own field names)
@@ -739,4 +762,25 @@ export type SDKMessage =
   | SDKToolProgressMessage
   | SDKUserMessageReplay
   | SDKRateLimitEvent
-  | SDKUnemittedMessage;
+  | SDKControlRequestProgressMessage
+  | SDKModelRefusalFallbackMessage
+  | SDKModelRefusalNoFallbackMessage
+  | SDKLocalCommandOutputMessage
+  | SDKPluginInstallMessage
+  | SDKAuthStatusMessage
+  | SDKTaskUpdatedMessage
+  | SDKBackgroundTasksChangedMessage
+  | SDKThinkingTokensMessage
+  | SDKSessionStateChangedMessage
+  | SDKWorkerShuttingDownMessage
+  | SDKCommandsChangedMessage
+  | SDKNotificationMessage
+  | SDKFilesPersistedEvent
+  | SDKToolUseSummaryMessage
+  | SDKMemoryRecallMessage
+  | SDKElicitationCompleteMessage
+  | SDKPermissionDeniedMessage
+  | SDKPromptSuggestionMessage
+  | SDKMirrorErrorMessage
+  | SDKConversationResetMessage
+  | SDKSessionWritesLostMessage;

@@ -307,28 +307,3 @@ export type SDKStartupFailureReason =
   | "managed_settings_not_delivered"
   | "initialize_fields_not_delivered"
   | "sideload_flags_disabled";
-
-/** The messages of this file that are in the convention's `SDKMessage` union. */
-export type SDKUnemittedMessage =
-  | SDKControlRequestProgressMessage
-  | SDKModelRefusalFallbackMessage
-  | SDKModelRefusalNoFallbackMessage
-  | SDKLocalCommandOutputMessage
-  | SDKPluginInstallMessage
-  | SDKAuthStatusMessage
-  | SDKTaskUpdatedMessage
-  | SDKBackgroundTasksChangedMessage
-  | SDKThinkingTokensMessage
-  | SDKSessionStateChangedMessage
-  | SDKWorkerShuttingDownMessage
-  | SDKCommandsChangedMessage
-  | SDKNotificationMessage
-  | SDKFilesPersistedEvent
-  | SDKToolUseSummaryMessage
-  | SDKMemoryRecallMessage
-  | SDKElicitationCompleteMessage
-  | SDKPermissionDeniedMessage
-  | SDKPromptSuggestionMessage
-  | SDKMirrorErrorMessage
-  | SDKConversationResetMessage
-  | SDKSessionWritesLostMessage;

@@ -211,9 +211,13 @@ function conventionPrograms(): string[] {
     ...["custom-tools-annotations.ts", "custom-tools-converter.ts", "custom-tools-fetch-data.ts"].map(
       examplePath,
     ),
-    ...["hooks-add-context.ts", "hooks-log-tool-calls.ts", "hooks-protect-env.ts", "typed-imports.ts"].map(
-      fixturePath,
-    ),
+    ...[
+      "hooks-add-context.ts",
+      "hooks-log-tool-calls.ts",
+      "hooks-protect-env.ts",
+      "typed-imports.ts",
+      "typed-convention-surface.ts",
+    ].map(fixturePath),
     ...["list-files.ts", "stream-text.ts", "streaming-ui.ts", "subagents-resume.ts"].map(examplePath),
   ];
 }
