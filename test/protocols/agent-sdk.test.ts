@@ -22,6 +22,14 @@ async function collect(messages: AsyncIterable<unknown>): Promise<Message[]> {
   return out;
 }
 
+/** A streamed prompt, as a program writes it (`session_id: ""`: the CLI knows the session). */
+const userMessage = (content: string) => ({
+  type: "user" as const,
+  message: { role: "user" as const, content },
+  parent_tool_use_id: null,
+  session_id: "",
+});
+
 const resultOf = (messages: Message[]) =>
   messages.find((m) => m.type === "result") as Message & Record<string, unknown>;
 
@@ -163,19 +171,9 @@ describe("the official agent SDK drives cairn", () => {
       release = resolve;
     });
     async function* prompts() {
-      yield {
-        type: "user" as const,
-        message: { role: "user" as const, content: "one" },
-        parent_tool_use_id: null,
-        session_id: "",
-      };
+      yield userMessage("one");
       await secondTurn;
-      yield {
-        type: "user" as const,
-        message: { role: "user" as const, content: "two" },
-        parent_tool_use_id: null,
-        session_id: "",
-      };
+      yield userMessage("two");
     }
     const q = query({ prompt: prompts(), options: throughCairn(server, workspace()) });
     const results: Message[] = [];
@@ -197,17 +195,9 @@ describe("the official agent SDK drives cairn", () => {
     const secondUuid = "11111111-2222-4333-8444-555555555555";
     // Both prompts are queued at once: the second's echo must wait for its own turn.
     async function* prompts() {
+      yield userMessage("one");
       yield {
-        type: "user" as const,
-        message: { role: "user" as const, content: "one" },
-        parent_tool_use_id: null,
-        session_id: "",
-      };
-      yield {
-        type: "user" as const,
-        message: { role: "user" as const, content: "two" },
-        parent_tool_use_id: null,
-        session_id: "",
+        ...userMessage("two"),
         uuid: secondUuid as `${string}-${string}-${string}-${string}-${string}`,
       };
     }

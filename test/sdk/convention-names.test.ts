@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import * as cairn from "../../src/index.js";
-import { REPO } from "./helpers.js";
+import { compileAgainstDeclarations, REPO } from "./helpers.js";
 
 type MessageRow = { name: string; type: string; subtypes: string[] };
 const names = JSON.parse(readFileSync(join(REPO, "test/sdk/fixtures/convention-names.json"), "utf8")) as {
@@ -52,7 +52,6 @@ describe("runtime exports (§1, Appendix A)", () => {
 
 describe("types (Appendix A, §4) in the published declarations (dist/index.d.ts)", () => {
   test("every type, the SDKMessage union's members and the messages' discriminants", async () => {
-    const ts = (await import("typescript")).default;
     // A program that names each one, as a program's author compiles it against the package.
     const lines: { code: string; what: string }[] = [];
     const types = [...new Set([...names["Appendix A types"], ...names["§4 SDKMessage union"]])];
@@ -82,18 +81,8 @@ describe("types (Appendix A, §4) in the published declarations (dist/index.d.ts
     const dir = mkdtempSync(join(tmpdir(), "cairn-names-"));
     const file = join(dir, "names.ts");
     writeFileSync(file, [...header, ...lines.map((line) => line.code)].join("\n"));
-    const program = ts.createProgram([file], {
-      strict: true,
-      noEmit: true,
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      types: ["node"],
-      skipLibCheck: true,
-      baseUrl: REPO,
-      paths: { cairn: ["./dist/index.d.ts"] },
-    });
-    const failed = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+    const { ts, diagnostics } = await compileAgainstDeclarations([file]);
+    const failed = diagnostics.map((diagnostic) => {
       if (!diagnostic.file || diagnostic.start === undefined)
         return ts.flattenDiagnosticMessageText(diagnostic.messageText, " ");
       const line = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line - header.length;
