@@ -90,7 +90,7 @@ export type FastModeDisabledReason =
   | "sdk_opt_in_required"
   | "pending";
 
-/** The `toolConfig` option (accepted with a warning: cairn's AskUserQuestion is not offered headless). */
+/** The `toolConfig` option (accepted with a warning: cairn has no AskUserQuestion tool to configure). */
 export type ToolConfig = { askUserQuestion?: { previewFormat?: "markdown" | "html" } };
 
 /** What an MCP server may do with its tools, per tool (cairn's permission rules decide instead). */
@@ -113,8 +113,8 @@ export type McpServerProvenance = { name: string; source: string };
 export type AgentMcpServerSpec = string | Record<string, McpServerConfigForProcessTransport>;
 
 /**
- * The `onElicitation` option: an MCP server asks the user for input. Accepted with a warning; cairn
- * declines every elicitation (docs/mcp.md), so the callback is never called.
+ * The `onElicitation` option: an MCP server asks the user for input. Accepted with a warning; cairn's
+ * MCP client does not offer elicitation (docs/mcp.md, "Not yet"), so the callback is never called.
  */
 export type ElicitationRequest = {
   serverName: string;

@@ -3,7 +3,7 @@ import type { SlashCommand } from "./query.js";
 
 /**
  * The convention's messages that cairn's `query()` never yields (docs/sdk.md, "Declared, not
- * produced"): they report things cairn does not have — background tasks, remote workers, MCP
+ * produced yet"): they report things cairn does not have — background tasks, remote workers, MCP
  * elicitation, plugin installs, model refusals with fallback, transcript mirrors, notifications of an
  * interactive interface. They are in the `SDKMessage` union, with the convention's shapes, so a
  * program that handles them type-checks, and its `switch` over `type`/`subtype` means the same.
@@ -214,10 +214,7 @@ export type SDKConversationResetMessage = Envelope & {
   timestamp?: string;
 };
 
-/**
- * The disk was full and writes were lost. cairn fails the query instead (`SessionWriteError`):
- * losing a transcript silently is not an option.
- */
+/** The disk was full and writes were lost (cairn does not yield it: a transcript it cannot create is a `SessionWriteError`). */
 export type SDKSessionWritesLostMessage = Envelope & {
   type: "system";
   subtype: "session_writes_lost";
