@@ -91,3 +91,14 @@ describe("types (Appendix A, §4) in the published declarations (dist/index.d.ts
     expect(failed).toEqual([]);
   }, 120_000);
 });
+
+test("the typed fixture over that surface compiles unchanged against the reference's own declarations", async () => {
+  // The same program, "cairn" resolved to the reference package (a devDependency): the shapes agree.
+  const { ts, diagnostics } = await compileAgainstDeclarations(
+    [join(REPO, "test/sdk/fixtures/typed-convention-surface.ts")],
+    "./node_modules/@anthropic-ai/claude-agent-sdk/sdk.d.ts",
+  );
+  expect(
+    diagnostics.map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, " ")),
+  ).toEqual([]);
+}, 120_000);

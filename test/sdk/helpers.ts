@@ -280,9 +280,10 @@ export function semanticBody<T>(raw: unknown): T {
 
 /**
  * `files` compiled as a program's author compiles them: strict, ESM, `"cairn"` resolved to the
- * published declarations (dist/index.d.ts). Resolves the compiler too, to read the diagnostics.
+ * published declarations (dist/index.d.ts), or to other `declarations` (a path from the repository's
+ * root). Resolves the compiler too, to read the diagnostics.
  */
-export async function compileAgainstDeclarations(files: string[]) {
+export async function compileAgainstDeclarations(files: string[], declarations = "./dist/index.d.ts") {
   const ts = (await import("typescript")).default;
   const program = ts.createProgram(files, {
     strict: true,
@@ -293,7 +294,7 @@ export async function compileAgainstDeclarations(files: string[]) {
     types: ["node"],
     skipLibCheck: true,
     baseUrl: REPO,
-    paths: { cairn: ["./dist/index.d.ts"] },
+    paths: { cairn: [declarations] },
   });
   return { ts, diagnostics: ts.getPreEmitDiagnostics(program) };
 }
