@@ -51,42 +51,8 @@ export {
   USAGE_WARNING_PREFIXES,
 } from "./sdk/constants.js";
 export type * from "./sdk/control-types.js";
-export type {
-  AsyncHookJSONOutput,
-  ConfigScope,
-  FastModeState,
-  JsonSchemaOutputFormat,
-  McpSdkServerConfig,
-  McpServerConfigForProcessTransport,
-  NotificationHookSpecificOutput,
-  OutputFormatType,
-  PermissionDecisionClassification,
-  PermissionDeniedHookSpecificOutput,
-  PermissionRequestHookSpecificOutput,
-  PostToolUseFailureHookSpecificOutput,
-  PostToolUseHookSpecificOutput,
-  PreToolUseHookSpecificOutput,
-  SandboxSettings,
-  SDKStatus,
-  SdkBeta,
-  SdkPluginConfig,
-  SessionKey,
-  SessionStartHookSpecificOutput,
-  SessionStore,
-  SessionStoreEntry,
-  SessionStoreFlush,
-  SpawnedProcess,
-  SpawnOptions,
-  StopHookSpecificOutput,
-  SubagentStartHookSpecificOutput,
-  SubagentStopHookSpecificOutput,
-  SyncHookJSONOutput,
-  TerminalReason,
-  ThinkingAdaptive,
-  ThinkingDisabled,
-  ThinkingEnabled,
-  UserPromptSubmitHookSpecificOutput,
-} from "./sdk/convention-types.js";
+export type * from "./sdk/convention-types.js";
+export type * from "./sdk/hook-outputs.js";
 export type {
   ApiKeySource,
   ModelUsage,
@@ -222,7 +188,7 @@ export type {
 } from "./sdk/query.js";
 export { query } from "./sdk/query.js";
 export type { ImportSessionToStoreOptions } from "./sdk/session-store.js";
-export { InMemorySessionStore, importSessionToStore } from "./sdk/session-store.js";
+export { foldSessionSummary, InMemorySessionStore, importSessionToStore } from "./sdk/session-store.js";
 export type {
   ForkSessionOptions,
   ForkSessionResult,
@@ -248,6 +214,9 @@ export {
   tagSession,
   unarchiveSession,
 } from "./sdk/sessions.js";
+export { filterEscalatingDefaultMode, matchDeniedModels, resolveSettings } from "./sdk/settings.js";
+export type * from "./sdk/settings-types.js";
+export type * from "./sdk/unemitted-messages.js";
 export type { ClaimOptions, SpareProcess, StartupParams, WarmQuery } from "./sdk/warm.js";
 export { prewarm, startup } from "./sdk/warm.js";
 export { SessionNotFoundError } from "./sessions/store.js";

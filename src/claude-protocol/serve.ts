@@ -38,13 +38,21 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
     return running;
   };
 
+  // With `--replay-user-messages`: the prompts whose turn has not started, echoed when it does.
+  const toReplay: Frame[] = [];
   const reading = (async () => {
     for await (const frame of channel.frames()) {
       if (frame.type === "control_request") await answer(frame as ControlRequest);
       else if (frame.type === "user") {
         start({});
-        if (args.replayUserMessages) channel.send({ ...frame, isReplay: false });
-        prompts.push(frame as unknown as SDKUserMessage);
+        // The echo names the prompt by its uuid: one the host did not give is made here, and the
+        // turn's user message gets the same.
+        const prompt =
+          args.replayUserMessages && typeof frame.uuid !== "string"
+            ? { ...frame, uuid: randomUUID() }
+            : frame;
+        if (args.replayUserMessages) toReplay.push(prompt);
+        prompts.push(prompt as unknown as SDKUserMessage);
       }
     }
     prompts.end();
@@ -117,6 +125,8 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
         if (reportsState && frame.type === "system" && frame.subtype === "init")
           sendState(channel, frame, "running");
         channel.send(frame);
+        const replayed = frame.type === "system" && frame.subtype === "init" ? toReplay.shift() : undefined;
+        if (replayed) channel.send(replayOf(replayed, frame));
         if (reportsState && frame.type === "result") sendState(channel, frame, "idle");
       }
     await reading;
@@ -166,6 +176,15 @@ function buildOptions(
       )) as unknown as PermissionResult;
   }
   return options;
+}
+
+/**
+ * A prompt echoed back when its turn starts (`--replay-user-messages`), as the convention's CLI does
+ * (`SDKUserMessageReplay`): `isReplay: true`, its `uuid`, the session's id. Hosts that queue prompts
+ * (Zed's adapter) take the echo of a queued one as "that prompt's turn has begun".
+ */
+function replayOf(prompt: Frame, init: Frame): Frame {
+  return { ...prompt, session_id: init.session_id, isReplay: true };
 }
 
 /** `system`/`session_state_changed`: a turn started (`running`) or is over (`idle`). */

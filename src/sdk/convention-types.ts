@@ -1,11 +1,6 @@
-import type { HookJSONOutput, HookPermissionDecision } from "../engine/hooks.js";
-import type {
-  McpHttpServerConfig,
-  McpSSEServerConfig,
-  McpStdioServerConfig,
-  Options,
-  PermissionUpdate,
-} from "./options.js";
+import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { HookJSONOutput } from "../engine/hooks.js";
+import type { McpHttpServerConfig, McpSSEServerConfig, McpStdioServerConfig, Options } from "./options.js";
 
 /**
  * Public types of the convention that name shapes cairn already has, under the convention's names,
@@ -14,39 +9,6 @@ import type {
 
 export type SyncHookJSONOutput = Exclude<HookJSONOutput, { async: true }>;
 export type AsyncHookJSONOutput = Extract<HookJSONOutput, { async: true }>;
-
-type WithContext<E extends string> = { hookEventName: E; additionalContext?: string };
-export type PreToolUseHookSpecificOutput = {
-  hookEventName: "PreToolUse";
-  permissionDecision?: HookPermissionDecision;
-  permissionDecisionReason?: string;
-  updatedInput?: Record<string, unknown>;
-  additionalContext?: string;
-};
-export type PostToolUseHookSpecificOutput = WithContext<"PostToolUse"> & {
-  updatedMCPToolOutput?: unknown;
-  updatedToolOutput?: unknown;
-};
-export type PostToolUseFailureHookSpecificOutput = WithContext<"PostToolUseFailure">;
-export type UserPromptSubmitHookSpecificOutput = WithContext<"UserPromptSubmit"> & {
-  sessionTitle?: string;
-  suppressOriginalPrompt?: boolean;
-};
-export type SessionStartHookSpecificOutput = WithContext<"SessionStart"> & {
-  initialUserMessage?: string;
-  sessionTitle?: string;
-};
-export type StopHookSpecificOutput = WithContext<"Stop">;
-export type SubagentStartHookSpecificOutput = WithContext<"SubagentStart">;
-export type SubagentStopHookSpecificOutput = WithContext<"SubagentStop">;
-export type NotificationHookSpecificOutput = WithContext<"Notification">;
-export type PermissionDeniedHookSpecificOutput = { hookEventName: "PermissionDenied"; retry?: boolean };
-export type PermissionRequestHookSpecificOutput = {
-  hookEventName: "PermissionRequest";
-  decision:
-    | { behavior: "allow"; updatedInput?: Record<string, unknown>; updatedPermissions?: PermissionUpdate[] }
-    | { behavior: "deny"; message?: string; interrupt?: boolean };
-};
 
 export type PermissionDecisionClassification = "user_temporary" | "user_permanent" | "user_reject";
 
@@ -66,8 +28,6 @@ export type McpServerConfigForProcessTransport =
 
 export type SdkBeta = "context-1m-2025-08-07" | (string & {});
 export type SdkPluginConfig = { type: "local"; path: string; skipMcpDiscovery?: boolean };
-/** cairn's `sandbox` option (docs/security.md, "Sandbox"), in the convention's shape. */
-export type SandboxSettings = NonNullable<Options["sandbox"]>;
 export type SDKStatus = "compacting" | "requesting" | null;
 export type FastModeState = "off" | "cooldown" | "on";
 export type ConfigScope = "local" | "user" | "project";
@@ -108,7 +68,95 @@ export type SessionStore = {
   append(key: SessionKey, entries: SessionStoreEntry[]): Promise<void>;
   load(key: SessionKey): Promise<SessionStoreEntry[] | null>;
   listSessions?(projectKey: string): Promise<{ sessionId: string; mtime: number }[]>;
+  listSessionSummaries?(projectKey: string): Promise<SessionSummaryEntry[]>;
   delete?(key: SessionKey): Promise<void>;
   listSubkeys?(key: { projectKey: string; sessionId: string }): Promise<string[]>;
 };
 export type SessionStoreFlush = "batched" | "eager";
+
+/** The convention's `outputFormat` base: cairn's one format is `json_schema`. */
+export type BaseOutputFormat = { type: OutputFormatType };
+
+/** Why fast mode is off (cairn has no fast mode: its `system`/`init` never sets it). */
+export type FastModeDisabledReason =
+  | "free"
+  | "preference"
+  | "extra_usage_disabled"
+  | "network_error"
+  | "unknown"
+  | "not_first_party"
+  | "disabled_by_env"
+  | "model_not_allowed"
+  | "sdk_opt_in_required"
+  | "pending";
+
+/** The `toolConfig` option (accepted with a warning: cairn has no AskUserQuestion tool to configure). */
+export type ToolConfig = { askUserQuestion?: { previewFormat?: "markdown" | "html" } };
+
+/** What an MCP server may do with its tools, per tool (cairn's permission rules decide instead). */
+export type McpServerToolPolicy = {
+  name: string;
+  permission_policy?: "always_allow" | "always_ask" | "always_deny";
+  org_max_permission?: "allow" | "ask" | "blocked";
+};
+/** A claude.ai connector (status only; cairn has none). */
+export type McpClaudeAIProxyServerConfig = {
+  type: "claudeai-proxy";
+  url: string;
+  id: string;
+  timeout?: number;
+};
+export type McpServerStatusConfig = McpServerConfigForProcessTransport | McpClaudeAIProxyServerConfig;
+/** Which MCP server a tool of a hook's input came from. */
+export type McpServerProvenance = { name: string; source: string };
+/** A subagent's MCP servers: a name of the query's servers, or servers of its own. */
+export type AgentMcpServerSpec = string | Record<string, McpServerConfigForProcessTransport>;
+
+/**
+ * The `onElicitation` option: an MCP server asks the user for input. Accepted with a warning; cairn's
+ * MCP client does not offer elicitation (docs/mcp.md, "Not yet"), so the callback is never called.
+ */
+export type ElicitationRequest = {
+  serverName: string;
+  message: string;
+  mode?: "form" | "url";
+  url?: string;
+  elicitationId?: string;
+  requestedSchema?: Record<string, unknown>;
+  title?: string;
+  displayName?: string;
+  description?: string;
+};
+export type ElicitationResult = ElicitResult;
+export type OnElicitation = (
+  request: ElicitationRequest,
+  options: { signal: AbortSignal; requestId: string },
+) => Promise<ElicitationResult | null>;
+
+/** The `onUserDialog` option: accepted with a warning; cairn opens no dialogs, so it is never called. */
+export type UserDialogRequest = { dialogKind: string; payload: Record<string, unknown>; toolUseID?: string };
+export type UserDialogResult = { behavior: "completed"; result: unknown } | { behavior: "cancelled" };
+export type OnUserDialog = (
+  request: UserDialogRequest,
+  options: { signal: AbortSignal; requestId: string },
+) => Promise<UserDialogResult | null>;
+
+/** A background task in the `Stop` hooks' input (cairn runs none: the field is never set). */
+export type BackgroundTaskSummary = {
+  id: string;
+  type: string;
+  status: string;
+  description: string;
+  command?: string;
+  agent_type?: string;
+  server?: string;
+  tool?: string;
+  name?: string;
+};
+/** A scheduled prompt in the `Stop` hooks' input (cairn schedules none). */
+export type SessionCronSummary = { id: string; schedule: string; recurring: boolean; prompt: string };
+/** A tool call left for the host to run (the convention's deferred tools; cairn runs every call). */
+export type SDKDeferredToolUse = { id: string; name: string; input: Record<string, unknown> };
+
+/** What `foldSessionSummary()` keeps per session: `data` is opaque to a store, kept verbatim. */
+export type SessionSummaryEntry = { sessionId: string; mtime: number; data: Record<string, unknown> };

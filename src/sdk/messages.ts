@@ -25,6 +25,31 @@
  * See docs/sdk.md for examples.
  */
 
+import type {
+  SDKAuthStatusMessage,
+  SDKBackgroundTasksChangedMessage,
+  SDKCommandsChangedMessage,
+  SDKControlRequestProgressMessage,
+  SDKConversationResetMessage,
+  SDKElicitationCompleteMessage,
+  SDKFilesPersistedEvent,
+  SDKLocalCommandOutputMessage,
+  SDKMemoryRecallMessage,
+  SDKMirrorErrorMessage,
+  SDKModelRefusalFallbackMessage,
+  SDKModelRefusalNoFallbackMessage,
+  SDKNotificationMessage,
+  SDKPermissionDeniedMessage,
+  SDKPluginInstallMessage,
+  SDKPromptSuggestionMessage,
+  SDKSessionStateChangedMessage,
+  SDKSessionWritesLostMessage,
+  SDKTaskUpdatedMessage,
+  SDKThinkingTokensMessage,
+  SDKToolUseSummaryMessage,
+  SDKWorkerShuttingDownMessage,
+} from "./unemitted-messages.js";
+
 // ---------------------------------------------------------------------------------------------------
 // Anthropic-shaped building blocks (the Messages API's own field names)
 // ---------------------------------------------------------------------------------------------------
@@ -714,8 +739,9 @@ export type SDKRateLimitEvent = {
  * Everything `query()` can yield. cairn produces `system`/`init`, `system`/`api_retry`,
  * `system`/`informational`, the hook and compaction messages, `system`/`task_started` /
  * `task_progress` / `task_notification` (subagents), `stream_event`, `assistant`, `user` and
- * `result` today; the other members are declared so programs written against the convention that
- * handle them still type-check.
+ * `result` today; the other members (`SDKUserMessageReplay`, `SDKRateLimitEvent` where the provider
+ * reports no limits, and the convention's messages in unemitted-messages.ts) are declared so
+ * programs written against the convention that handle them still type-check.
  */
 export type SDKMessage =
   | SDKSystemMessage
@@ -735,4 +761,26 @@ export type SDKMessage =
   | SDKTaskNotificationMessage
   | SDKToolProgressMessage
   | SDKUserMessageReplay
-  | SDKRateLimitEvent;
+  | SDKRateLimitEvent
+  | SDKControlRequestProgressMessage
+  | SDKModelRefusalFallbackMessage
+  | SDKModelRefusalNoFallbackMessage
+  | SDKLocalCommandOutputMessage
+  | SDKPluginInstallMessage
+  | SDKAuthStatusMessage
+  | SDKTaskUpdatedMessage
+  | SDKBackgroundTasksChangedMessage
+  | SDKThinkingTokensMessage
+  | SDKSessionStateChangedMessage
+  | SDKWorkerShuttingDownMessage
+  | SDKCommandsChangedMessage
+  | SDKNotificationMessage
+  | SDKFilesPersistedEvent
+  | SDKToolUseSummaryMessage
+  | SDKMemoryRecallMessage
+  | SDKElicitationCompleteMessage
+  | SDKPermissionDeniedMessage
+  | SDKPromptSuggestionMessage
+  | SDKMirrorErrorMessage
+  | SDKConversationResetMessage
+  | SDKSessionWritesLostMessage;

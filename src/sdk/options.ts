@@ -8,7 +8,9 @@ import type { McpSdkServerConfigWithInstance } from "../mcp/sdk-server.js";
 import { parseRule, RuleSyntaxError, splitRuleList } from "../permissions/rules.js";
 import { editDistance } from "../providers/close-matches.js";
 import { isValidSessionId } from "../sessions/store.js";
+import type { OnElicitation, OnUserDialog, ToolConfig } from "./convention-types.js";
 import type { PermissionMode } from "./messages.js";
+import type { SandboxSettings, Settings } from "./settings-types.js";
 
 /**
  * The options of `query()`: names and meaning as in the public agent-SDK convention, plus cairn's own
@@ -412,7 +414,7 @@ export type Options = {
    * `filesystem.allowWrite` adds writable directories; `network.allowAll: true` (cairn's own key)
    * gives commands the network. Other keys are reported in a warning and have no effect.
    */
-  sandbox?: Record<string, unknown>;
+  sandbox?: SandboxSettings;
 
   // --- cairn's own ------------------------------------------------------------------------------
 
@@ -470,21 +472,21 @@ export type Options = {
   agentProgressSummaries?: boolean;
   debug?: boolean;
   debugFile?: string;
-  managedSettings?: Record<string, unknown>;
+  managedSettings?: Settings;
   mcpServersDelivery?: "argv" | "initialize";
-  onElicitation?(request: unknown, options: { signal: AbortSignal }): Promise<unknown>;
-  onUserDialog?(request: unknown, options: { signal: AbortSignal }): Promise<unknown>;
+  onElicitation?: OnElicitation;
+  onUserDialog?: OnUserDialog;
   perTaskStopAffordance?: boolean;
   permissionPrompts?: "host" | "none";
   planModeInstructions?: string;
   pluginDelivery?: "argv" | "initialize";
   projectConfigRoot?: string;
   promptSuggestions?: boolean;
-  settings?: string | Record<string, unknown>;
+  settings?: string | Settings;
   supportedDialogKinds?: string[];
   taskBudget?: { total: number };
   toolAliases?: Record<string, string>;
-  toolConfig?: Record<string, unknown>;
+  toolConfig?: ToolConfig;
   verbatimPrompts?: boolean;
 
   // --- not applicable: cairn runs the engine in-process -----------------------------------------

@@ -30,7 +30,9 @@ import type {
   AccountInfo,
   SDKControlGetContextUsageResponse,
   SDKControlInitializeResponse,
+  SDKControlMcpReadResourceResponse,
   SDKControlReadFileResponse,
+  SDKControlReloadOutputStylesResponse,
   SDKControlReloadPluginsResponse,
   SDKControlReloadSkillsResponse,
 } from "./control-types.js";
@@ -191,7 +193,7 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   /** No-op: cairn's Edit and Write do not require an earlier Read. */
   seedReadState(path: string, mtime: number): Promise<void>;
   /** Reads a resource of one of the query's MCP servers. */
-  readMcpResource(serverName: string, uri: string): Promise<{ contents: unknown[] }>;
+  readMcpResource(serverName: string, uri: string): Promise<SDKControlMcpReadResourceResponse>;
   /** Resolves a `warning`: cairn has no per-server permission mode (use rules like `mcp__server`). */
   setMcpPermissionModeOverride(
     serverName: string,
@@ -202,7 +204,7 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   /** Not applied (the SDK never writes config files): a one-time warning. */
   updateSettings(source: "localSettings" | "userSettings", settings: Record<string, unknown>): Promise<void>;
   /** `{ available_output_styles: ["default"] }`: cairn has one output style. */
-  reloadOutputStyles(): Promise<{ available_output_styles: string[] }>;
+  reloadOutputStyles(): Promise<SDKControlReloadOutputStylesResponse>;
   /** Nothing to reload yet: `{ plugins: [] }`. */
   reloadPlugins(options?: Record<string, unknown>): Promise<SDKControlReloadPluginsResponse>;
   /** Nothing to reload yet: `{ skills: [] }`. */
@@ -531,7 +533,7 @@ class QueryRun implements Query {
 
   async seedReadState(_path: string, _mtime: number): Promise<void> {}
 
-  async readMcpResource(serverName: string, uri: string): Promise<{ contents: unknown[] }> {
+  async readMcpResource(serverName: string, uri: string): Promise<SDKControlMcpReadResourceResponse> {
     const assembled = await this.assembly();
     const tool = assembled.tools.find((candidate) => candidate.name === "ReadMcpResource");
     const outcome = tool
@@ -545,7 +547,8 @@ class QueryRun implements Query {
         `cairn Query.readMcpResource(): ${outcome?.content ?? `no MCP server publishes resources`}`,
       );
     }
-    return { contents: (outcome.data?.contents as unknown[]) ?? [] };
+    // The MCP server's `resources/read` contents, as it answered them.
+    return { contents: (outcome.data?.contents as SDKControlMcpReadResourceResponse["contents"]) ?? [] };
   }
 
   async setMcpPermissionModeOverride(serverName: string): Promise<{ warning?: string }> {
@@ -562,7 +565,7 @@ class QueryRun implements Query {
     notApplied("updateSettings", "the SDK never writes cairn's config files.");
   }
 
-  async reloadOutputStyles(): Promise<{ available_output_styles: string[] }> {
+  async reloadOutputStyles(): Promise<SDKControlReloadOutputStylesResponse> {
     return { available_output_styles: ["default"] };
   }
 

@@ -1,5 +1,5 @@
 import { workspaceKey } from "../sessions/store.js";
-import type { SessionKey, SessionStore, SessionStoreEntry } from "./convention-types.js";
+import type { SessionKey, SessionStore, SessionStoreEntry, SessionSummaryEntry } from "./convention-types.js";
 import { getSessionInfo, getSessionMessages } from "./sessions.js";
 
 /**
@@ -65,4 +65,50 @@ export async function importSessionToStore(
     { projectKey, sessionId },
     messages.map((message) => ({ ...message })),
   );
+}
+
+/** Fields the first entry that carries them sets for good. */
+const SET_ONCE = ["isSidechain", "createdAt", "cwd", "firstPrompt"] as const;
+/** Fields every entry that carries them sets again. */
+const LAST_WINS = ["customTitle", "aiTitle", "lastPrompt", "summaryHint", "gitBranch", "tag"] as const;
+
+/**
+ * Folds appended entries into `key`'s running summary, for a store's `append()` to keep a summary
+ * beside the transcript. A field comes from the entries that carry it by name (`cwd`, `gitBranch`,
+ * `customTitle`, `tag`, …); `createdAt` from the first `timestamp`; `firstPrompt` / `lastPrompt`
+ * from the text of user messages (cairn's entries: `importSessionToStore()`); `summaryHint` from a
+ * `summary` entry's `summary`. `mtime` is the store's to stamp: `options.mtime`, else `prev`'s.
+ */
+export function foldSessionSummary(
+  prev: SessionSummaryEntry | undefined,
+  key: SessionKey,
+  entries: SessionStoreEntry[],
+  options: { mtime?: number } = {},
+): SessionSummaryEntry {
+  const data: Record<string, unknown> = { ...prev?.data };
+  for (const entry of entries) {
+    const found: Record<string, unknown> = { ...entry };
+    if (typeof entry.timestamp === "string") found.createdAt = entry.timestamp;
+    if (entry.type === "summary" && typeof entry.summary === "string") found.summaryHint = entry.summary;
+    const prompt = entry.type === "user" ? promptText(entry.message) : undefined;
+    if (prompt !== undefined) {
+      found.firstPrompt = prompt;
+      found.lastPrompt = prompt;
+    }
+    for (const field of SET_ONCE)
+      if (data[field] === undefined && found[field] !== undefined) data[field] = found[field];
+    for (const field of LAST_WINS) if (found[field] !== undefined) data[field] = found[field];
+  }
+  return { sessionId: key.sessionId, mtime: options.mtime ?? prev?.mtime ?? 0, data };
+}
+
+/** The text a user typed (not a tool result), or undefined. */
+function promptText(message: unknown): string | undefined {
+  const content = (message as { content?: unknown } | undefined)?.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  const texts = content.flatMap((block) =>
+    (block as { type?: unknown }).type === "text" ? [String((block as { text?: unknown }).text)] : [],
+  );
+  return texts.length > 0 ? texts.join("\n") : undefined;
 }

@@ -22,6 +22,14 @@ async function collect(messages: AsyncIterable<unknown>): Promise<Message[]> {
   return out;
 }
 
+/** A streamed prompt, as a program writes it (`session_id: ""`: the CLI knows the session). */
+const userMessage = (content: string) => ({
+  type: "user" as const,
+  message: { role: "user" as const, content },
+  parent_tool_use_id: null,
+  session_id: "",
+});
+
 const resultOf = (messages: Message[]) =>
   messages.find((m) => m.type === "result") as Message & Record<string, unknown>;
 
@@ -163,19 +171,9 @@ describe("the official agent SDK drives cairn", () => {
       release = resolve;
     });
     async function* prompts() {
-      yield {
-        type: "user" as const,
-        message: { role: "user" as const, content: "one" },
-        parent_tool_use_id: null,
-        session_id: "",
-      };
+      yield userMessage("one");
       await secondTurn;
-      yield {
-        type: "user" as const,
-        message: { role: "user" as const, content: "two" },
-        parent_tool_use_id: null,
-        session_id: "",
-      };
+      yield userMessage("two");
     }
     const q = query({ prompt: prompts(), options: throughCairn(server, workspace()) });
     const results: Message[] = [];
@@ -190,6 +188,47 @@ describe("the official agent SDK drives cairn", () => {
     expect(results.map((r) => r.result)).toEqual(["First.", "Second."]);
     expect((server.requests[1]!.body as { model: string }).model).toMatch(/^claude-haiku/);
     expect(JSON.stringify(server.requests[1]!.body)).toContain("First.");
+  });
+
+  test("--replay-user-messages: each prompt comes back as isReplay: true, with its uuid, when its turn starts", async () => {
+    const server = await startServer([reply().text("First."), reply().text("Second.")]);
+    const secondUuid = "11111111-2222-4333-8444-555555555555";
+    // Both prompts are queued at once: the second's echo must wait for its own turn.
+    async function* prompts() {
+      yield userMessage("one");
+      yield {
+        ...userMessage("two"),
+        uuid: secondUuid as `${string}-${string}-${string}-${string}-${string}`,
+      };
+    }
+    const messages = await collect(
+      query({
+        prompt: prompts(),
+        options: { ...throughCairn(server, workspace()), extraArgs: { "replay-user-messages": null } },
+      }),
+    );
+    const flow = messages
+      .filter((m) => m.subtype !== "session_state_changed")
+      .map((m) =>
+        m.type === "user"
+          ? `replay:${JSON.stringify((m.message as { content: unknown }).content)}`
+          : (m.subtype ?? m.type),
+      );
+    expect(flow).toEqual([
+      "init",
+      'replay:"one"',
+      "assistant",
+      "success",
+      "init",
+      'replay:"two"',
+      "assistant",
+      "success",
+    ]);
+    const sessionId = messages.find((m) => m.subtype === "init")!.session_id;
+    const replays = messages.filter((m) => m.type === "user");
+    for (const replay of replays) expect(replay).toMatchObject({ isReplay: true, session_id: sessionId });
+    expect(replays[0]!.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(replays[1]!.uuid).toBe(secondUuid);
   });
 
   test("interrupt() ends a running turn with an error result", async () => {

@@ -277,3 +277,24 @@ export function semanticBody<T>(raw: unknown): T {
   }
   return body as T;
 }
+
+/**
+ * `files` compiled as a program's author compiles them: strict, ESM, `"cairn"` resolved to the
+ * published declarations (dist/index.d.ts), or to other `declarations` (a path from the repository's
+ * root). Resolves the compiler too, to read the diagnostics.
+ */
+export async function compileAgainstDeclarations(files: string[], declarations = "./dist/index.d.ts") {
+  const ts = (await import("typescript")).default;
+  const program = ts.createProgram(files, {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: ["node"],
+    skipLibCheck: true,
+    baseUrl: REPO,
+    paths: { cairn: [declarations] },
+  });
+  return { ts, diagnostics: ts.getPreEmitDiagnostics(program) };
+}
