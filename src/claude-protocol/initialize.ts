@@ -19,7 +19,7 @@ const APPLIED = new Set([
   "forwardSubagentText",
 ]);
 
-/** What an `initialize` request sets: the system prompt, structured output, skills, plugins. */
+/** What an `initialize` request sets: the system prompt, structured output, skills, plugins, agents, title. */
 export function initializeOptions(init: Record<string, unknown>): Options {
   const options: Options = {};
   const prompt = init.systemPrompt;
@@ -36,6 +36,7 @@ export function initializeOptions(init: Record<string, unknown>): Options {
   // Subagents (docs/agents.md): checked like the option when the query starts.
   if (init.agents && typeof init.agents === "object") options.agents = init.agents as Options["agents"];
   if (typeof init.forwardSubagentText === "boolean") options.forwardSubagentText = init.forwardSubagentText;
+  if (typeof init.title === "string") options.title = init.title;
   if (init.jsonSchema && typeof init.jsonSchema === "object")
     options.outputFormat = { type: "json_schema", schema: init.jsonSchema as Record<string, unknown> };
   const unapplied = Object.keys(init).filter((key) => !APPLIED.has(key) && init[key] !== undefined);

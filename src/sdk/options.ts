@@ -330,6 +330,8 @@ export type Options = {
    * mode 0600. `false` writes nothing (a `resume` still reads the earlier transcript).
    */
   persistSession?: boolean;
+  /** The session's custom title (what `renameSession()` sets; `listSessions()` reports it as `summary`). */
+  title?: string;
   /**
    * Save each file's content before Write or Edit first changes it in a turn, so that
    * `Query.rewindFiles(userMessageId)` can put the files back as they were when that user message
@@ -468,7 +470,6 @@ export type Options = {
   sessionStore?: unknown;
   sessionStoreFlush?: "batched" | "eager";
   loadTimeoutMs?: number;
-  title?: string;
   agentProgressSummaries?: boolean;
   debug?: boolean;
   debugFile?: string;
@@ -551,6 +552,7 @@ const SUPPORTED = {
   permissionMode: z.enum(PERMISSION_MODES),
   forkSession: z.boolean(),
   persistSession: z.boolean(),
+  title: z.string(),
   enableFileCheckpointing: z.boolean(),
   resume: z.string().min(1),
   sessionId: z.string().refine(isValidSessionId, {
@@ -645,7 +647,6 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   sessionStore: z.unknown(),
   sessionStoreFlush: z.enum(["batched", "eager"]),
   loadTimeoutMs: nonNegative,
-  title: z.string(),
   agentProgressSummaries: z.boolean(),
   debug: z.boolean(),
   debugFile: z.string(),

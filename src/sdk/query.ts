@@ -56,7 +56,7 @@ import { createSdkProjection, hookMessages, type SdkProjection, type SdkRunEnd }
 import { type UserPrompt, userPrompt } from "./prompt-content.js";
 import { notApplied, readWorkspaceFile } from "./query-extras.js";
 import { QueryInput } from "./query-input.js";
-import { messageIndex } from "./sessions.js";
+import { messageIndex, setSessionTitle } from "./sessions.js";
 import {
   compileOutputFormat,
   MAX_STRUCTURED_OUTPUT_RETRIES,
@@ -939,6 +939,8 @@ class QueryRun implements Query {
       env: (env ?? process.env) as NodeJS.ProcessEnv,
     });
     this.session = session;
+    if (this.options.title !== undefined && session.writer)
+      setSessionTitle(this.transcriptPath(session.sessionId), this.options.title);
     const { resumeSessionAt } = this.options;
     if (resumeSessionAt === undefined) this.history.push(...session.history);
     else this.history.push(...resumedAt(session, resumeSessionAt, this.options.resume));

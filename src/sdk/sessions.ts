@@ -260,7 +260,15 @@ function readMeta(transcript: string): SessionMeta {
 
 /** Merges `change` into the session's metadata (undefined removes a key); written atomically. */
 function updateMeta(sessionId: string, options: SessionMutationOptions, change: SessionMeta): void {
-  const transcript = storeFor(options).find(sessionId, options.dir);
+  writeMeta(storeFor(options).find(sessionId, options.dir), change);
+}
+
+/** The query option `title`: the session's custom title, as `renameSession()` sets it. */
+export function setSessionTitle(transcript: string, title: string): void {
+  writeMeta(transcript, { title });
+}
+
+function writeMeta(transcript: string, change: SessionMeta): void {
   const file = metaPath(transcript);
   const meta: SessionMeta = { ...readMeta(transcript), ...change };
   const temporary = `${file}.${process.pid}.tmp`;

@@ -184,6 +184,21 @@ describe("session functions over cairn's transcripts", () => {
     await expect(renameSession("no-such-session", "x")).rejects.toThrow(SessionNotFoundError);
   });
 
+  test("the title option names the session as renameSession() would", async () => {
+    const server = await startServer([reply().text("Titled."), reply().text("Untitled.")]);
+    const cwd = workspace();
+    const run = await collect(
+      query({ prompt: "hello", options: options(server, cwd, { title: "Release notes" }) }),
+    );
+    const sessionId = init(run).session_id;
+    expect(await getSessionInfo(sessionId)).toMatchObject({
+      customTitle: "Release notes",
+      summary: "Release notes",
+    });
+    const untitled = await collect(query({ prompt: "again", options: options(server, cwd) }));
+    expect((await getSessionInfo(init(untitled).session_id))?.customTitle).toBeUndefined();
+  });
+
   test("resumeSessionAt: the conversation goes on from that message, also on a later resume", async () => {
     const server = await startServer([
       reply().text("A1"),
