@@ -332,6 +332,10 @@ export type Options = {
   persistSession?: boolean;
   /** The session's custom title (what `renameSession()` sets; `listSessions()` reports it as `summary`). */
   title?: string;
+  /** cairn's diagnostics (the lines `stderr` gets) also on this process's stderr. */
+  debug?: boolean;
+  /** cairn's diagnostics (the lines `stderr` gets) appended to this file (implies `debug`). */
+  debugFile?: string;
   /**
    * Save each file's content before Write or Edit first changes it in a turn, so that
    * `Query.rewindFiles(userMessageId)` can put the files back as they were when that user message
@@ -471,8 +475,6 @@ export type Options = {
   sessionStoreFlush?: "batched" | "eager";
   loadTimeoutMs?: number;
   agentProgressSummaries?: boolean;
-  debug?: boolean;
-  debugFile?: string;
   managedSettings?: Settings;
   mcpServersDelivery?: "argv" | "initialize";
   onElicitation?: OnElicitation;
@@ -553,6 +555,8 @@ const SUPPORTED = {
   forkSession: z.boolean(),
   persistSession: z.boolean(),
   title: z.string(),
+  debug: z.boolean(),
+  debugFile: z.string(),
   enableFileCheckpointing: z.boolean(),
   resume: z.string().min(1),
   sessionId: z.string().refine(isValidSessionId, {
@@ -648,8 +652,6 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   sessionStoreFlush: z.enum(["batched", "eager"]),
   loadTimeoutMs: nonNegative,
   agentProgressSummaries: z.boolean(),
-  debug: z.boolean(),
-  debugFile: z.string(),
   managedSettings: record,
   mcpServersDelivery: z.enum(["argv", "initialize"]),
   onElicitation: fn,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { join, resolve as resolvePath } from "node:path";
 import type { SlashCommand } from "../agents/commands.js";
 import { type Customization, loadCustomization, slashCommandsOf } from "../agents/customization.js";
 import type { AgentDefinition, AgentInfo } from "../agents/definitions.js";
@@ -975,10 +975,20 @@ class QueryRun implements Query {
     };
   }
 
-  /** One line of diagnostics to the `stderr` option (a throwing callback is not the run's problem). */
+  /**
+   * One line of diagnostics to the `stderr` option, and with `debug` / `debugFile` to this process's
+   * stderr or that file (a throwing callback or an unwritable file is not the run's problem).
+   */
   private diagnostic(text: string): void {
+    const line = `${text}\n`;
+    const { stderr, debug, debugFile } = this.options;
     try {
-      this.options.stderr?.(`${text}\n`);
+      stderr?.(line);
+    } catch {}
+    try {
+      if (debugFile !== undefined)
+        appendFileSync(resolvePath(this.options.cwd, debugFile), line, { mode: 0o600 });
+      else if (debug) process.stderr.write(line);
     } catch {}
   }
 

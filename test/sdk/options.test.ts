@@ -235,12 +235,12 @@ describe("option values", () => {
 
 describe("accepted but not yet supported", () => {
   test("accepted, with one process warning per option name", async () => {
-    validateOptions({ loadTimeoutMs: 5, debug: true });
+    validateOptions({ loadTimeoutMs: 5, promptSuggestions: true });
     validateOptions({ loadTimeoutMs: 6 });
     await new Promise((resolve) => setImmediate(resolve));
     const messages = warnings.map((w) => w.message);
     expect(messages.filter((m) => m.includes('"loadTimeoutMs"'))).toHaveLength(1);
-    for (const name of ["loadTimeoutMs", "debug"]) {
+    for (const name of ["loadTimeoutMs", "promptSuggestions"]) {
       expect(messages.some((m) => m.includes(`option "${name}" is accepted but not yet supported`))).toBe(
         true,
       );

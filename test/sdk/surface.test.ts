@@ -3,7 +3,7 @@
  * cairn's transcripts, startup/prewarm, the options cairn implements besides the core ones, every
  * `Query` method, and the messages for API errors, long tools, status changes and rate limits.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import * as z from "zod";
@@ -268,6 +268,24 @@ describe("options", () => {
     );
     expect(lines).toContainEqual(expect.stringMatching(/unknown option "appendSystemPrompt" ignored.*\n$/));
     expect(lines).toContainEqual(expect.stringMatching(/^cairn: MCP server broken failed/));
+  });
+
+  test("debugFile gets the same diagnostics as stderr, appended, readable by its owner only", async () => {
+    const server = await startServer([reply().text("ok")]);
+    const cwd = workspace();
+    await collect(
+      query({
+        prompt: "Go",
+        options: {
+          ...options(server, cwd),
+          debugFile: "cairn-debug.log",
+          appendSystemPrompt: "x",
+        } as Options,
+      }),
+    );
+    const file = join(cwd, "cairn-debug.log");
+    expect(readFileSync(file, "utf8")).toMatch(/unknown option "appendSystemPrompt" ignored.*\n$/);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
   test("betas are sent as the anthropic-beta header", async () => {
