@@ -4,6 +4,7 @@ import type { RunEndEvent } from "../engine/events.js";
 import type { HookDispatcher, HookEventFields } from "../engine/hooks.js";
 import { type LoopModel, type LoopOptions, runAgentLoop } from "../engine/loop.js";
 import type { CanUseTool } from "../engine/tool-runner.js";
+import { BUILTIN_JSON_SCHEMAS } from "../tools/builtin-json-schemas.js";
 import { defineTool } from "../tools/define.js";
 import type { Tool, ToolContext, ToolOutput } from "../tools/types.js";
 import { GENERAL_PURPOSE_AGENT, type ResolvedAgent } from "./definitions.js";
@@ -28,18 +29,19 @@ export type AgentToolDeps = {
   transcriptPath(agentId: string): string;
 };
 
-const input = z.object({
-  description: z.string().describe("A short (3-5 word) description of the task."),
-  prompt: z.string().min(1).describe("The task for the agent to perform: everything it needs to know."),
-  subagent_type: z
-    .string()
-    .optional()
-    .describe(`The type of agent to use (default: ${GENERAL_PURPOSE_AGENT}).`),
-  model: z
-    .string()
-    .optional()
-    .describe("A model for this agent (sonnet, opus, haiku, or an id); default: the agent's own."),
-});
+const input = () =>
+  z.object({
+    description: z.string().describe("A short (3-5 word) description of the task."),
+    prompt: z.string().min(1).describe("The task for the agent to perform: everything it needs to know."),
+    subagent_type: z
+      .string()
+      .optional()
+      .describe(`The type of agent to use (default: ${GENERAL_PURPOSE_AGENT}).`),
+    model: z
+      .string()
+      .optional()
+      .describe("A model for this agent (sonnet, opus, haiku, or an id); default: the agent's own."),
+  });
 
 /**
  * The Agent tool (legacy name `Task`): runs a subagent — a nested engine loop with its own
@@ -66,6 +68,7 @@ export function agentTool(deps: AgentToolDeps): Tool {
     payload: "task",
     // The answer is the subagent's report; it is cut like any tool output.
     input,
+    jsonSchema: BUILTIN_JSON_SCHEMAS[AGENT_TOOL],
     async run(args, ctx) {
       const type = args.subagent_type ?? GENERAL_PURPOSE_AGENT;
       const agent = deps.agents.get(type);
@@ -97,13 +100,13 @@ export function agentTool(deps: AgentToolDeps): Tool {
       }
     },
   });
-  return { ...tool, aliases: AGENT_TOOL_ALIASES };
+  return Object.assign(tool, { aliases: AGENT_TOOL_ALIASES });
 }
 
 async function runSubagent(
   deps: AgentToolDeps,
   agent: ResolvedAgent,
-  args: z.infer<typeof input>,
+  args: z.infer<ReturnType<typeof input>>,
   model: LoopModel,
   parent: LoopOptions,
   ctx: ToolContext,

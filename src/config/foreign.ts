@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import * as z from "zod";
 import type { PermissionRule, RuleBehavior } from "../permissions/types.js";
+import { once } from "../util/once.js";
 import { type JsonObject, keysOf, parseWith, readJsonObject } from "./files.js";
 import { type ConfiguredHooks, claudeHooksSchema } from "./hooks.js";
 import { rulesOf } from "./rules-of.js";
@@ -24,19 +25,21 @@ export type ForeignFile = {
   source: SettingSource;
 };
 
-const foreignSchema = z.looseObject({
-  permissions: z
-    .looseObject(
-      {
-        allow: z.array(z.string(), { error: "must be an array of strings" }).optional(),
-        deny: z.array(z.string(), { error: "must be an array of strings" }).optional(),
-        ask: z.array(z.string(), { error: "must be an array of strings" }).optional(),
-      },
-      { error: "must be an object" },
-    )
-    .optional(),
-  hooks: claudeHooksSchema.optional(),
-});
+const foreignSchema = once(() =>
+  z.looseObject({
+    permissions: z
+      .looseObject(
+        {
+          allow: z.array(z.string(), { error: "must be an array of strings" }).optional(),
+          deny: z.array(z.string(), { error: "must be an array of strings" }).optional(),
+          ask: z.array(z.string(), { error: "must be an array of strings" }).optional(),
+        },
+        { error: "must be an object" },
+      )
+      .optional(),
+    hooks: claudeHooksSchema().optional(),
+  }),
+);
 
 /** Interface-only keys of Cursor's CLI config: nothing in them applies to a headless run. */
 const CURSOR_INTERFACE_KEYS = new Set([
@@ -106,7 +109,7 @@ export async function loadForeignRules(files: readonly ForeignFile[]): Promise<F
     const content = contents[index];
     if (content === undefined) return;
     out.found.push(entry.file);
-    const parsed = parseWith(entry.file, foreignSchema, content);
+    const parsed = parseWith(entry.file, foreignSchema(), content);
     const behaviors: RuleBehavior[] = entry.level === "user" ? ["deny", "ask", "allow"] : ["deny", "ask"];
     const source = `${entry.level} ${entry.agent === "claude" ? "Claude" : "Cursor"} settings ${entry.file}`;
     out.rules.push(...rulesOf(entry.file, source, parsed.permissions, behaviors));

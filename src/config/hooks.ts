@@ -1,5 +1,6 @@
 import path from "node:path";
 import * as z from "zod";
+import { once } from "../util/once.js";
 import { parseWith, readJsonObject } from "./files.js";
 
 /**
@@ -15,54 +16,60 @@ import { parseWith, readJsonObject } from "./files.js";
  * built (src/hooks/), which reports the rest.
  */
 
-const hookEntry = z.looseObject(
-  {
-    type: z.string({ error: "must be a string" }),
-    command: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).optional(),
-    timeout: z
-      .number({ error: "must be a number of seconds" })
-      .positive({ error: "must be positive" })
-      .optional(),
-  },
-  { error: "must be an object" },
-);
+const hookEntry = () =>
+  z.looseObject(
+    {
+      type: z.string({ error: "must be a string" }),
+      command: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).optional(),
+      timeout: z
+        .number({ error: "must be a number of seconds" })
+        .positive({ error: "must be positive" })
+        .optional(),
+    },
+    { error: "must be an object" },
+  );
 
-export const claudeHooksSchema = z.record(
-  z.string(),
-  z.array(
-    z.looseObject(
-      {
-        matcher: z.string({ error: "must be a string" }).optional(),
-        hooks: z.array(hookEntry, { error: "must be an array of hooks" }),
-      },
-      { error: "must be an object" },
-    ),
-    { error: "must be an array of matchers" },
-  ),
-  { error: "must be an object" },
-);
-
-export type ClaudeHooks = z.infer<typeof claudeHooksSchema>;
-
-const cursorHooksFileSchema = z.looseObject({
-  version: z.literal(1, { error: "must be 1" }),
-  hooks: z
-    .record(
-      z.string(),
-      z.array(
-        z.looseObject(
-          {
-            command: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }),
-            timeout: z.number({ error: "must be a number of seconds" }).positive().optional(),
-          },
-          { error: "must be an object" },
-        ),
-        { error: "must be an array" },
+/** Built when a file is read (not at start-up). */
+export const claudeHooksSchema = once(() =>
+  z.record(
+    z.string(),
+    z.array(
+      z.looseObject(
+        {
+          matcher: z.string({ error: "must be a string" }).optional(),
+          hooks: z.array(hookEntry(), { error: "must be an array of hooks" }),
+        },
+        { error: "must be an object" },
       ),
-      { error: "must be an object" },
-    )
-    .optional(),
-});
+      { error: "must be an array of matchers" },
+    ),
+    { error: "must be an object" },
+  ),
+);
+
+export type ClaudeHooks = z.infer<ReturnType<typeof claudeHooksSchema>>;
+
+const cursorHooksFileSchema = once(() =>
+  z.looseObject({
+    version: z.literal(1, { error: "must be 1" }),
+    hooks: z
+      .record(
+        z.string(),
+        z.array(
+          z.looseObject(
+            {
+              command: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }),
+              timeout: z.number({ error: "must be a number of seconds" }).positive().optional(),
+            },
+            { error: "must be an object" },
+          ),
+          { error: "must be an array" },
+        ),
+        { error: "must be an object" },
+      )
+      .optional(),
+  }),
+);
 
 export type CursorHooks = Record<string, { command: string; timeout?: number }[]>;
 
@@ -89,7 +96,7 @@ export async function loadCursorHooks(
     const content = contents[index];
     if (content === undefined) return;
     out.found.push(file);
-    const parsed = parseWith(file, cursorHooksFileSchema, content);
+    const parsed = parseWith(file, cursorHooksFileSchema(), content);
     if (parsed.hooks) out.hooks.push({ file, level, format: "cursor", hooks: parsed.hooks });
   });
   return out;

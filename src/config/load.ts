@@ -106,7 +106,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     ],
   };
   if (user) {
-    const config = parseWith(userFile, cairnConfigSchema, user);
+    const config = parseWith(userFile, cairnConfigSchema(), user);
     loaded.rules.push(
       ...rulesOf(userFile, `user config ${userFile}`, config.permissions, ["deny", "ask", "allow"]),
     );
@@ -127,7 +127,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       if (!CAIRN_CONFIG_KEYS.includes(key)) loaded.warnings.push(`${userFile}: unknown key ${key} ignored`);
   }
   if (project) {
-    const config = parseWith(projectFile, cairnConfigSchema.loose(), project);
+    const config = parseWith(projectFile, cairnConfigSchema().loose(), project);
     loaded.rules.push(
       ...rulesOf(projectFile, `project config ${projectFile}`, config.permissions, ["deny", "ask"]),
     );

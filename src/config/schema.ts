@@ -1,62 +1,70 @@
 import * as z from "zod";
 import { PERMISSION_MODES } from "../permissions/types.js";
+import { once } from "../util/once.js";
 import { claudeHooksSchema } from "./hooks.js";
 
 /**
  * cairn's own config file (`~/.cairn/config.json`, `<workspace>/.cairn/config.json`), every key of it.
  * docs/config.md documents each one; test/config/docs.test.ts keeps the two in step.
  */
-const ruleList = z.array(z.string(), { error: "must be an array of strings" });
+const ruleList = () => z.array(z.string(), { error: "must be an array of strings" });
 
-export const permissionsSchema = z.object(
-  {
-    allow: ruleList.optional(),
-    deny: ruleList.optional(),
-    ask: ruleList.optional(),
-    defaultMode: z
-      .enum(PERMISSION_MODES as [string, ...string[]], {
-        error: `must be one of ${PERMISSION_MODES.join(", ")}`,
+// Built when a config file is read, not at start-up (docs/performance.md).
+const permissionsSchema = () =>
+  z.object(
+    {
+      allow: ruleList().optional(),
+      deny: ruleList().optional(),
+      ask: ruleList().optional(),
+      defaultMode: z
+        .enum(PERMISSION_MODES as [string, ...string[]], {
+          error: `must be one of ${PERMISSION_MODES.join(", ")}`,
+        })
+        .optional(),
+      additionalDirectories: z.array(z.string(), { error: "must be an array of strings" }).optional(),
+    },
+    { error: "must be an object" },
+  );
+
+export const cairnConfigSchema = once(() =>
+  z.object({
+    /** Editors' JSON-schema pointer: allowed, means nothing to cairn. */
+    $schema: z.string().optional(),
+    model: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).optional(),
+    permissions: permissionsSchema().optional(),
+    /** MCP servers for every run of this user (`{name: {command, args, env} | {type, url, headers}}`, docs/mcp.md). */
+    mcpServers: z
+      .record(z.string(), z.unknown(), { error: "must be an object of server configurations" })
+      .optional(),
+    /** Project MCP servers this user approved: workspace directory → server names. */
+    mcpApprovals: z
+      .record(z.string(), z.array(z.string()), {
+        error: "must map project directories to arrays of server names",
       })
       .optional(),
-    additionalDirectories: z.array(z.string(), { error: "must be an array of strings" }).optional(),
-  },
-  { error: "must be an object" },
+    /** Command hooks, in Claude's settings format (docs/hooks.md). */
+    hooks: claudeHooksSchema().optional(),
+    /** Workspaces whose own hooks may run (each directory and everything below it). */
+    trustedWorkspaces: z.array(z.string(), { error: "must be an array of paths" }).optional(),
+    contextWindow: z
+      .number({ error: "must be a number" })
+      .int({ error: "must be a whole number of tokens" })
+      .min(1024, { error: "must be at least 1024 tokens" })
+      .optional(),
+    compactThreshold: z
+      .number({ error: "must be a number" })
+      .min(0, { error: "must be between 0 and 1" })
+      .max(1, { error: "must be between 0 and 1" })
+      .optional(),
+  }),
 );
 
-export const cairnConfigSchema = z.object({
-  /** Editors' JSON-schema pointer: allowed, means nothing to cairn. */
-  $schema: z.string().optional(),
-  model: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).optional(),
-  permissions: permissionsSchema.optional(),
-  /** MCP servers for every run of this user (`{name: {command, args, env} | {type, url, headers}}`, docs/mcp.md). */
-  mcpServers: z
-    .record(z.string(), z.unknown(), { error: "must be an object of server configurations" })
-    .optional(),
-  /** Project MCP servers this user approved: workspace directory → server names. */
-  mcpApprovals: z
-    .record(z.string(), z.array(z.string()), {
-      error: "must map project directories to arrays of server names",
-    })
-    .optional(),
-  /** Command hooks, in Claude's settings format (docs/hooks.md). */
-  hooks: claudeHooksSchema.optional(),
-  /** Workspaces whose own hooks may run (each directory and everything below it). */
-  trustedWorkspaces: z.array(z.string(), { error: "must be an array of paths" }).optional(),
-  contextWindow: z
-    .number({ error: "must be a number" })
-    .int({ error: "must be a whole number of tokens" })
-    .min(1024, { error: "must be at least 1024 tokens" })
-    .optional(),
-  compactThreshold: z
-    .number({ error: "must be a number" })
-    .min(0, { error: "must be between 0 and 1" })
-    .max(1, { error: "must be between 0 and 1" })
-    .optional(),
-});
+export type CairnConfigFile = z.infer<ReturnType<typeof cairnConfigSchema>>;
 
-export type CairnConfigFile = z.infer<typeof cairnConfigSchema>;
-
-/** Every key a cairn config file may hold, dotted (`permissions.allow`). */
+/**
+ * Every key a cairn config file may hold, dotted (`permissions.allow`); written out so that no
+ * schema is built to list them (test/config/schema-keys.test.ts checks them against the schema).
+ */
 export const CAIRN_CONFIG_KEYS: readonly string[] = [
   "$schema",
   "model",
@@ -66,7 +74,11 @@ export const CAIRN_CONFIG_KEYS: readonly string[] = [
   "trustedWorkspaces",
   "contextWindow",
   "compactThreshold",
-  ...Object.keys(permissionsSchema.shape).map((key) => `permissions.${key}`),
+  "permissions.allow",
+  "permissions.deny",
+  "permissions.ask",
+  "permissions.defaultMode",
+  "permissions.additionalDirectories",
 ];
 
 /** What a project file may set: only what restricts. */

@@ -3,6 +3,7 @@ import { stat } from "node:fs/promises";
 import * as z from "zod";
 import { bwrapCommand } from "../sandbox/bwrap.js";
 import { type SandboxPolicy, sandboxRunner } from "../sandbox/policy.js";
+import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { CappedOutput } from "./capped-output.js";
 import { childEnvironment } from "./child-env.js";
 import { defineTool } from "./define.js";
@@ -14,17 +15,18 @@ export const BASH_MAX_TIMEOUT_MS = 600_000;
 /** After the shell exits, how long background jobs may keep its output open before they are stopped. */
 const LEFTOVER_GRACE_MS = 200;
 
-const input = z.object({
-  command: z.string().min(1).describe("The shell command to run (bash -c)."),
-  timeout: z
-    .number()
-    .int()
-    .min(1)
-    .max(BASH_MAX_TIMEOUT_MS)
-    .optional()
-    .describe(`Timeout in milliseconds (default ${BASH_DEFAULT_TIMEOUT_MS}, max ${BASH_MAX_TIMEOUT_MS}).`),
-  description: z.string().optional().describe("A short description of what the command does (5-10 words)."),
-});
+const input = () =>
+  z.object({
+    command: z.string().min(1).describe("The shell command to run (bash -c)."),
+    timeout: z
+      .number()
+      .int()
+      .min(1)
+      .max(BASH_MAX_TIMEOUT_MS)
+      .optional()
+      .describe(`Timeout in milliseconds (default ${BASH_DEFAULT_TIMEOUT_MS}, max ${BASH_MAX_TIMEOUT_MS}).`),
+    description: z.string().optional().describe("A short description of what the command does (5-10 words)."),
+  });
 
 export const bashTool = defineTool({
   name: "Bash",
@@ -39,6 +41,7 @@ export const bashTool = defineTool({
     "Commands may run in a sandbox: then only the working directory (and a /tmp private to the command) is writable, " +
     "git hooks and config stay read-only, there is no network, and background processes end with the command.",
   input,
+  jsonSchema: BUILTIN_JSON_SCHEMAS.Bash,
   outputLimit: 32_000,
   async run(args, ctx) {
     const info = await stat(ctx.cwd).catch(() => undefined);

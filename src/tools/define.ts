@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { once } from "../util/once.js";
 import type {
   Tool,
   ToolContext,
@@ -25,7 +26,16 @@ export type ToolDefinitionSpec<S extends z.ZodObject> = {
   /** What the tool touches (see `ToolEffects`); a tool without it is always asked about. */
   effects?: ToolEffectsSpec<z.infer<S>>;
   payload?: ToolPayload;
-  input: S;
+  /**
+   * The input schema, or a function building it: a built-in tool passes a function, so zod's
+   * schemas are built on the first call rather than at start-up.
+   */
+  input: S | (() => S);
+  /**
+   * The input schema as JSON Schema, when computed ahead (the built-in tools':
+   * src/tools/builtin-json-schemas.ts); otherwise derived from `input` when first asked for.
+   */
+  jsonSchema?: Record<string, unknown>;
   /** Cap on `content` length; the wrapper cuts head+tail and says what it cut. */
   outputLimit?: number;
   run(input: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
@@ -37,18 +47,21 @@ export type ToolDefinitionSpec<S extends z.ZodObject> = {
  * and timing. `execute` never throws.
  */
 export function defineTool<S extends z.ZodObject>(spec: ToolDefinitionSpec<S>): Tool {
-  const jsonSchema = toModelJsonSchema(spec.input);
+  const schema = once(typeof spec.input === "function" ? spec.input : () => spec.input as S);
+  const jsonSchema = once(() => spec.jsonSchema ?? toModelJsonSchema(schema()));
   const limit = spec.outputLimit ?? DEFAULT_OUTPUT_LIMIT;
   const validate = (rawInput: unknown): ToolValidation => {
-    const parsed = spec.input.safeParse(rawInput);
+    const parsed = schema().safeParse(rawInput);
     if (parsed.success) return { ok: true, input: parsed.data as Record<string, unknown> };
     return { ok: false, message: invalidOutcome(spec.name, parsed.error).content };
   };
-  return {
+  const tool: Tool = {
     name: spec.name,
     description: spec.description,
-    jsonSchema,
-    ...(spec.effects ? { effects: checkedEffects(spec.input, spec.effects) } : {}),
+    get jsonSchema() {
+      return jsonSchema();
+    },
+    ...(spec.effects ? { effects: checkedEffects(schema, spec.effects) } : {}),
     ...(spec.payload ? { payload: spec.payload } : {}),
     validate,
     async execute(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome> {
@@ -56,7 +69,7 @@ export function defineTool<S extends z.ZodObject>(spec: ToolDefinitionSpec<S>): 
       const elapsed = () => Math.round(performance.now() - started);
       // Checked again (cheap, and the schemas have no transforms), so no caller can run input that
       // skipped `validate`.
-      const parsed = spec.input.safeParse(input);
+      const parsed = schema().safeParse(input);
       if (!parsed.success) return { ...invalidOutcome(spec.name, parsed.error), durationMs: elapsed() };
       if (ctx.signal.aborted) return abortedOutcome(elapsed());
       try {
@@ -79,6 +92,15 @@ export function defineTool<S extends z.ZodObject>(spec: ToolDefinitionSpec<S>): 
       }
     },
   };
+  inputSchemas.set(tool, schema);
+  return tool;
+}
+
+const inputSchemas = new WeakMap<Tool, () => z.ZodObject>();
+
+/** The zod schema a tool made with `defineTool` validates its input with (built now if not yet). */
+export function inputSchemaOf(tool: Tool): z.ZodObject | undefined {
+  return inputSchemas.get(tool)?.();
 }
 
 /**
@@ -87,11 +109,11 @@ export function defineTool<S extends z.ZodObject>(spec: ToolDefinitionSpec<S>): 
  * runs. Invalid input has uncheckable paths and no command.
  */
 function checkedEffects<S extends z.ZodObject>(
-  schema: S,
+  schema: () => S,
   declared: ToolEffectsSpec<z.infer<S>>,
 ): ToolEffects {
   const { paths, command, ...flags } = declared;
-  const parse = (input: Record<string, unknown>) => schema.safeParse(input);
+  const parse = (input: Record<string, unknown>) => schema().safeParse(input);
   return {
     ...flags,
     ...(paths
@@ -196,7 +218,8 @@ function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 
-function toModelJsonSchema(schema: z.ZodObject): Record<string, unknown> {
+/** The JSON Schema the model is sent for `schema` (what src/tools/builtin-json-schemas.ts holds). */
+export function toModelJsonSchema(schema: z.ZodObject): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
   delete json.$schema;
   return json;

@@ -2,23 +2,25 @@ import { mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
 import { looksBinary } from "./binary.js";
+import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { defineTool } from "./define.js";
 import { diffCreation, diffReplacements, fullContents } from "./edit-diff.js";
 import { resolveToolPath } from "./paths.js";
 import { writeTextFile } from "./write-file.js";
 
-const input = z.object({
-  file_path: z
-    .string()
-    .min(1)
-    .describe("The file to modify: an absolute path, or relative to the working directory."),
-  old_string: z.string().describe("The exact text to replace (whitespace and indentation included)."),
-  new_string: z.string().describe("The text to replace it with (must differ from old_string)."),
-  replace_all: z
-    .boolean()
-    .optional()
-    .describe("Replace every occurrence of old_string (default false: it must occur exactly once)."),
-});
+const input = () =>
+  z.object({
+    file_path: z
+      .string()
+      .min(1)
+      .describe("The file to modify: an absolute path, or relative to the working directory."),
+    old_string: z.string().describe("The exact text to replace (whitespace and indentation included)."),
+    new_string: z.string().describe("The text to replace it with (must differ from old_string)."),
+    replace_all: z
+      .boolean()
+      .optional()
+      .describe("Replace every occurrence of old_string (default false: it must occur exactly once)."),
+  });
 
 export const editTool = defineTool({
   name: "Edit",
@@ -35,6 +37,7 @@ export const editTool = defineTool({
     "The path may be absolute or relative to the working directory. " +
     "An empty old_string on a file that does not exist creates it with new_string.",
   input,
+  jsonSchema: BUILTIN_JSON_SCHEMAS.Edit,
   async run(args, ctx) {
     const filePath = resolveToolPath(ctx.cwd, args.file_path);
     if (args.old_string === args.new_string) {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { glob } from "tinyglobby";
 import * as z from "zod";
 import { isToolGlobWildcard, literalLeadingDirectory } from "../util/glob.js";
+import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { defineTool } from "./define.js";
 import { IgnoreFilter } from "./ignore-walk.js";
 import { sortNewestFirst } from "./mtime-sort.js";
@@ -11,18 +12,19 @@ import type { ToolPathAccess } from "./types.js";
 
 export const GLOB_MAX_RESULTS = 100;
 
-const input = z.object({
-  pattern: z
-    .string()
-    .min(1)
-    .describe('The glob pattern to match files against, e.g. "**/*.ts" or "src/**/*.test.ts".'),
-  path: z
-    .string()
-    .optional()
-    .describe(
-      "The directory to search in: absolute, or relative to the working directory (default: the working directory).",
-    ),
-});
+const input = () =>
+  z.object({
+    pattern: z
+      .string()
+      .min(1)
+      .describe('The glob pattern to match files against, e.g. "**/*.ts" or "src/**/*.test.ts".'),
+    path: z
+      .string()
+      .optional()
+      .describe(
+        "The directory to search in: absolute, or relative to the working directory (default: the working directory).",
+      ),
+  });
 
 export const globTool = defineTool({
   name: "Glob",
@@ -38,6 +40,7 @@ export const globTool = defineTool({
     "The path to search may be absolute or relative to the working directory. " +
     `Skips .git, node_modules and files ignored by .gitignore; returns at most ${GLOB_MAX_RESULTS} files. Use Grep to search file contents.`,
   input,
+  jsonSchema: BUILTIN_JSON_SCHEMAS.Glob,
   async run(args, ctx) {
     const searched = splitAbsolutePattern(resolveToolPath(ctx.cwd, args.path ?? "."), args.pattern);
     const info = await stat(searched.root).catch(() => undefined);

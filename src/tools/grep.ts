@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
 import * as z from "zod";
+import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { childEnvironment } from "./child-env.js";
 import { defineTool } from "./define.js";
 import { searchWithJs } from "./grep-js.js";
@@ -18,42 +19,43 @@ export const GREP_MAX_ENTRIES = 5000;
  */
 const MAX_SORTED_FILES = 10_000;
 
-const count = z.number().int().min(0).optional();
-const input = z.object({
-  pattern: z
-    .string()
-    .min(1)
-    .describe("The regular expression to search for in file contents (ripgrep syntax)."),
-  path: z
-    .string()
-    .optional()
-    .describe(
-      "File or directory to search: absolute, or relative to the working directory (default: the working directory).",
+const count = () => z.number().int().min(0).optional();
+const input = () =>
+  z.object({
+    pattern: z
+      .string()
+      .min(1)
+      .describe("The regular expression to search for in file contents (ripgrep syntax)."),
+    path: z
+      .string()
+      .optional()
+      .describe(
+        "File or directory to search: absolute, or relative to the working directory (default: the working directory).",
+      ),
+    glob: z
+      .string()
+      .optional()
+      .describe('Only search files matching this glob, e.g. "*.js" or "*.{ts,tsx}"; "!" excludes.'),
+    type: z
+      .string()
+      .optional()
+      .describe('Only search files of this type, e.g. "js", "py", "rust" (ripgrep type names).'),
+    output_mode: z
+      .enum(["content", "files_with_matches", "count"])
+      .optional()
+      .describe(
+        '"content" shows matching lines, "files_with_matches" lists files (default), "count" counts per file.',
+      ),
+    "-i": z.boolean().optional().describe("Case insensitive search."),
+    "-n": z.boolean().optional().describe('Show line numbers in "content" mode (default true).'),
+    "-A": count().describe('Lines to show after each match ("content" mode).'),
+    "-B": count().describe('Lines to show before each match ("content" mode).'),
+    "-C": count().describe('Lines to show before and after each match ("content" mode).'),
+    head_limit: count().describe(
+      `Show only the first N lines, files or counts (default ${GREP_DEFAULT_HEAD_LIMIT}; 0 for up to ${GREP_MAX_ENTRIES}).`,
     ),
-  glob: z
-    .string()
-    .optional()
-    .describe('Only search files matching this glob, e.g. "*.js" or "*.{ts,tsx}"; "!" excludes.'),
-  type: z
-    .string()
-    .optional()
-    .describe('Only search files of this type, e.g. "js", "py", "rust" (ripgrep type names).'),
-  output_mode: z
-    .enum(["content", "files_with_matches", "count"])
-    .optional()
-    .describe(
-      '"content" shows matching lines, "files_with_matches" lists files (default), "count" counts per file.',
-    ),
-  "-i": z.boolean().optional().describe("Case insensitive search."),
-  "-n": z.boolean().optional().describe('Show line numbers in "content" mode (default true).'),
-  "-A": count.describe('Lines to show after each match ("content" mode).'),
-  "-B": count.describe('Lines to show before each match ("content" mode).'),
-  "-C": count.describe('Lines to show before and after each match ("content" mode).'),
-  head_limit: count.describe(
-    `Show only the first N lines, files or counts (default ${GREP_DEFAULT_HEAD_LIMIT}; 0 for up to ${GREP_MAX_ENTRIES}).`,
-  ),
-  multiline: z.boolean().optional().describe("Let the pattern span lines; `.` then matches newlines too."),
-});
+    multiline: z.boolean().optional().describe("Let the pattern span lines; `.` then matches newlines too."),
+  });
 
 type Engine = "ripgrep" | "js";
 
@@ -73,6 +75,7 @@ export const grepTool = defineTool({
     "Filter files with glob or type. Skips .git, node_modules, binary files and files ignored by .gitignore. " +
     "Use this instead of running grep or rg with Bash.",
   input,
+  jsonSchema: BUILTIN_JSON_SCHEMAS.Grep,
   async run(args, ctx) {
     const root = resolveToolPath(ctx.cwd, args.path ?? ".");
     const info = await stat(root).catch(() => undefined);

@@ -3,24 +3,26 @@ import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import ignore from "ignore";
 import * as z from "zod";
+import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { defineTool } from "./define.js";
 import { ALWAYS_SKIPPED, compareNames, IgnoreFilter } from "./ignore-walk.js";
 import { resolveToolPath } from "./paths.js";
 
 export const LS_MAX_ENTRIES = 1000;
 
-const input = z.object({
-  path: z
-    .string()
-    .min(1)
-    .describe(
-      "The directory to list: an absolute path (relative paths resolve against the working directory).",
-    ),
-  ignore: z
-    .array(z.string())
-    .optional()
-    .describe('Glob patterns of entries to leave out, e.g. ["*.log", "dist"].'),
-});
+const input = () =>
+  z.object({
+    path: z
+      .string()
+      .min(1)
+      .describe(
+        "The directory to list: an absolute path (relative paths resolve against the working directory).",
+      ),
+    ignore: z
+      .array(z.string())
+      .optional()
+      .describe('Glob patterns of entries to leave out, e.g. ["*.log", "dist"].'),
+  });
 
 type EntryType = "file" | "directory" | "symlink";
 type Entry = { name: string; type: EntryType };
@@ -41,6 +43,7 @@ export const lsTool = defineTool({
     `${LS_MAX_ENTRIES} entries; does not expand .git, node_modules or directories ignored by .gitignore. ` +
     "Prefer Glob and Grep to find files by name or content.",
   input,
+  jsonSchema: BUILTIN_JSON_SCHEMAS.LS,
   async run(args, ctx) {
     const root = resolveToolPath(ctx.cwd, args.path);
     const info = await stat(root).catch(() => undefined);

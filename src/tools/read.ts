@@ -2,6 +2,7 @@ import { type FileHandle, open, stat } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import * as z from "zod";
 import { hasBinaryExtension, sniffIsBinary } from "./binary.js";
+import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { defineTool } from "./define.js";
 import { resolveToolPath } from "./paths.js";
 import { isMediaFile, readMedia } from "./read-media.js";
@@ -11,24 +12,25 @@ export const READ_MAX_LINE_CHARS = 2000;
 /** What one Read may return (~25k tokens): past it the range ends early, with a note, rather than a cut in the middle. */
 export const READ_CHAR_BUDGET = 100_000;
 
-const input = z.object({
-  file_path: z
-    .string()
-    .min(1)
-    .describe("The file to read: an absolute path, or relative to the working directory."),
-  offset: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe("The line number to start reading from (1-based). Only for files too large to read at once."),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(`How many lines to read (default ${READ_DEFAULT_LIMIT}).`),
-});
+const input = () =>
+  z.object({
+    file_path: z
+      .string()
+      .min(1)
+      .describe("The file to read: an absolute path, or relative to the working directory."),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("The line number to start reading from (1-based). Only for files too large to read at once."),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(`How many lines to read (default ${READ_DEFAULT_LIMIT}).`),
+  });
 
 export const readTool = defineTool({
   name: "Read",
@@ -47,6 +49,7 @@ export const readTool = defineTool({
     "Images (PNG, JPEG, GIF, WebP) and PDFs are shown to you as they are, when the model takes them. " +
     "Other binary files are refused; use LS for directories.",
   input,
+  jsonSchema: BUILTIN_JSON_SCHEMAS.Read,
   outputLimit: READ_CHAR_BUDGET + 10_000,
   async run(args, ctx) {
     const filePath = resolveToolPath(ctx.cwd, args.file_path);

@@ -1,19 +1,21 @@
 import { mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
+import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { defineTool } from "./define.js";
 import { FULL_CONTENT_MAX_CHARS, fullContents } from "./edit-diff.js";
 import { resolveToolPath } from "./paths.js";
 import { countLines } from "./text-lines.js";
 import { writeTextFile } from "./write-file.js";
 
-const input = z.object({
-  file_path: z
-    .string()
-    .min(1)
-    .describe("The file to write: an absolute path, or relative to the working directory."),
-  content: z.string().describe("The complete new content of the file."),
-});
+const input = () =>
+  z.object({
+    file_path: z
+      .string()
+      .min(1)
+      .describe("The file to write: an absolute path, or relative to the working directory."),
+    content: z.string().describe("The complete new content of the file."),
+  });
 
 export const writeTool = defineTool({
   name: "Write",
@@ -29,6 +31,7 @@ export const writeTool = defineTool({
     "The path may be absolute or relative to the working directory. " +
     "Prefer Edit for changing part of an existing file; Read a file before overwriting it.",
   input,
+  jsonSchema: BUILTIN_JSON_SCHEMAS.Write,
   async run(args, ctx) {
     const filePath = resolveToolPath(ctx.cwd, args.file_path);
     const existing = await stat(filePath).catch(() => undefined);

@@ -1,0 +1,16 @@
+import { describe, expect, it } from "vitest";
+import { CAIRN_CONFIG_KEYS } from "../../src/config/index.js";
+import { cairnConfigSchema } from "../../src/config/schema.js";
+
+// CAIRN_CONFIG_KEYS is written out (no schema is built at start-up to list the keys); a key added to
+// the schema but not to the list would be warned about as unknown while being applied.
+describe("CAIRN_CONFIG_KEYS", () => {
+  it("lists exactly the keys of the config schema, permissions' one level down", () => {
+    const { shape } = cairnConfigSchema();
+    const permissions = shape.permissions.unwrap().shape;
+    const fromSchema = Object.keys(shape).flatMap((key) =>
+      key === "permissions" ? Object.keys(permissions).map((sub) => `permissions.${sub}`) : [key],
+    );
+    expect([...CAIRN_CONFIG_KEYS].sort()).toEqual(fromSchema.sort());
+  });
+});
