@@ -37,7 +37,7 @@ const url = String(chunk).trim();
 try {
   const { default: Anthropic } = await import("@anthropic-ai/sdk");
   const { AnthropicProvider } = await mod("providers/anthropic.js");
-  const { batchesOf } = await mod("providers/event-batches.js");
+  const { batchesOf } = await mod("engine/event-batches.js");
   const { callModel } = await mod("engine/model-call.js");
   const { DEFAULT_RETRY_POLICY, withIdleTimeout } = await mod("engine/retry.js");
   const { runAgentLoop, runAgentLoopBatches } = await mod("engine/loop.js");
@@ -106,7 +106,7 @@ try {
     [
       "+ stream-json partial projection (as the CLI)",
       async () => {
-        const projection = projectionFor("stream-json", true);
+        const projection = projectionFor("stream-json", true, []);
         for await (const batch of runAgentLoopBatches(loopOptions())) {
           let output = "";
           for (const event of batch) output += projection.project(event);

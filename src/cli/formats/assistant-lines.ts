@@ -17,9 +17,18 @@ const HEAD = '{"type":"assistant","message":{"role":"assistant","content":[{"typ
 
 export function assistantLines(sessionId: string): AssistantLines {
   const tail = `}]},"session_id":${JSON.stringify(sessionId)}`;
+  // The deltas of one network chunk share their timestamp: the line's end is built once for them.
+  let endAt = Number.NaN;
+  let end = "";
   return {
     plain: (text) => `${HEAD}${JSON.stringify(text)}${tail}}\n`,
-    delta: (text, timestampMs) => `${HEAD}${JSON.stringify(text)}${tail},"timestamp_ms":${timestampMs}}\n`,
+    delta: (text, timestampMs) => {
+      if (timestampMs !== endAt) {
+        endAt = timestampMs;
+        end = `${tail},"timestamp_ms":${timestampMs}}\n`;
+      }
+      return HEAD + JSON.stringify(text) + end;
+    },
     flush: (text, timestampMs, modelCallId) =>
       `${HEAD}${JSON.stringify(text)}${tail},"timestamp_ms":${timestampMs},"model_call_id":${JSON.stringify(modelCallId)}}\n`,
   };
