@@ -26,7 +26,7 @@ const INPUT_FILES = [
   "scripts/post-build.mjs",
 ];
 /** Files a usable build has; a dist/ without them is rebuilt whatever the stamp says. */
-const OUTPUTS = ["dist/cli/main.js", "dist/index.js", "dist/testing/index.js"];
+const OUTPUTS = ["dist/cli/bin.cjs", "dist/cli/main.js", "dist/index.js", "dist/testing/index.js"];
 const STAMP = join(root, "dist/.build-inputs");
 const LOCK = join(root, "dist/.build-lock");
 const POLL_MS = 200;

@@ -21,6 +21,15 @@ export function distFile(/** @type {string} */ relative) {
   return join(dist, relative);
 }
 
+/**
+ * The `cairn` bin of the build under test (dist/cli/bin.cjs, what package.json's `bin` names), or
+ * dist/cli/main.js for an older build that has no bin of its own (A/B against earlier snapshots).
+ */
+export function cliEntry() {
+  const bin = distFile("cli/bin.cjs");
+  return existsSync(bin) ? bin : distFile("cli/main.js");
+}
+
 /** The project's scripted model server, from the build (`npm run build`). */
 export async function loadTesting() {
   const path = distFile("testing/index.js");
@@ -109,7 +118,7 @@ export function removeTempDirs() {
  * @param {import("./processes.mjs").RunOptions} [options]
  */
 export async function runCli(args, options = {}) {
-  const run = await timeProcess(process.execPath, [distFile("cli/main.js"), ...args], {
+  const run = await timeProcess(process.execPath, [cliEntry(), ...args], {
     env: cleanEnv(),
     ...options,
   });

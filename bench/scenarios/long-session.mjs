@@ -1,7 +1,7 @@
 // Long sessions (docs/context.md): what one compaction costs outside the model, and the memory of a
 // 1,000-turn session that compacts all along.
 import { pathToFileURL } from "node:url";
-import { distFile, loadTesting, row, serverEnv, tempWorkspace } from "../lib/harness.mjs";
+import { cliEntry, distFile, loadTesting, row, serverEnv, tempWorkspace } from "../lib/harness.mjs";
 import { measurePeakRss } from "../lib/processes.mjs";
 
 /** @typedef {import("../run.mjs").Context} Context */
@@ -146,7 +146,7 @@ export const longSessionRss = {
           run,
           peakMB,
           method: how,
-        } = await measurePeakRss([distFile("cli/main.js"), ...args], {
+        } = await measurePeakRss([cliEntry(), ...args], {
           env: serverEnv(server),
           cwd,
         });

@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { distFile, loadTesting, ROOT, row, serverEnv, tempWorkspace, unavailable } from "../lib/harness.mjs";
+import { cliEntry, loadTesting, ROOT, row, serverEnv, tempWorkspace, unavailable } from "../lib/harness.mjs";
 import { timeProcess } from "../lib/processes.mjs";
 import { median, round2 } from "../lib/stats.mjs";
 
@@ -37,7 +37,7 @@ export const mcpStartup = {
         server.append(reply().text("Hi."));
         const before = server.requests.length;
         const started = performance.timeOrigin + performance.now();
-        const run = await timeProcess(process.execPath, [distFile("cli/main.js"), "-p", "hi", ...extra], {
+        const run = await timeProcess(process.execPath, [cliEntry(), "-p", "hi", ...extra], {
           env,
           cwd,
         });

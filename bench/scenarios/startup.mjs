@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   cleanEnv,
-  distFile,
+  cliEntry,
   loadTesting,
   pairedWithBaseline,
   resultOf,
@@ -140,7 +140,7 @@ export const peakRss = {
         /** @type {string[]} */ args,
         /** @type {{ env: NodeJS.ProcessEnv, cwd: string }} */ opts,
       ) => {
-        const { run, peakMB, method: how } = await measurePeakRss([distFile("cli/main.js"), ...args], opts);
+        const { run, peakMB, method: how } = await measurePeakRss([cliEntry(), ...args], opts);
         method = how;
         if (run.code !== 0) throw new Error(`cairn exited ${run.code}: ${run.stderr}`);
         peaks.push(peakMB);

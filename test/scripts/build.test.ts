@@ -47,6 +47,7 @@ function project(): string {
       'import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";',
       'appendFileSync("builds.log", "built\\n");',
       'for (const dir of ["dist/cli", "dist/testing"]) mkdirSync(dir, { recursive: true });',
+      'writeFileSync("dist/cli/bin.cjs", "");',
       'writeFileSync("dist/cli/main.js", "");',
       'writeFileSync("dist/testing/index.js", "");',
     ].join("\n"),

@@ -8,12 +8,13 @@ import { modelFreeEnv } from "../../helpers/env.js";
 import { tempDir } from "../../helpers/temp.js";
 
 /**
- * Runs the BUILT CLI (`node dist/cli/main.js`) as a user would: a child process with piped stdio,
+ * Runs the BUILT CLI (`node dist/cli/bin.cjs`, the package's bin) as a user would: a child process with piped stdio,
  * a temporary workspace as its working directory, and the scripted model server over real HTTP
  * (ANTHROPIC_BASE_URL). Every json / stream-json line it prints is checked against docs/schema/.
  */
 export const REPO = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
-export const CLI = join(REPO, "dist/cli/main.js");
+/** The `cairn` bin as package.json names it (it imports dist/cli/main.js for everything but `--version`). */
+export const CLI = join(REPO, "dist/cli/bin.cjs");
 export const MODEL = "anthropic/claude-sonnet-5-5";
 
 const servers: ScriptedServer[] = [];
