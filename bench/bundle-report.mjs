@@ -1,10 +1,11 @@
-// What the CLI's start-up path loads, from esbuild's metafile:
+// What the CLI bundle holds, from esbuild's metafiles:
 //
 //   CAIRN_BUILD_META=.tmp/build-meta.json node scripts/post-build.mjs
 //   node bench/bundle-report.mjs .tmp/build-meta.json
 //
-// For `--version`, for a run before the first model call, and for a run with the Anthropic client,
-// it lists the files read and their bytes by package (source bytes are what V8 must parse).
+// The CLI is one CommonJS file (dist/cli/cli.cjs) compiled with a code cache (src/cli/bin.cts): its
+// source bytes are read, and its functions' metadata deserialized, at every start, whichever of its
+// modules a run then initialises. This lists its bytes by package, and the SDK entry's for comparison.
 import { readFileSync } from "node:fs";
 
 const file = process.argv[2];
@@ -12,9 +13,9 @@ if (!file) {
   process.stderr.write("usage: node bench/bundle-report.mjs METAFILE\n");
   process.exit(2);
 }
-/** @type {{ outputs: Record<string, { bytes: number, imports: { path: string, kind: string, external?: boolean }[], inputs: Record<string, { bytesInOutput: number }> }> }} */
+/** @typedef {{ outputs: Record<string, { bytes: number, inputs: Record<string, { bytesInOutput: number }> }> }} Metafile */
+/** @type {{ cli: Metafile, sdk: Metafile }} */
 const meta = JSON.parse(readFileSync(file, "utf8"));
-const outputs = meta.outputs;
 
 /** …/node_modules/<pkg>/… → <pkg>; src/<dir>/… → src/<dir>. @param {string} input */
 function packageOf(input) {
@@ -25,39 +26,13 @@ function packageOf(input) {
   return parts.slice(at + 1, parts[at + 1].startsWith("@") ? at + 3 : at + 2).join("/");
 }
 
-/** The files loaded from `entry`, following dynamic imports whose chunk name matches `follow`. */
-function closure(/** @type {string} */ entry, /** @type {string[]} */ follow) {
-  const seen = new Set();
-  const stack = [entry];
-  while (stack.length > 0) {
-    const output = /** @type {string} */ (stack.pop());
-    if (seen.has(output)) continue;
-    seen.add(output);
-    for (const imported of outputs[output].imports) {
-      if (imported.external) continue;
-      if (imported.kind === "dynamic-import" && !follow.some((name) => imported.path.includes(name)))
-        continue;
-      stack.push(imported.path);
-    }
-  }
-  return seen;
-}
-
-const entry = Object.keys(outputs).find((path) => path.endsWith("cli/main.js"));
-if (!entry) throw new Error("no cli/main.js in the metafile");
-const paths = [
-  ["cairn --version", []],
-  ["a run, before the first model call", ["run-cli"]],
-  ["a run with the Anthropic client", ["run-cli", "anthropic", "sdk-"]],
-];
-for (const [label, follow] of /** @type {[string, string[]][]} */ (paths)) {
-  const files = closure(entry, follow);
+function report(/** @type {string} */ label, /** @type {Metafile} */ metafile, /** @type {string[]} */ names) {
   let bytes = 0;
   /** @type {Record<string, number>} */
   const byPackage = {};
-  for (const output of files) {
-    bytes += outputs[output].bytes;
-    for (const [input, info] of Object.entries(outputs[output].inputs)) {
+  for (const name of names) {
+    bytes += metafile.outputs[name].bytes;
+    for (const [input, info] of Object.entries(metafile.outputs[name].inputs)) {
       byPackage[packageOf(input)] = (byPackage[packageOf(input)] ?? 0) + info.bytesInOutput;
     }
   }
@@ -65,7 +40,14 @@ for (const [label, follow] of /** @type {[string, string[]][]} */ (paths)) {
     .filter(([, size]) => size >= 1024)
     .sort((a, b) => b[1] - a[1])
     .map(([name, size]) => `${name} ${Math.round(size / 1024)}K`);
-  process.stdout.write(
-    `${label}: ${files.size} files, ${Math.round(bytes / 1024)} kB\n  ${top.join(", ")}\n`,
-  );
+  process.stdout.write(`${label}: ${names.length} files, ${Math.round(bytes / 1024)} kB\n  ${top.join(", ")}\n`);
 }
+
+const cli = Object.keys(meta.cli.outputs).filter((name) => name.endsWith("cli/cli.cjs"));
+if (cli.length !== 1) throw new Error("no cli/cli.cjs in the metafile");
+report("the CLI bundle (dist/cli/cli.cjs)", meta.cli, cli);
+report(
+  "the SDK and its chunks (dist/lib, dist/testing, dist/chunks)",
+  meta.sdk,
+  Object.keys(meta.sdk.outputs).filter((name) => name.endsWith(".js")),
+);

@@ -24,6 +24,7 @@ const INPUT_FILES = [
   "tsconfig.build.json",
   "scripts/build.mjs",
   "scripts/post-build.mjs",
+  "scripts/prime-code-cache.mjs",
 ];
 /** Files a usable build has; a dist/ without them is rebuilt whatever the stamp says. */
 const OUTPUTS = ["dist/cli/bin.cjs", "dist/cli/main.js", "dist/index.js", "dist/testing/index.js"];

@@ -1,20 +1,26 @@
 // Runs after `tsc -p tsconfig.build.json` (which emits every module and the .d.ts files into dist/).
 //
-// It then bundles the package's three entry points with esbuild, over tsc's files of the same name,
-// so that starting the CLI or importing the SDK reads a handful of files instead of hundreds
+// It then bundles the package's entry points with esbuild, over tsc's files of the same name, so that
+// starting the CLI or importing the SDK reads a handful of files instead of hundreds
 // (docs/performance.md has the measurements):
 //
-//   dist/cli/bin.cjs       the `cairn` bin (generated below): `--version`, else it imports main.js
-//   dist/cli/main.js       the CLI: a few lines; everything else is import()ed when a run starts
+//   dist/cli/bin.cjs       the `cairn` bin (tsc's output of src/cli/bin.cts): `--version`, else it
+//                          compiles cli.cjs with a V8 code cache; this script stamps the bundle's hash in
+//   dist/cli/cli.cjs       the CLI: src/cli/start.ts and everything it imports, one CommonJS file (a
+//                          code cache needs a script; Node 20 has none for ES modules)
+//   dist/cli/main.js       tsc's output of src/cli/main.ts: a `.js` entry that requires bin.cjs
 //   dist/lib/index.js      the root export "cairn" (dist/index.js re-exports it)
 //   dist/testing/index.js  "cairn/testing"
-//   dist/chunks/*.js       code shared between them, and every dynamic import() as its own chunk, so
+//   dist/chunks/*.js       code shared between the two, and every dynamic import() as its own chunk, so
 //                          provider clients (@anthropic-ai/sdk, openai) still load only on first use
 //
 // Every bundled file sits two folders below the package root, like its source under src/, so code
 // that finds package.json with new URL("../../package.json", import.meta.url) keeps working.
-// The three entries share their chunks: one copy of each class (instanceof works across them).
-// Optional and peer dependencies stay external (native add-ons cannot be bundled).
+// The SDK's two entries share their chunks: one copy of each class (instanceof works across them);
+// the CLI's process loads only cli.cjs. Optional and peer dependencies stay external (native add-ons
+// cannot be bundled).
+import { isAscii } from "node:buffer";
+import { createHash } from "node:crypto";
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { build } from "esbuild";
@@ -58,26 +64,13 @@ const clientGlobals = {
   },
 };
 
-rmSync(path("dist/chunks"), { recursive: true, force: true });
-const built = await build({
+/** What both builds share. */
+const common = /** @type {const} */ ({
   absWorkingDir: path("."),
-  entryPoints: {
-    "cli/main": "src/cli/main.ts",
-    "lib/index": "src/index.ts",
-    "testing/index": "src/testing/index.ts",
-  },
-  outdir: "dist",
-  chunkNames: "chunks/[name]-[hash]",
   bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
   target: "node20",
   external: [...external, ...external.map((name) => `${name}/*`)],
-  // Bundled CommonJS dependencies (commander, ...) call require() for Node's built-ins.
-  banner: {
-    js: 'import { createRequire as __cairnCreateRequire } from "node:module"; const require = __cairnCreateRequire(import.meta.url);',
-  },
   // Less to parse at start-up; identifiers are kept so stack traces stay readable.
   minifyWhitespace: true,
   minifySyntax: true,
@@ -86,29 +79,64 @@ const built = await build({
   legalComments: "eof",
   logLevel: "warning",
   plugins: [clientGlobals],
-  // CAIRN_BUILD_META=file keeps esbuild's metafile (what went where) for bench/bundle-report.mjs.
+  // CAIRN_BUILD_META=file keeps esbuild's metafiles (what went where) for bench/bundle-report.mjs.
   metafile: Boolean(process.env.CAIRN_BUILD_META),
 });
-if (process.env.CAIRN_BUILD_META) writeFileSync(process.env.CAIRN_BUILD_META, JSON.stringify(built.metafile));
+
+rmSync(path("dist/chunks"), { recursive: true, force: true });
+const built = await build({
+  ...common,
+  entryPoints: {
+    "lib/index": "src/index.ts",
+    "testing/index": "src/testing/index.ts",
+  },
+  outdir: "dist",
+  chunkNames: "chunks/[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  // Bundled CommonJS dependencies (commander, ...) call require() for Node's built-ins.
+  banner: {
+    js: 'import { createRequire as __cairnCreateRequire } from "node:module"; const require = __cairnCreateRequire(import.meta.url);',
+  },
+});
+
+// The CLI: one CommonJS file, so that src/cli/bin.cts can compile it with a code cache. Its dynamic
+// import()s of cairn's own modules become functions inside it (run when first called, as before);
+// import() of an external package stays import(). import.meta.url becomes the bundle's own URL:
+// dist/cli/cli.cjs sits two folders down like the modules that use it.
+const cli = await build({
+  ...common,
+  entryPoints: { "cli/cli": "src/cli/start.ts" },
+  outdir: "dist",
+  outExtension: { ".js": ".cjs" },
+  format: "cjs",
+  // ASCII only (non-ASCII characters escaped), so the bin reads the bundle as Latin-1, undecoded.
+  charset: "ascii",
+  define: { "import.meta.url": "__cairnImportMetaUrl" },
+  banner: { js: 'var __cairnImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+});
+if (process.env.CAIRN_BUILD_META)
+  writeFileSync(process.env.CAIRN_BUILD_META, JSON.stringify({ sdk: built.metafile, cli: cli.metafile }));
 writeFileSync(
   path("dist/index.js"),
   '// The bundled root export (see scripts/post-build.mjs).\nexport * from "./lib/index.js";\n',
 );
-// The `cairn` bin is a CommonJS file: Node starts a CommonJS entry about 5 ms sooner than an ES
-// module (the ES module loader is set up only when needed), which is most of `--version`'s time
-// (docs/performance.md). It answers `--version` itself and hands everything else to dist/cli/main.js.
-writeFileSync(
-  path("dist/cli/bin.cjs"),
-  `#!/usr/bin/env node
-"use strict";
-// Generated by scripts/post-build.mjs: the \`cairn\` bin (see the comment there).
-const argv = process.argv.slice(2);
-if (argv.length === 1 && (argv[0] === "-v" || argv[0] === "--version")) {
-  process.stdout.write(\`\${require("../../package.json").version}\\n\`);
-} else {
-  import("./main.js");
-}
-`,
-);
-chmodSync(path("dist/cli/bin.cjs"), 0o755);
+// The bin's code cache is named after the bundle it was made for (V8 itself compares only the
+// source's length): a rebuilt bundle never runs with an old cache.
+const cliBundle = readFileSync(path("dist/cli/cli.cjs"));
+// esbuild escapes non-ASCII characters in strings, not in regular expression literals: write those
+// with \u escapes (the bin reads the bundle as Latin-1).
+if (!isAscii(cliBundle))
+  throw new Error("post-build: dist/cli/cli.cjs is not ASCII (a regular expression literal?)");
+const bundleId = createHash("sha256").update(cliBundle).digest("hex").slice(0, 16);
+const binFile = path("dist/cli/bin.cjs");
+const bin = readFileSync(binFile, "utf8");
+// tsc's output says "unbuilt"; a second run of this script finds the previous hash.
+const placeholder = /const BUNDLE_ID = "[^"]*";/;
+if (!placeholder.test(bin)) throw new Error("post-build: no BUNDLE_ID constant in dist/cli/bin.cjs");
+writeFileSync(binFile, bin.replace(placeholder, `const BUNDLE_ID = "${bundleId}";`));
+chmodSync(binFile, 0o755);
 chmodSync(path("dist/cli/main.js"), 0o755);
+
+await import("./prime-code-cache.mjs");

@@ -67,7 +67,7 @@ async function configuredModel(): Promise<Configured> {
     };
   } catch (error) {
     if (error instanceof ConfigError)
-      return { configured: false, reason: error.message.replace(/\s*\n\s*(•\s*)?/g, "; ") };
+      return { configured: false, reason: error.message.replace(/\s*\n\s*(\u2022\s*)?/g, "; ") };
     throw error;
   }
 }
