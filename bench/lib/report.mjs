@@ -8,6 +8,7 @@ import { join } from "node:path";
 function formatValue(value, unit) {
   if (value === null || value === undefined || !Number.isFinite(value)) return "–";
   if (unit === "deltas/s") return Math.round(value).toLocaleString("en");
+  if (unit === "MB/query") return value.toFixed(2);
   if (Math.abs(value) >= 100) return value.toFixed(0);
   return value.toFixed(1);
 }

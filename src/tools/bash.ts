@@ -8,7 +8,7 @@ import { CappedOutput } from "./capped-output.js";
 import { childEnvironment } from "./child-env.js";
 import { defineTool } from "./define.js";
 import { findShell, KILL_GRACE_MS, signalGroup, stopGroup } from "./process-group.js";
-import { RUN_TAG_VAR } from "./run-processes.js";
+import { taggedEnvironment } from "./run-processes.js";
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
@@ -51,7 +51,7 @@ export const bashTool = defineTool({
     const env = ctx.env ?? childEnvironment(process.env);
     const result = await runCommand(args.command, {
       cwd: ctx.cwd,
-      env: ctx.sandbox ? { ...env, [RUN_TAG_VAR]: ctx.sandbox.runTag } : env,
+      env: ctx.sandbox ? taggedEnvironment(env, ctx.sandbox.runTag) : env,
       timeout,
       signal: ctx.signal,
       ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),

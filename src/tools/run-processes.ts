@@ -10,6 +10,19 @@ export const KEEP_JOBS_VAR = "CAIRN_KEEP_BACKGROUND_JOBS";
 const POLL_MS = 50;
 
 /**
+ * The tags some command's environment has carried (`taggedEnvironment`): only those runs can have
+ * left a tagged process behind, so only those need the scan of /proc when they end (it reads every
+ * process's environment, about 1.5 ms a run here: an SDK query that ran no command skips it).
+ */
+const handedOut = new Set<string>();
+
+/** `env` plus the run's tag, for a process a command of the run starts. */
+export function taggedEnvironment(env: NodeJS.ProcessEnv, runTag: string): NodeJS.ProcessEnv {
+  handedOut.add(runTag);
+  return { ...env, [RUN_TAG_VAR]: runTag };
+}
+
+/**
  * Stops what the run's commands left running: every process whose environment carries the run's tag
  * (found through /proc on Linux, so jobs that left the command's process group with `setsid` or
  * `nohup … &` are found too). SIGTERM, then SIGKILL after the grace for those still there. A process
@@ -17,17 +30,22 @@ const POLL_MS = 50;
  * that holds for those (docs/security.md). Does nothing when the user opted in to keeping jobs.
  */
 export async function stopRunProcesses(runTag: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  if (env[KEEP_JOBS_VAR] === "1") return;
-  let pids = taggedProcesses(runTag);
-  if (pids.length === 0) return;
-  for (const pid of pids) signal(pid, "SIGTERM");
-  const deadline = Date.now() + KILL_GRACE_MS;
-  while (Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    pids = taggedProcesses(runTag);
+  if (env[KEEP_JOBS_VAR] === "1" || !handedOut.has(runTag)) return;
+  try {
+    let pids = taggedProcesses(runTag);
     if (pids.length === 0) return;
+    for (const pid of pids) signal(pid, "SIGTERM");
+    const deadline = Date.now() + KILL_GRACE_MS;
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      pids = taggedProcesses(runTag);
+      if (pids.length === 0) return;
+    }
+    for (const pid of pids) signal(pid, "SIGKILL");
+  } finally {
+    // The run has ended: its tag is not handed out again (a command started later tags it anew).
+    handedOut.delete(runTag);
   }
-  for (const pid of pids) signal(pid, "SIGKILL");
 }
 
 /**
