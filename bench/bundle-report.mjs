@@ -26,7 +26,11 @@ function packageOf(input) {
   return parts.slice(at + 1, parts[at + 1].startsWith("@") ? at + 3 : at + 2).join("/");
 }
 
-function report(/** @type {string} */ label, /** @type {Metafile} */ metafile, /** @type {string[]} */ names) {
+function report(
+  /** @type {string} */ label,
+  /** @type {Metafile} */ metafile,
+  /** @type {string[]} */ names,
+) {
   let bytes = 0;
   /** @type {Record<string, number>} */
   const byPackage = {};
@@ -40,7 +44,9 @@ function report(/** @type {string} */ label, /** @type {Metafile} */ metafile, /
     .filter(([, size]) => size >= 1024)
     .sort((a, b) => b[1] - a[1])
     .map(([name, size]) => `${name} ${Math.round(size / 1024)}K`);
-  process.stdout.write(`${label}: ${names.length} files, ${Math.round(bytes / 1024)} kB\n  ${top.join(", ")}\n`);
+  process.stdout.write(
+    `${label}: ${names.length} files, ${Math.round(bytes / 1024)} kB\n  ${top.join(", ")}\n`,
+  );
 }
 
 const cli = Object.keys(meta.cli.outputs).filter((name) => name.endsWith("cli/cli.cjs"));
