@@ -53,10 +53,18 @@ const clientGlobals = {
         const used = Object.entries(standIns).filter(([name]) =>
           new RegExp(`(?<![.\\w$])${name}\\b`).test(code),
         );
-        if (used.length === 0) return undefined;
-        const names = used.map(([name, standIn]) => `${standIn} as ${name}`).join(", ");
+        // `globalThis.ReadableStream && x instanceof globalThis.ReadableStream` reads the global,
+        // whose first read loads Node's web streams: isReadableStreamBody answers the same.
+        const streamCheck =
+          /globalThis\.ReadableStream\s*&&\s*([\w.]+)\s+instanceof\s+globalThis\.ReadableStream/g;
+        const rewritten = contents.replace(streamCheck, "isReadableStreamBody($1)");
+        const imports = [
+          ...used.map(([name, standIn]) => `${standIn} as ${name}`),
+          ...(rewritten === contents ? [] : ["isReadableStreamBody"]),
+        ];
+        if (imports.length === 0) return undefined;
         return {
-          contents: `import { ${names} } from ${JSON.stringify(standInModule)};\n${contents}`,
+          contents: `import { ${imports.join(", ")} } from ${JSON.stringify(standInModule)};\n${rewritten}`,
           loader: "js",
         };
       },

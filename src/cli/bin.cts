@@ -6,9 +6,11 @@
  * Everything else runs the CLI bundle, dist/cli/cli.cjs (src/cli/start.ts and all it imports, one
  * CommonJS file built by scripts/post-build.mjs), compiled through `vm.Script` with a V8 code cache:
  * compiling the bundle's ES modules was the largest item of a run's start-up (docs/performance.md).
- * The cache is what V8 produced for this very bundle, Node and set of flags; V8 checks Node's
+ * The cache is what V8 produced for this very bundle, Node and set of V8 flags; V8 checks Node's
  * version and the flags itself and rejects a cache that does not fit, and the file name carries a
- * hash of the bundle (V8 only compares the source's length). It lives next to the bundle
+ * hash of the bundle (V8 only compares the source's length). No V8 flag is set at run time: any
+ * change to V8's flags also makes V8 reject the code cache Node ships for its own built-in modules,
+ * which then compile from source, about 25 ms more per run (docs/performance.md). It lives next to the bundle
  * (dist/cli/.code-cache/) when that is writable, else in the user's cache directory, never in a
  * shared temporary directory (a cache is code). CAIRN_CODE_CACHE=0 turns it off;
  * CAIRN_CODE_CACHE=<dir> puts it in <dir>. A missing or rejected cache is written when the process
@@ -19,8 +21,6 @@ import type * as Vm from "node:vm";
 
 /** Replaced by scripts/post-build.mjs with a hash of dist/cli/cli.cjs. */
 const BUNDLE_ID = "unbuilt";
-/** As src/cli/v8-flags.ts (test/cli/code-cache.test.ts checks they agree). */
-const V8_FLAGS = ["--liftoff-only", "--interrupt-budget=8388608"];
 
 const argv = process.argv.slice(2);
 const version = (): string => (require("../../package.json") as { version: string }).version;
@@ -28,9 +28,6 @@ const version = (): string => (require("../../package.json") as { version: strin
 if (argv.length === 1 && (argv[0] === "-v" || argv[0] === "--version")) {
   process.stdout.write(`${version()}\n`);
 } else {
-  // Before compiling: a code cache is only valid for the flags it was made with.
-  const v8 = require("node:v8") as typeof import("node:v8");
-  for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
   const cli = loadBundle() as { startCli(argv: string[], version: string): Promise<void> };
   void cli.startCli(argv, version());
 }

@@ -3,14 +3,9 @@
  * and everything it imports into one CommonJS file, `dist/cli/cli.cjs`, which the bin compiles with a
  * V8 code cache (src/cli/bin.cts, docs/performance.md).
  */
-import { setFlagsFromString } from "node:v8";
-import { V8_FLAGS } from "./v8-flags.js";
 
 /** Runs the CLI on `argv` (without node and the script) and exits with its code. */
 export async function startCli(argv: string[], version: string): Promise<void> {
-  // The bin sets these before it compiles the bundle (a code cache is only valid for the flags it was
-  // made with); setting them again to the same values changes nothing. Set before fetch is used.
-  for (const flag of V8_FLAGS) setFlagsFromString(flag);
   // Signals are handled from here on (exit 130/143/129), also while the rest of cairn is loading.
   const { Interrupts } = await import("./signals.js");
   const interrupts = new Interrupts().install();

@@ -1,3 +1,4 @@
+import { nowMs } from "../util/clock.js";
 import type { ContextMeter } from "./context-meter.js";
 import type { EngineEvent } from "./events.js";
 import {
@@ -86,7 +87,7 @@ export async function* compactHistory(
   history: readonly ConversationMessage[],
   request: CompactionRequest,
 ): AsyncGenerator<EngineEvent[], CompactionOutcome | undefined> {
-  const started = performance.now();
+  const started = nowMs();
   const preTokens = request.meter.estimate(history);
   const cut = request.trigger === "manual" ? history.length : keptFrom(history, request.keepTokens);
   if (cut === 0) return undefined;
@@ -137,7 +138,7 @@ export async function* compactHistory(
     usage: message.usage,
     preTokens,
     postTokens: request.meter.estimate(compacted),
-    durationMs: Math.round(performance.now() - started),
+    durationMs: Math.round(nowMs() - started),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { SandboxPolicy } from "../sandbox/policy.js";
 import type { Tool, ToolOutcome } from "../tools/types.js";
+import { nowMs } from "../util/clock.js";
 import { eachEvent } from "./batches.js";
 import {
   type CompactionHooks,
@@ -136,7 +137,7 @@ export function runAgentLoop(options: LoopOptions): AsyncGenerator<EngineEvent, 
  */
 export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator<EngineEvent[], RunEndEvent> {
   const startedAt = Date.now();
-  const started = performance.now();
+  const started = nowMs();
   const { signal, history } = options;
   const toolsByName = new Map(
     options.tools.flatMap((tool) =>
@@ -398,13 +399,13 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
       }
       turn += 1;
       yield* makeRoom();
-      const callStarted = performance.now();
+      const callStarted = nowMs();
       yield [{ type: "model_call_start", turn, startedAt: Date.now() }];
       let call: ModelCallResult;
       try {
         call = yield* requestModel();
       } finally {
-        apiMs += performance.now() - callStarted;
+        apiMs += nowMs() - callStarted;
       }
       const { message, assembler } = call;
       requestId = call.requestId ?? requestId;
@@ -424,7 +425,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
           message,
           ...(requestId ? { requestId } : {}),
           ...(call.rateLimit ? { rateLimit: call.rateLimit } : {}),
-          durationMs: Math.round(performance.now() - callStarted),
+          durationMs: Math.round(nowMs() - callStarted),
           costUsd: callCost ?? null,
         },
       ];
@@ -569,7 +570,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
     closeDanglingToolUses(history);
   }
 
-  const durationMs = Math.max(1, Math.round(performance.now() - started));
+  const durationMs = Math.max(1, Math.round(nowMs() - started));
   const end: RunEndEvent = {
     type: "run_end",
     sessionId: options.sessionId,

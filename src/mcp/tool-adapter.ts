@@ -2,6 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ValidateFunction } from "ajv";
 import { DEFAULT_OUTPUT_LIMIT, truncateMiddle } from "../tools/define.js";
 import type { Tool, ToolEffects, ToolOutcome } from "../tools/types.js";
+import { nowMs } from "../util/clock.js";
 
 /** An MCP tool as `tools/list` describes it. */
 export type McpToolInfo = {
@@ -72,8 +73,8 @@ export function mcpTool(options: McpToolOptions): Tool {
       return { ok: true, input: input as Record<string, unknown> };
     },
     async execute(input, ctx): Promise<ToolOutcome> {
-      const started = performance.now();
-      const elapsed = () => Math.round(performance.now() - started);
+      const started = nowMs();
+      const elapsed = () => Math.round(nowMs() - started);
       try {
         const result = await client.callTool({ name: info.name, arguments: input }, undefined, {
           signal: ctx.signal,

@@ -46,7 +46,7 @@ export {
 export {
   awkProgramIsSafe,
   checkReadOnlyCommand,
-  READ_ONLY_COMMAND_NAMES,
+  readOnlyCommandNames,
   sedScriptIsSafe,
 } from "./shell-readonly.js";
 export { rulesFromToolLists } from "./tool-lists.js";

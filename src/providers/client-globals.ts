@@ -1,6 +1,6 @@
 /**
  * `Headers` and `FormData` for the official clients (@anthropic-ai/sdk, openai) that do not load
- * Node's `fetch` implementation.
+ * Node's `fetch` implementation, and a `ReadableStream` check that does not load Node's web streams.
  *
  * In Node 20 the globals `Headers` and `FormData` are lazy getters that load all of undici (about
  * 20–25 ms of a one-line run, docs/performance.md); the clients build every request's headers with
@@ -129,4 +129,22 @@ export class LazyFormData {
       (value as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] === "FormData"
     );
   }
+}
+
+/**
+ * `globalThis.ReadableStream && value instanceof globalThis.ReadableStream`, which the Anthropic
+ * client asks of every request body, without reading the global: in Node 20 its first read loads
+ * Node's web streams (about a millisecond of every run). While the global is still its lazy getter,
+ * a value can only be a stream made from `node:stream/web`, which carries the tag.
+ */
+export function isReadableStreamBody(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const global = Object.getOwnPropertyDescriptor(globalThis, "ReadableStream");
+  if (
+    global &&
+    !("value" in global) &&
+    (value as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] !== "ReadableStream"
+  )
+    return false;
+  return typeof globalThis.ReadableStream === "function" && value instanceof globalThis.ReadableStream;
 }

@@ -19,7 +19,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { createRequire } from "node:module";
 import { type HeadersInitLike, headerPairs, LightHeaders } from "./client-globals.js";
 
 type FetchInit = {
@@ -81,7 +81,7 @@ export function nodeFetch(input: unknown, init: FetchInit = {}): Promise<unknown
     if (init.headers)
       for (const [name, value] of headerPairs(init.headers)) headers[name.toLowerCase()] = value;
     if (body !== undefined) headers["content-length"] = String(body.byteLength);
-    const send = target.protocol === "https:" ? httpsRequest : httpRequest;
+    const send = target.protocol === "https:" ? httpsRequest() : httpRequest;
     const request = send(target, { method: (init.method ?? "GET").toUpperCase(), headers });
     let response: IncomingMessage | undefined;
 
@@ -200,4 +200,11 @@ function abortError(signal: AbortSignal | undefined): Error {
   const reason = signal?.reason as { name?: unknown } | undefined;
   if (reason instanceof Error && reason.name === "AbortError") return reason;
   return new DOMException("This operation was aborted", "AbortError");
+}
+
+let https: typeof import("node:https") | undefined;
+/** node:https (with node:tls) is loaded for the first https request: a local model's run never needs it. */
+function httpsRequest(): typeof import("node:https").request {
+  https ??= createRequire(import.meta.url)("node:https") as typeof import("node:https");
+  return https.request;
 }

@@ -360,7 +360,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       await mcp.close();
       if (sandbox) {
         await stopRunProcesses(sandbox.runTag, env);
-        await sandbox.probing;
+        await sandbox.probeStarted?.();
       }
     },
     model,

@@ -28,12 +28,18 @@ export type SandboxSettings = {
 export type SandboxPolicy = {
   /**
    * `enabled`: commands run under bubblewrap at `bwrapPath`. `disabled`: the checker alone.
-   * `auto`: bubblewrap was still being probed when the run started; `sandboxRunner` waits for it.
+   * `auto`: bubblewrap is probed when the first command needs it; `sandboxRunner` waits for that.
    */
   mode: "enabled" | "disabled" | "auto";
   bwrapPath?: string;
-  /** `auto` only: bubblewrap's path once it is known to work, undefined for the fallback. */
-  probing?: Promise<string | undefined>;
+  /**
+   * `auto` only: probes bubblewrap on the first call (the first command that would run under it) and
+   * gives its path once it is known to work, undefined for the fallback. A run that starts no
+   * process never probes.
+   */
+  probe?: () => Promise<string | undefined>;
+  /** `auto` only: the probe if it was started (a run waits for it before it ends, for its warning). */
+  probeStarted?: () => Promise<string | undefined> | undefined;
   /** Absolute, lexical and real forms: the workspace, `--add-dir` directories, `extraWritable`. */
   writableRoots: string[];
   protectedPaths: string[];
@@ -58,7 +64,8 @@ export type SandboxContext = {
   platform?: NodeJS.Platform;
   /**
    * With it, `auto` does not wait for the probe (about 10 ms: a process creating namespaces), which
-   * then overlaps with the run's start; the fallback warning comes through here, once.
+   * runs when the first command needs it (a run without commands never pays for it); the fallback
+   * warning comes through here, once, before that command runs.
    */
   onFallback?: (warning: string) => void;
 };
@@ -83,19 +90,20 @@ export async function resolveSandboxPolicy(
   if (mode === "disabled") return { policy: { mode, protectedPaths: [], hiddenPaths: [], ...base } };
 
   const paths = sandboxPaths(writableRoots, { cairnHome: realOrSelf(resolveCairnHome(env, home)), home });
-  const finding = findWorkingBwrap(context, writableRoots, env);
   const unavailable = (reason: string) => `the command sandbox is not available: ${reason}`;
   const fallback = (reason: string) =>
     `${unavailable(reason)}; shell commands run with the permission checker alone`;
   const { onFallback } = context;
   if (mode === "auto" && onFallback) {
-    const probing = finding.then((found) => {
-      if (found.reason !== undefined) onFallback(fallback(found.reason));
-      return found.bwrapPath;
-    });
-    return { policy: { mode, probing, ...paths, ...base } };
+    let probing: Promise<string | undefined> | undefined;
+    const probe = () =>
+      (probing ??= findWorkingBwrap(context, writableRoots, env).then((found) => {
+        if (found.reason !== undefined) onFallback(fallback(found.reason));
+        return found.bwrapPath;
+      }));
+    return { policy: { mode, probe, probeStarted: () => probing, ...paths, ...base } };
   }
-  const found = await finding;
+  const found = await findWorkingBwrap(context, writableRoots, env);
   if (found.reason === undefined)
     return { policy: { mode: "enabled", bwrapPath: found.bwrapPath, ...paths, ...base } };
   if (mode === "enabled")
@@ -108,7 +116,7 @@ export async function resolveSandboxPolicy(
 /** The bubblewrap to run a command under, or undefined for none (waits for an `auto` probe). */
 export async function sandboxRunner(policy: SandboxPolicy | undefined): Promise<string | undefined> {
   if (!policy || policy.mode === "disabled") return undefined;
-  return policy.mode === "enabled" ? policy.bwrapPath : policy.probing;
+  return policy.mode === "enabled" ? policy.bwrapPath : policy.probe?.();
 }
 
 type Availability = { reason: string; bwrapPath?: undefined } | { reason?: undefined; bwrapPath: string };

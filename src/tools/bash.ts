@@ -3,6 +3,7 @@ import { stat } from "node:fs/promises";
 import * as z from "zod";
 import { bwrapCommand } from "../sandbox/bwrap.js";
 import { type SandboxPolicy, sandboxRunner } from "../sandbox/policy.js";
+import { nowMs } from "../util/clock.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { CappedOutput } from "./capped-output.js";
 import { childEnvironment } from "./child-env.js";
@@ -117,7 +118,7 @@ async function runCommand(
   const bwrapPath = await sandboxRunner(sandbox);
   const sandboxed =
     sandbox && bwrapPath ? bwrapCommand(sandbox, bwrapPath, [shell, "-c", command], options.cwd) : undefined;
-  const started = performance.now();
+  const started = nowMs();
   // What a terminal would have shown: both streams as their chunks arrived.
   const interleaved = new CappedOutput();
   const stdout = new CappedOutput(undefined, undefined, interleaved);
@@ -190,7 +191,7 @@ async function runCommand(
     stdout: stdout.toString(),
     stderr: stderr.toString(),
     interleavedOutput: interleaved.toString(),
-    executionTime: Math.round(performance.now() - started),
+    executionTime: Math.round(nowMs() - started),
     timedOut,
     interrupted,
     stoppedLeftovers,

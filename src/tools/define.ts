@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { nowMs } from "../util/clock.js";
 import { once } from "../util/once.js";
 import type {
   Tool,
@@ -65,8 +66,8 @@ export function defineTool<S extends z.ZodObject>(spec: ToolDefinitionSpec<S>): 
     ...(spec.payload ? { payload: spec.payload } : {}),
     validate,
     async execute(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome> {
-      const started = performance.now();
-      const elapsed = () => Math.round(performance.now() - started);
+      const started = nowMs();
+      const elapsed = () => Math.round(nowMs() - started);
       // Checked again (cheap, and the schemas have no transforms), so no caller can run input that
       // skipped `validate`.
       const parsed = schema().safeParse(input);

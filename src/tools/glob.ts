@@ -1,6 +1,5 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { glob } from "tinyglobby";
 import * as z from "zod";
 import { isToolGlobWildcard, literalLeadingDirectory } from "../util/glob.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
@@ -47,6 +46,8 @@ export const globTool = defineTool({
     if (!info) return { content: `Directory does not exist: ${searched.root}`, isError: true };
     if (!info.isDirectory()) return { content: `${searched.root} is not a directory.`, isError: true };
 
+    // Loaded on the first search: tinyglobby (with fdir and picomatch) is not on a run's start-up path.
+    const { glob } = await import("tinyglobby");
     const found = await glob(searched.pattern, {
       cwd: searched.root,
       dot: true,

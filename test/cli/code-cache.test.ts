@@ -2,7 +2,6 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { V8_FLAGS } from "../../src/cli/v8-flags.js";
 import { reply } from "../../src/testing/index.js";
 import { REPO, serverEnv, spawnCli, startServer, workspace } from "../conformance/pm/helpers.js";
 
@@ -71,11 +70,5 @@ describe("the CLI's code cache", () => {
     const cli = spawnCli(["login"], { cwd: workspace(), env: { ...process.env, CAIRN_CODE_CACHE: "0" } });
     await cli.exited;
     expect(cli.out.stderr).toContain("OPENAI_API_KEY, …)");
-  });
-
-  test("the bin sets the same V8 flags as the CLI (a cache is valid only for the flags it was made with)", () => {
-    const bin = readFileSync(join(REPO, "src/cli/bin.cts"), "utf8");
-    const listed = /const V8_FLAGS = (\[[^\]]*\]);/.exec(bin)?.[1];
-    expect(listed && JSON.parse(listed)).toEqual(V8_FLAGS);
   });
 });

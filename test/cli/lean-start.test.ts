@@ -1,0 +1,47 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { reply } from "../../src/testing/index.js";
+import { serverEnv, spawnCli, startServer, workspace } from "../conformance/pm/helpers.js";
+
+/**
+ * What a one-line run loads. Each of these was once on every run's start-up path for a feature the
+ * run did not use, and cost start-up time (docs/performance.md, "Start-up"): they load on first use.
+ * The run is a real one (the built CLI, a model over HTTP on 127.0.0.1); a preloaded script records
+ * Node's list of loaded built-in modules and every file `require` loaded, at exit.
+ */
+describe("a one-line run's start-up path", () => {
+  test("loads no built-in module or package a one-line answer does not use", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cairn-lean-"));
+    const record = join(dir, "loaded.json");
+    const preload = join(dir, "record.cjs");
+    writeFileSync(
+      preload,
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(record)}, JSON.stringify({
+        builtins: process.moduleLoadList.filter((m) => m.startsWith("NativeModule ")).map((m) => m.slice(13)),
+        files: Object.keys(require.cache),
+      })));\n`,
+    );
+    const server = await startServer([reply().text("Lean.")]);
+    const cli = spawnCli(["-p", "hi"], {
+      cwd: workspace(),
+      env: { ...serverEnv(server), NODE_OPTIONS: `--require ${preload}` },
+    });
+    expect((await cli.exited).code).toBe(0);
+    expect(cli.out.stdout).toBe("Lean.\n");
+    const loaded = JSON.parse(readFileSync(record, "utf8")) as { builtins: string[]; files: string[] };
+    const notNeeded = [
+      "internal/deps/undici/undici", // Node's fetch: the model clients send over node:http
+      "https", // and "tls": the model is on http://127.0.0.1
+      "tls",
+      "internal/webstreams/readablestream", // the Anthropic client's body checks
+      "perf_hooks", // performance.now()
+      "worker_threads", // Grep's regular-expression worker
+    ];
+    expect(loaded.builtins.filter((name) => notNeeded.includes(name))).toEqual([]);
+    // The CLI is one bundle compiled from its code cache; nothing is required from node_modules
+    // (tinyglobby's picomatch, the shell parser, ajv load when a tool needs them).
+    expect(loaded.files.filter((file) => file.includes("node_modules"))).toEqual([]);
+  });
+});
