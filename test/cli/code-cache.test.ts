@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
-import { REPO, serverEnv, spawnCli, startServer, workspace } from "../conformance/pm/helpers.js";
+import { serverEnv, spawnCli, startServer, workspace } from "../conformance/pm/helpers.js";
 
 /**
  * The bin compiles the CLI bundle with a V8 code cache (src/cli/bin.cts): a run must behave the same
