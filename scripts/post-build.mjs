@@ -121,6 +121,7 @@ const cli = await build({
   format: "cjs",
   // ASCII only (non-ASCII characters escaped), so the bin reads the bundle as Latin-1, undecoded.
   charset: "ascii",
+  minifyIdentifiers: true,
   define: { "import.meta.url": "__cairnImportMetaUrl" },
   banner: { js: 'var __cairnImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
 });
