@@ -7,7 +7,7 @@ import type { AgentInfo } from "../agents/definitions.js";
 import type { PluginConfig } from "../agents/plugins.js";
 import { subagentTools } from "../agents/subagent-tools.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
-import type { SettingSource } from "../config/setting-sources.js";
+import { ALL_SETTING_SOURCES, type SettingSource } from "../config/setting-sources.js";
 import type { CompactionHooks } from "../engine/compaction.js";
 import { buildSystemPrompt } from "../engine/context.js";
 import { DEFAULT_CONTEXT_WINDOW } from "../engine/context-meter.js";
@@ -210,18 +210,22 @@ export type TurnSpec = {
 export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   const cwd = resolve(spec.cwd);
   const env = spec.env ?? process.env;
-  const loaded =
-    spec.config ??
-    (await loadConfig({ cwd, env, ...(spec.settingSources ? { sources: spec.settingSources } : {}) }));
-  const customization =
-    spec.customization ??
-    (await loadCustomization({
-      cwd,
-      env,
-      sources: loaded.sources,
-      ...(spec.skills !== undefined ? { skills: spec.skills } : {}),
-      ...(spec.plugins ? { plugins: spec.plugins } : {}),
-    }));
+  // The config files and the commands, skills and plugins are looked up at the same time: both are
+  // chosen by the setting sources alone, and a run's start waits on dozens of file lookups.
+  const sources = spec.config?.sources ?? (spec.settingSources ? [...spec.settingSources] : undefined);
+  const [loaded, customization] = await settleBoth(
+    spec.config ? Promise.resolve(spec.config) : loadConfig({ cwd, env, ...(sources ? { sources } : {}) }),
+    spec.customization
+      ? Promise.resolve(spec.customization)
+      : loadCustomization({
+          cwd,
+          env,
+          sources: sources ?? ALL_SETTING_SOURCES,
+          ...(spec.skills !== undefined ? { skills: spec.skills } : {}),
+          ...(spec.plugins ? { plugins: spec.plugins } : {}),
+        }),
+    nothingToDispose,
+  );
   // The enabled skills' folders may be read (their instructions point at their files).
   const config = withSkillFolders(loaded, customization.skills);
   const toolEnv = childEnvironment(env);
@@ -235,11 +239,15 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     ...(spec.permissions?.addDirs ?? []).map((dir) => resolve(cwd, dir)),
     ...config.additionalDirectories,
   ];
-  const sandboxed = spec.sandbox ? await spec.sandbox(roots, env) : undefined;
-  const runAgents = await loadRunAgents(
-    { cwd, env, home: homedir(), sources: config.sources, plugins: customization.plugins },
-    spec.agents,
-    spec.permissions ?? {},
+  // (A sandbox that cannot be had is still the error reported first, as before.)
+  const [sandboxed, runAgents] = await settleBoth(
+    spec.sandbox ? spec.sandbox(roots, env) : Promise.resolve(undefined),
+    loadRunAgents(
+      { cwd, env, home: homedir(), sources: config.sources, plugins: customization.plugins },
+      spec.agents,
+      spec.permissions ?? {},
+    ),
+    nothingToDispose,
   );
   const agentsOffered = runAgents.enabled;
   // The SDK's `agent`: the main thread runs as that agent (its prompt, tools and model).
@@ -548,7 +556,12 @@ export function resolveModelFor(
   });
 }
 
-/** Both results; when `second` fails, `first`'s value is disposed of before the error is thrown. */
+const nothingToDispose = async (): Promise<void> => {};
+
+/**
+ * Both results; when `second` fails, `first`'s value is disposed of before the error is thrown.
+ * When both fail, `first`'s error is the one thrown (the order they were written in).
+ */
 async function settleBoth<A, B>(
   first: Promise<A>,
   second: Promise<B>,
