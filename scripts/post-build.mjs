@@ -45,6 +45,14 @@ const standIns = { Headers: "LightHeaders", FormData: "LazyFormData" };
 const clientGlobals = {
   name: "client-globals",
   setup(pluginBuild) {
+    // The Anthropic client maps about 150 API error codes to classes of their own, which it imports
+    // from every resource module (organizations, environments, skills, ...): their definitions ran
+    // at every start. Each of those classes extends the class of its HTTP status, which the client
+    // builds without the map; cairn reads the status and the message (src/providers/errors.ts).
+    pluginBuild.onLoad({ filter: /[\\/]@anthropic-ai[\\/]sdk[\\/]core[\\/]error-classes\.mjs$/ }, () => ({
+      contents: "export const ERROR_CODE_CLASSES = new Map();\n",
+      loader: "js",
+    }));
     pluginBuild.onLoad(
       { filter: /[\\/]node_modules[\\/](@anthropic-ai[\\/]sdk|openai)[\\/].*\.mjs$/ },
       async (args) => {
@@ -121,7 +129,9 @@ const cli = await build({
   format: "cjs",
   // ASCII only (non-ASCII characters escaped), so the bin reads the bundle as Latin-1, undecoded.
   charset: "ascii",
-  minifyIdentifiers: true,
+  // Shorter local names: less source to read and keep, a smaller code cache (function and class
+  // names are kept, see keepNames). CAIRN_BUILD_READABLE=1 keeps them, for reading CPU profiles.
+  minifyIdentifiers: !process.env.CAIRN_BUILD_READABLE,
   define: { "import.meta.url": "__cairnImportMetaUrl" },
   banner: { js: 'var __cairnImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
 });
