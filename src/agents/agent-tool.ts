@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import * as z from "zod";
 import type { RunEndEvent } from "../engine/events.js";
 import type { HookDispatcher, HookEventFields } from "../engine/hooks.js";
@@ -7,6 +6,7 @@ import type { CanUseTool } from "../engine/tool-runner.js";
 import { BUILTIN_JSON_SCHEMAS } from "../tools/builtin-json-schemas.js";
 import { defineTool } from "../tools/define.js";
 import type { Tool, ToolContext, ToolOutput } from "../tools/types.js";
+import { randomHex } from "../util/random-id.js";
 import { GENERAL_PURPOSE_AGENT, type ResolvedAgent } from "./definitions.js";
 import { Slots } from "./slots.js";
 import { AGENT_TOOL, AGENT_TOOL_ALIASES, subagentTools } from "./subagent-tools.js";
@@ -111,7 +111,7 @@ async function runSubagent(
   parent: LoopOptions,
   ctx: ToolContext,
 ): Promise<ToolOutput> {
-  const agentId = randomBytes(8).toString("hex");
+  const agentId = randomHex(8);
   const transcriptPath = deps.transcriptPath(agentId);
   const { tools } = subagentTools(agent, deps.baseTools());
   const system = await deps.systemPrompt(

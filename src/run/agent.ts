@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { eachEvent } from "../engine/batches.js";
 import type { EngineEvent, RunEndEvent } from "../engine/events.js";
 import { type LoopOptions, runAgentLoopBatches } from "../engine/loop.js";
@@ -8,6 +7,7 @@ import type { CanUseTool } from "../engine/tool-runner.js";
 import type { ModelSettings } from "../providers/registry.js";
 import { builtinTools } from "../tools/index.js";
 import type { Tool } from "../tools/types.js";
+import { randomUuid } from "../util/random-id.js";
 import { assembleRun } from "./assemble.js";
 
 /** The engine's own API (`runAgent`): one prompt, the raw event stream. The front doors use `assembleRun`. */
@@ -48,7 +48,7 @@ export async function prepareRun(options: AgentRunOptions): Promise<PreparedRun>
       ? { tools: (options.tools ?? builtinTools()).filter((tool) => !disallowed.has(tool.name)) }
       : {}),
   });
-  const sessionId = options.sessionId ?? randomUUID();
+  const sessionId = options.sessionId ?? randomUuid();
   const loop = await run.loopOptions({
     prompt: options.prompt,
     signal: options.signal,

@@ -1,9 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { realpathSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { resolveCairnHome } from "../permissions/home.js";
 import { findOnPath } from "../tools/process-group.js";
+import { randomUuid } from "../util/random-id.js";
 import { isInsideOrSame, sandboxPaths } from "./paths.js";
 import { probeBwrap } from "./probe.js";
 
@@ -85,7 +85,7 @@ export async function resolveSandboxPolicy(
   // Only existing directories can be bound (a missing --add-dir would make every command fail).
   const existing = given.map((dir) => path.resolve(dir)).filter(isDirectory);
   const writableRoots = [...new Set(existing.flatMap((dir) => [dir, realOrSelf(dir)]))];
-  const base = { writableRoots, network: settings.network === true, runTag: randomUUID() };
+  const base = { writableRoots, network: settings.network === true, runTag: randomUuid() };
   const mode = settings.mode ?? "auto";
   if (mode === "disabled") return { policy: { mode, protectedPaths: [], hiddenPaths: [], ...base } };
 

@@ -1,4 +1,5 @@
 import type { ConversationMessage } from "../engine/messages.js";
+import { randomUuid } from "../util/random-id.js";
 import { isValidSessionId, SessionNotFoundError, SessionStore } from "./store.js";
 import type { SessionWriter } from "./writer.js";
 
@@ -61,7 +62,7 @@ export async function openSession(request: SessionRequest): Promise<OpenedSessio
   }
   if (!resumeId) {
     const writer = persist ? store.create(request.cwd, newId) : undefined;
-    const sessionId = writer?.sessionId ?? newId ?? crypto.randomUUID();
+    const sessionId = writer?.sessionId ?? newId ?? randomUuid();
     return { sessionId, history: [], ...(writer ? { writer } : {}), warnings };
   }
   const resumed = await store.resume(resumeId, { fork: request.fork === true, cwd: request.cwd });

@@ -1,10 +1,12 @@
-import { createHash, randomUUID } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
 import type { ConversationMessage } from "../engine/messages.js";
 import { resolveCairnHome } from "../permissions/home.js";
 import { compareCodeUnits } from "../util/compare.js";
+import { randomUuid } from "../util/random-id.js";
 import {
   type LoadedTranscript,
   loadTranscript,
@@ -51,7 +53,8 @@ export function workspaceKey(cwd: string): string {
       .replace(/^[-.]+|-+$/g, "")
       .slice(-60)
       .replace(/^[-.]+/, "") || "root";
-  const hash = createHash("sha256").update(absolute).digest("hex").slice(0, 12);
+  // SHA-256 (the key of every existing transcript directory) without node:crypto (src/util/random-id.ts says why).
+  const hash = bytesToHex(sha256(Buffer.from(absolute, "utf8"))).slice(0, 12);
   return `${readable}-${hash}`;
 }
 
@@ -104,7 +107,7 @@ export class SessionStore {
   }
 
   /** Starts a new session in `cwd` (fresh UUID unless `id` is given; an existing id is an error). */
-  create(cwd: string, id: string = randomUUID(), extra: { forkedFrom?: string } = {}): SessionWriter {
+  create(cwd: string, id: string = randomUuid(), extra: { forkedFrom?: string } = {}): SessionWriter {
     if (!isValidSessionId(id)) throw new Error(`"${id}" is not a valid session id`);
     const dir = this.ensureDir(cwd);
     const createdAt = new Date().toISOString();

@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { chmod, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { randomHex } from "../util/random-id.js";
 
 /**
  * Writes a file for the Write and Edit tools. A file with more than one hard link is replaced by a
@@ -17,7 +17,7 @@ export async function writeTextFile(filePath: string, content: string): Promise<
     await writeFile(filePath, content, "utf8");
     return;
   }
-  const temp = path.join(path.dirname(real), `.${path.basename(real)}.${randomBytes(6).toString("hex")}.tmp`);
+  const temp = path.join(path.dirname(real), `.${path.basename(real)}.${randomHex(6)}.tmp`);
   try {
     await writeFile(temp, content, { encoding: "utf8", flag: "wx", mode: info.mode & 0o777 });
     await chmod(temp, info.mode & 0o7777);

@@ -37,6 +37,7 @@ describe("a one-line run's start-up path", () => {
       "tls",
       "internal/webstreams/readablestream", // the Anthropic client's body checks
       "perf_hooks", // performance.now()
+      "crypto", // session ids and the workspace key's hash (src/util/random-id.ts, @noble/hashes)
       "worker_threads", // Grep's regular-expression worker
     ];
     expect(loaded.builtins.filter((name) => notNeeded.includes(name))).toEqual([]);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { appendFileSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
@@ -250,6 +251,14 @@ describe("the store", () => {
     expect(writer.path).toBe(path.join(base, "home", "sessions", workspaceKey(cwd), "modes.jsonl"));
     expect(workspaceKey("/work/app")).toMatch(/^work-app-[0-9a-f]{12}$/);
     expect(workspaceKey("/work/app")).not.toBe(workspaceKey("/work-app"));
+  });
+
+  test("the workspace key's hash is SHA-256 of the path, so existing transcript directories are found", () => {
+    // Computed with node:crypto here, as cairn did before it stopped loading it at start-up.
+    for (const dir of ["/work/app", "/home/ünïcode/проект", "/"]) {
+      const hash = createHash("sha256").update(dir).digest("hex").slice(0, 12);
+      expect(workspaceKey(dir).endsWith(`-${hash}`)).toBe(true);
+    }
   });
 
   test("an existing session is never overwritten", () => {
