@@ -43,6 +43,9 @@ export class SessionWriter {
   private fd: number | undefined;
   /** Something was written since the last fsync. */
   private unsynced = false;
+  /** A sync is due on the next turn of the event loop (syncSoon). */
+  private syncPending = false;
+  private syncError: unknown;
   /** Warnings from opening an existing transcript (a torn last line that was repaired). */
   readonly warnings: string[] = [];
   /** The transcripts of the subagents running now, by agent id (docs/agents.md). */
@@ -203,7 +206,7 @@ export class SessionWriter {
         return;
       }
       case "turn_end":
-        this.sync();
+        this.syncSoon();
         return;
       case "subagent":
         this.recordSubagent(event);
@@ -272,6 +275,12 @@ export class SessionWriter {
 
   /** fsync: what was appended survives an OS crash. (Nothing to do when nothing was appended since.) */
   sync(): void {
+    this.syncPending = false;
+    const failed = this.syncError;
+    if (failed !== undefined) {
+      this.syncError = undefined;
+      throw failed;
+    }
     if (this.fd === undefined || !this.unsynced) return;
     try {
       fsyncSync(this.fd);
@@ -279,6 +288,25 @@ export class SessionWriter {
     } catch (error) {
       throw new SessionWriteError(this.path, error);
     }
+  }
+
+  /**
+   * fsync on the next turn of the event loop, unless something syncs before: the end of a run's
+   * last turn is followed at once by run_end, whose sync then covers both (one disk round trip, not
+   * two, before the answer's last line goes out). A turn followed by tool calls is synced while
+   * they start. A failed sync is thrown by the next one (run_end's at the latest).
+   */
+  private syncSoon(): void {
+    if (this.syncPending) return;
+    this.syncPending = true;
+    setImmediate(() => {
+      if (!this.syncPending) return;
+      try {
+        this.sync();
+      } catch (error) {
+        this.syncError = error;
+      }
+    });
   }
 
   /** Syncs and closes. Safe to call twice. */
