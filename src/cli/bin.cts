@@ -73,8 +73,12 @@ function codeCacheFiles(path: typeof import("node:path")): string[] {
   const name = `cli-${BUNDLE_ID}-${process.version}-${process.arch}-${flagsKey()}.cache`;
   if (setting) return [path.join(path.resolve(setting), name)];
   const dirs = [path.join(__dirname, ".code-cache")];
+  // Only absolute directories (the XDG rule): a relative one would put the cache in whatever
+  // directory the run happens to start in.
+  const xdg = process.env.XDG_CACHE_HOME;
   const home = process.env.HOME;
-  const userCache = process.env.XDG_CACHE_HOME || (home ? path.join(home, ".cache") : undefined);
+  const userCache =
+    xdg && path.isAbsolute(xdg) ? xdg : home && path.isAbsolute(home) ? path.join(home, ".cache") : undefined;
   if (userCache) dirs.push(path.join(userCache, "cairn", "code-cache"));
   return dirs.map((dir) => path.join(dir, name));
 }
