@@ -3,13 +3,16 @@
 // the same run, and writes bench/results/<timestamp>.json and latest.json. Method: docs/performance.md.
 //
 //   node bench/run.mjs [--quick] [--only id,id] [--runs N] [--warmup N] [--out DIR] [--dist DIR]
-//                      [--env clean|caller|both]
+//                      [--env clean|caller|both] [--peers]
 //
 // Start-up scenarios run in the clean environment (no NODE_EXTRA_CA_CERTS, no NODE_OPTIONS) and,
 // when the caller's differs, again in the caller's (`--env both`, the default); every other
 // scenario runs in the clean one. Each start-up row reports cairn's own overhead: its median minus
 // the median of `node -e 0` runs interleaved with it in the same environment.
 // --dist measures another build of cairn (default: dist/); bench/ab.mjs uses it to compare two.
+// --peers (never in CI) also runs the one-line answer through Claude Code and Codex, installed at
+// pinned versions into .tmp/peers/ the first time (bench/scenarios/peers.mjs), for the side-by-side
+// rows; naming a peer's id in --only selects it too.
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -29,6 +32,7 @@ import { agentSdkFirstMessage } from "./scenarios/agent-sdk.mjs";
 import { grep } from "./scenarios/grep.mjs";
 import { compactionCost, longSessionRss } from "./scenarios/long-session.mjs";
 import { mcpStartup } from "./scenarios/mcp.mjs";
+import { claudeCodeOneLine, codexOneLine, PEER_VERSIONS } from "./scenarios/peers.mjs";
 import { sandboxPerCommand } from "./scenarios/sandbox.mjs";
 import { sdkFirstMessage } from "./scenarios/sdk.mjs";
 import { sessionResume } from "./scenarios/sessions.mjs";
@@ -46,11 +50,16 @@ import { bash50 } from "./scenarios/tool-turns.mjs";
  * @property {(message: string) => void} log progress, on stderr
  */
 
-/** Scenarios in the order they run, with their default number of timed runs; `startUp` ones run in both environments. */
+/**
+ * Scenarios in the order they run, with their default number of timed runs; `startUp` ones run in
+ * both environments; `peer` ones only with --peers (or when --only names them).
+ */
 const SUITE = [
   { scenario: version, runs: 15, startUp: true },
   { scenario: oneLine, runs: 10, startUp: true },
   { scenario: threeTurn, runs: 10, startUp: true },
+  { scenario: claudeCodeOneLine, runs: 10, startUp: true, peer: true },
+  { scenario: codexOneLine, runs: 10, startUp: true, peer: true },
   { scenario: peakRss, runs: 5 },
   { scenario: stream20k, runs: 7 },
   { scenario: slowStream, runs: 3 },
@@ -75,13 +84,19 @@ const { values: flags } = parseArgs({
     out: { type: "string" },
     dist: { type: "string" },
     env: { type: "string", default: "both" },
+    peers: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 if (flags.help) {
   process.stdout.write(
-    "node bench/run.mjs [--quick] [--only id,id] [--runs N] [--warmup N] [--out DIR] [--dist DIR] [--env clean|caller|both]\n" +
-      `scenarios: ${SUITE.map((s) => s.scenario.id).join(", ")}\n`,
+    "node bench/run.mjs [--quick] [--only id,id] [--runs N] [--warmup N] [--out DIR] [--dist DIR] [--env clean|caller|both] [--peers]\n" +
+      `scenarios: ${SUITE.filter((s) => !s.peer)
+        .map((s) => s.scenario.id)
+        .join(", ")}\n` +
+      `peers (--peers): ${SUITE.filter((s) => s.peer)
+        .map((s) => s.scenario.id)
+        .join(", ")}\n`,
   );
   process.exit(0);
 }
@@ -94,7 +109,12 @@ if (!existsSync(distFile("cli/main.js"))) {
 }
 
 const only = flags.only ? flags.only.split(",") : flags.quick ? QUICK : undefined;
-const selected = SUITE.filter((entry) => !only || only.includes(entry.scenario.id));
+const namesPeer = only?.some((id) => SUITE.some((entry) => entry.peer && entry.scenario.id === id)) ?? false;
+const selected = SUITE.filter((entry) =>
+  entry.peer
+    ? only?.includes(entry.scenario.id) || (flags.peers && !namesPeer)
+    : !only || only.includes(entry.scenario.id),
+);
 if (selected.length === 0) {
   process.stderr.write(`bench: no scenario matches --only ${flags.only}\n`);
   process.exit(2);
@@ -196,6 +216,7 @@ const results = {
         },
       }
     : {}),
+  ...(selected.some((entry) => entry.peer) ? { peers: PEER_VERSIONS } : {}),
   scenarios: rows,
 };
 process.stdout.write(`\n${formatTable(results.baseline, rows, results.baselineCaller)}\n\n`);

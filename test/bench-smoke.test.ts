@@ -55,6 +55,8 @@ describe("bench harness (--quick)", () => {
     expect(results.environments.cleanRemoves).toContain("NODE_OPTIONS");
     expect(results.baselineCaller).toMatchObject({ id: "node-e-0@caller", unit: "ms" });
     expect(results.scenarios.map((r: { id: string }) => r.id)).toEqual(["one-line", "one-line@caller"]);
+    // --quick never installs or runs the peers (they need --peers).
+    expect(results).not.toHaveProperty("peers");
     for (const row of results.scenarios) {
       expect(row).toMatchObject({
         status: "ok",
