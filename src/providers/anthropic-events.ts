@@ -118,15 +118,17 @@ function isAbort(error: unknown): boolean {
 }
 
 /**
- * A text delta exactly as the Messages API sends it, `event: content_block_delta` and one `data`
- * line of compact JSON whose text needs no unescaping: no `"`, `\` or control character (what
- * JSON.parse would reject or have to decode), an index without leading zeros. Such a message is
- * most of a streamed answer, and matching it is cheaper than cutting it out of the chunk and
- * parsing it (docs/performance.md). The event built from it is the object JSON.parse gives, key
- * for key and in the same order; anything else (spaces, other fields or order, escapes) is parsed.
+ * A text delta exactly as the Messages API sends it: `event: content_block_delta` and one `data`
+ * line of compact JSON in this key order, the index without leading zeros, the text any JSON
+ * string. Such messages are most of a streamed answer, and matching one is cheaper than cutting it
+ * out of the chunk and parsing all of it (docs/performance.md): only the text goes through
+ * JSON.parse, which decodes its escapes as it would inside the object and gives a string of its
+ * own (a slice of the match would keep the whole network chunk alive). So the event is the object
+ * JSON.parse gives, key for key and in the same order; anything else (spaces, other fields or
+ * order) is parsed whole, as before.
  */
 const TEXT_DELTA =
-  /event: content_block_delta\ndata: \{"type":"content_block_delta","index":(0|[1-9]\d{0,8}),"delta":\{"type":"text_delta","text":"([^"\\\x00-\x1f]*)"\}\}\n\n/y;
+  /event: content_block_delta\ndata: \{"type":"content_block_delta","index":(0|[1-9]\d{0,8}),"delta":\{"type":"text_delta","text":("(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*")\}\}\n\n/y;
 
 /** The SSE shortcut for text deltas: `onDelta` gets the event JSON.parse would have made. */
 export function textDeltas(onDelta: (event: ModelStreamEvent) => void): SseShortcut {
@@ -136,7 +138,7 @@ export function textDeltas(onDelta: (event: ModelStreamEvent) => void): SseShort
       onDelta({
         type: "content_block_delta",
         index: Number(match[1]),
-        delta: { type: "text_delta", text: match[2] as string },
+        delta: { type: "text_delta", text: JSON.parse(match[2] as string) as string },
       }),
   };
 }

@@ -141,10 +141,10 @@ describe("the text-delta shortcut gives what the listener and JSON.parse give", 
     `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":${text}}}\n\n`;
 
   test("the Messages API's deltas take the shortcut, whole and cut anywhere", () => {
-    const text = `${delta("0", '"Hello, "')}${delta("1", '"wörld ✓ 😀"')}${delta("12", '""')}event: message_stop\ndata: {"type":"message_stop"}\n\n`;
+    const text = `${delta("0", '"Hello, "')}${delta("1", '"wörld ✓ 😀"')}${delta("12", '""')}${delta("0", JSON.stringify('a "quote", a \\ and\n\ta line\u0001 \u2028'))}event: message_stop\ndata: {"type":"message_stop"}\n\n`;
     const bytes = encode(text);
     const expected = read([bytes], false).messages;
-    expect(read([bytes], true)).toEqual({ taken: 3, messages: expected });
+    expect(read([bytes], true)).toEqual({ taken: 4, messages: expected });
     for (let at = 0; at <= bytes.length; at++) {
       const chunks = cut(bytes, [at]);
       const { messages } = read(chunks, true);
@@ -154,6 +154,7 @@ describe("the text-delta shortcut gives what the listener and JSON.parse give", 
   });
 
   test("any text, escaped or not, any index, near misses of the shape, any chunk boundaries", () => {
+    let shortcuts = 0;
     const piece = fc.oneof(
       fc.string({ unit: "binary", maxLength: 12 }),
       fc.constantFrom(
@@ -213,12 +214,14 @@ describe("the text-delta shortcut gives what the listener and JSON.parse give", 
         (messages, offsets) => {
           const chunks = cut(encode(messages.join("")), offsets);
           const expected = read(chunks, false).messages;
-          const { messages: got } = read(chunks, true);
+          const { messages: got, taken } = read(chunks, true);
           expect(got).toEqual(expected);
           expect(JSON.stringify(got)).toBe(JSON.stringify(expected));
+          shortcuts += taken;
         },
       ),
       { numRuns: 3000 },
     );
+    expect(shortcuts).toBeGreaterThan(100); // the property is not vacuous
   });
 });
