@@ -133,7 +133,11 @@ const cli = await build({
   // names are kept, see keepNames). CAIRN_BUILD_READABLE=1 keeps them, for reading CPU profiles.
   minifyIdentifiers: !process.env.CAIRN_BUILD_READABLE,
   define: { "import.meta.url": "__cairnImportMetaUrl" },
-  banner: { js: 'var __cairnImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  // "use strict" first: the sources are ES modules, strict everywhere, and a directive after the
+  // banner's statement would be none.
+  banner: {
+    js: '"use strict";var __cairnImportMetaUrl = require("node:url").pathToFileURL(__filename).href;',
+  },
 });
 if (process.env.CAIRN_BUILD_META)
   writeFileSync(process.env.CAIRN_BUILD_META, JSON.stringify({ sdk: built.metafile, cli: cli.metafile }));

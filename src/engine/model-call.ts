@@ -69,13 +69,21 @@ export async function* callModel(
           });
         }
       };
+      /**
+       * Shows a batch's events. A function of its own: its loop is the hot code of a streamed
+       * answer, and V8 then optimises this small function early and cheaply instead of the whole
+       * of callModel, late and at length on the machine's other core.
+       */
+      const showBatch = (batch: ModelStreamEvent[], receivedAt: number, into: EngineEvent[]): void => {
+        for (const event of batch) show(event, receivedAt, into);
+      };
       const batches = withIdleTimeout(batchesOf(response), policy.idleTimeoutMs, onIdle);
       for await (const batch of batches) {
         const out: EngineEvent[] = [];
         const receivedAt = Date.now();
         let failure: { error: unknown } | undefined;
         try {
-          for (const event of batch) show(event, receivedAt, out);
+          showBatch(batch, receivedAt, out);
         } catch (error) {
           failure = { error };
         }

@@ -1,6 +1,7 @@
 import { _iterSSEMessages } from "@anthropic-ai/sdk/core/streaming";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { textDeltas } from "../../src/providers/anthropic-events.js";
 import { SseDecoder } from "../../src/providers/sse.js";
 
 type Message = { event: string | null; data: string };
@@ -106,5 +107,121 @@ describe("SseDecoder reads a stream as the official client does", () => {
       ),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe("the text-delta shortcut gives what the listener and JSON.parse give", () => {
+  /** Each message as the Anthropic stream reads it: its name and its data parsed (or why not). */
+  function read(chunks: Uint8Array[], shortcut: boolean): { taken: number; messages: unknown[] } {
+    const messages: unknown[] = [];
+    let taken = 0;
+    const decoder = new SseDecoder(
+      (event, data) => {
+        let value: unknown;
+        try {
+          value = JSON.parse(data);
+        } catch {
+          value = { unparsed: data };
+        }
+        messages.push({ event, value });
+      },
+      shortcut
+        ? textDeltas((value) => {
+            taken++;
+            messages.push({ event: "content_block_delta", value });
+          })
+        : undefined,
+    );
+    for (const chunk of chunks) decoder.push(chunk);
+    decoder.end();
+    return { taken, messages };
+  }
+
+  const delta = (index: string, text: string) =>
+    `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":${text}}}\n\n`;
+
+  test("the Messages API's deltas take the shortcut, whole and cut anywhere", () => {
+    const text = `${delta("0", '"Hello, "')}${delta("1", '"wörld ✓ 😀"')}${delta("12", '""')}${delta("0", JSON.stringify('a "quote", a \\ and\n\ta line\u0001 \u2028'))}event: message_stop\ndata: {"type":"message_stop"}\n\n`;
+    const bytes = encode(text);
+    const expected = read([bytes], false).messages;
+    expect(read([bytes], true)).toEqual({ taken: 4, messages: expected });
+    for (let at = 0; at <= bytes.length; at++) {
+      const chunks = cut(bytes, [at]);
+      const { messages } = read(chunks, true);
+      expect(messages).toEqual(expected);
+      expect(JSON.stringify(messages)).toBe(JSON.stringify(expected)); // keys in the same order
+    }
+  });
+
+  test("any text, escaped or not, any index, near misses of the shape, any chunk boundaries", () => {
+    let shortcuts = 0;
+    const piece = fc.oneof(
+      fc.string({ unit: "binary", maxLength: 12 }),
+      fc.constantFrom(
+        '"',
+        "\\",
+        "\\n",
+        "\\u0041",
+        "\\ud83d",
+        "\n",
+        "\r",
+        "\u0000",
+        "\u001f",
+        "\u007f",
+        "\uFEFF",
+        "é",
+        "😀",
+        " ",
+      ),
+    );
+    const text = fc.array(piece, { maxLength: 6 }).map((pieces) => pieces.join(""));
+    const index = fc.constantFrom(
+      "0",
+      "1",
+      "7",
+      "42",
+      "123456789",
+      "1234567890",
+      "01",
+      "-1",
+      "1.5",
+      "1e2",
+      " 0",
+      "",
+    );
+    const message = fc.oneof(
+      // Escaped as a JSON writer would, or written raw (then possibly not JSON at all).
+      fc.tuple(index, text).map(([i, t]) => delta(i, JSON.stringify(t))),
+      fc.tuple(index, text).map(([i, t]) => delta(i, `"${t}"`)),
+      text.map((t) => delta("0", JSON.stringify(t)).replace('"text":', '"text": ')),
+      text.map((t) => delta("0", JSON.stringify(t)).replace("\n\n", "\r\n\r\n")),
+      text.map((t) => delta("0", JSON.stringify(t)).replace("}}\n", '},"x":1}\n')),
+      text.map((t) => delta("0", JSON.stringify(t)).replace("text_delta", "thinking_delta")),
+      text.map((t) => delta("0", JSON.stringify(t)).replace("event: content_block_delta\n", "")),
+      text.map((t) => `\n${delta("0", JSON.stringify(t))}`),
+      fc.constantFrom(
+        'event: message_start\ndata: {"type":"message_start"}\n\n',
+        "event: ping\ndata: {}\n\n",
+        ": comment\n",
+        "\n",
+        "event: content_block_delta\n",
+      ),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(message, { maxLength: 8 }),
+        fc.array(fc.nat(600), { maxLength: 5 }),
+        (messages, offsets) => {
+          const chunks = cut(encode(messages.join("")), offsets);
+          const expected = read(chunks, false).messages;
+          const { messages: got, taken } = read(chunks, true);
+          expect(got).toEqual(expected);
+          expect(JSON.stringify(got)).toBe(JSON.stringify(expected));
+          shortcuts += taken;
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    expect(shortcuts).toBeGreaterThan(100); // the property is not vacuous
   });
 });
