@@ -3,17 +3,17 @@
  * and everything it imports into one CommonJS file, `dist/cli/cli.cjs`, which the bin compiles with a
  * V8 code cache (src/cli/bin.cts, docs/performance.md).
  */
-import * as z from "zod";
 
 /** Runs the CLI on `argv` (without node and the script) and exits with its code. */
 export async function startCli(argv: string[], version: string): Promise<void> {
-  // zod compiles a parser for each object schema with `new Function` on its first parse, which
-  // pays off after many parses in a long-lived process; a CLI run parses each tool's input a few
-  // times, so it interprets them instead (the CLI's process only; the SDK leaves zod as it is).
-  z.config({ jitless: true });
   // Signals are handled from here on (exit 130/143/129), also while the rest of cairn is loading.
   const { Interrupts } = await import("./signals.js");
   const interrupts = new Interrupts().install();
+  // zod compiles a parser for each object schema with `new Function` on its first parse, which
+  // pays off after many parses in a long-lived process; a CLI run parses each tool's input a few
+  // times, so it interprets them instead (the CLI's process only; the SDK leaves zod as it is).
+  // Imported here, after the signal handlers: loading zod is part of loading the rest of cairn.
+  (await import("zod")).config({ jitless: true });
   const { runCli } = await import("./run-cli.js");
   // Exit as soon as the run is over: idle keep-alive sockets or timers must never hold the process.
   process.exit(await runCli(argv, version, interrupts));
