@@ -65,14 +65,17 @@ const clientGlobals = {
         // whose first read loads Node's web streams: isReadableStreamBody answers the same.
         const streamCheck =
           /globalThis\.ReadableStream\s*&&\s*([\w.]+)\s+instanceof\s+globalThis\.ReadableStream/g;
-        const rewritten = contents.replace(streamCheck, "isReadableStreamBody($1)");
+        const checked = contents.replace(streamCheck, "isReadableStreamBody($1)");
+        // The OpenAI client names itself in its User-Agent by its class's name, which the CLI's
+        // bundle minifies (keepNames is off there): the name it has in the package, always.
+        const rewritten = checked.replace("$" + "{this.constructor.name}/JS", "OpenAI/JS");
         const imports = [
           ...used.map(([name, standIn]) => `${standIn} as ${name}`),
-          ...(rewritten === contents ? [] : ["isReadableStreamBody"]),
+          ...(checked === contents ? [] : ["isReadableStreamBody"]),
         ];
-        if (imports.length === 0) return undefined;
+        if (imports.length === 0 && rewritten === contents) return undefined;
         return {
-          contents: `import { ${imports.join(", ")} } from ${JSON.stringify(standInModule)};\n${rewritten}`,
+          contents: `${imports.length ? `import { ${imports.join(", ")} } from ${JSON.stringify(standInModule)};\n` : ""}${rewritten}`,
           loader: "js",
         };
       },
@@ -129,9 +132,14 @@ const cli = await build({
   format: "cjs",
   // ASCII only (non-ASCII characters escaped), so the bin reads the bundle as Latin-1, undecoded.
   charset: "ascii",
-  // Shorter local names: less source to read and keep, a smaller code cache (function and class
-  // names are kept, see keepNames). CAIRN_BUILD_READABLE=1 keeps them, for reading CPU profiles.
+  // Shorter names: less source to read and keep, a smaller code cache. Nor are the original names
+  // of functions and classes restored: keepNames does that with one defineProperty call per
+  // function at start-up (about 4,000 here), which cost about 5 ms and 5 MB of heap a run
+  // (docs/performance.md). cairn never reads a function's or class's name; stack traces of the
+  // CLI name minified functions (CAIRN_DEBUG prints them), so CAIRN_BUILD_READABLE=1 builds
+  // one with every name, for reading them and CPU profiles.
   minifyIdentifiers: !process.env.CAIRN_BUILD_READABLE,
+  keepNames: Boolean(process.env.CAIRN_BUILD_READABLE),
   define: { "import.meta.url": "__cairnImportMetaUrl" },
   // "use strict" first: the sources are ES modules, strict everywhere, and a directive after the
   // banner's statement would be none.

@@ -5,12 +5,24 @@ import { cleanEnv, serverEnv, spawnCli, startServer, workspace } from "../confor
 /** `-H/--header "Name: Value"` as the reference CLI takes it: on every model request, whatever the wire. */
 describe("-H / --header", () => {
   const wires = [
-    { wire: "Anthropic Messages", model: "anthropic/claude-sonnet-5-5", extra: [] as string[] },
-    { wire: "OpenAI Responses", model: "openai/gpt-5.4", extra: [] as string[] },
-    { wire: "OpenAI Chat (a compatible server)", model: "openai-compatible/any", extra: ["--base-url"] },
+    {
+      wire: "Anthropic Messages",
+      model: "anthropic/claude-sonnet-5-5",
+      extra: [] as string[],
+      client: "Anthropic",
+    },
+    { wire: "OpenAI Responses", model: "openai/gpt-5.4", extra: [] as string[], client: "OpenAI" },
+    {
+      wire: "OpenAI Chat (a compatible server)",
+      model: "openai-compatible/any",
+      extra: ["--base-url"],
+      client: "OpenAI",
+    },
   ];
-  for (const { wire, model, extra } of wires) {
-    test(`every ${wire} request carries the headers`, async () => {
+  for (const { wire, model, extra, client } of wires) {
+    // The User-Agent is the official client's own, by its package name (the CLI's bundle minifies
+    // class names, scripts/post-build.mjs).
+    test(`every ${wire} request carries the headers, and the ${client} client's User-Agent`, async () => {
       const server = await startServer([
         reply().tool("Read", { file_path: "a.txt" }),
         reply().text("Read it."),
@@ -36,6 +48,7 @@ describe("-H / --header", () => {
       for (const request of server.requests) {
         expect(request.headers["x-team"]).toBe("blue");
         expect(request.headers["x-trace-id"]).toBe("abc123");
+        expect(request.headers["user-agent"]).toMatch(new RegExp(`^${client}/JS \\d+\\.\\d+\\.\\d+`));
       }
     });
   }
