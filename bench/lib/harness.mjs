@@ -169,7 +169,8 @@ export async function pairedWithBaseline(ctx, once) {
  * @param {string} spec.title
  * @param {string} spec.unit
  * @param {number[]} spec.values
- * @param {{ text: string, kind: "overhead-max" | "ratio-max" | "max" | "min", value: number }} [spec.target]
+ * @param {{ text: string, kind: "overhead-max" | "ratio-max" | "max" | "below" | "min", value: number }} [spec.target]
+ *   `max` is met at or under the value, `below` only under it, `min` at or over it
  * @param {number[]} [spec.base] paired `node -e 0` times, when the target is a ratio
  * @param {Record<string, unknown>} [spec.details]
  * @param {string} [spec.note]
@@ -187,7 +188,12 @@ export function row(spec) {
     const measured =
       kind === "ratio-max" ? ratio : kind === "overhead-max" ? ownOverhead : median(spec.values);
     if (measured !== undefined && Number.isFinite(measured)) {
-      met = spec.target.kind === "min" ? measured >= spec.target.value : measured <= spec.target.value;
+      met =
+        kind === "min"
+          ? measured >= spec.target.value
+          : kind === "below"
+            ? measured < spec.target.value
+            : measured <= spec.target.value;
     }
   }
   return {
