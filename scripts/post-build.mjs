@@ -68,16 +68,15 @@ const clientGlobals = {
         const checked = contents.replace(streamCheck, "isReadableStreamBody($1)");
         // The OpenAI client names itself in its User-Agent by its class's name, which the CLI's
         // bundle minifies (keepNames is off there): the name it has in the package, always.
-        const rewritten = checked.replace("$" + "{this.constructor.name}/JS", "OpenAI/JS");
+        const rewritten = checked.replace(/\$\{this\.constructor\.name\}\/JS/, "OpenAI/JS");
         const imports = [
           ...used.map(([name, standIn]) => `${standIn} as ${name}`),
           ...(checked === contents ? [] : ["isReadableStreamBody"]),
         ];
         if (imports.length === 0 && rewritten === contents) return undefined;
-        return {
-          contents: `${imports.length ? `import { ${imports.join(", ")} } from ${JSON.stringify(standInModule)};\n` : ""}${rewritten}`,
-          loader: "js",
-        };
+        const header =
+          imports.length === 0 ? "" : `import { ${imports.join(", ")} } from ${JSON.stringify(standInModule)};\n`;
+        return { contents: header + rewritten, loader: "js" };
       },
     );
   },
