@@ -75,7 +75,9 @@ const clientGlobals = {
         ];
         if (imports.length === 0 && rewritten === contents) return undefined;
         const header =
-          imports.length === 0 ? "" : `import { ${imports.join(", ")} } from ${JSON.stringify(standInModule)};\n`;
+          imports.length === 0
+            ? ""
+            : `import { ${imports.join(", ")} } from ${JSON.stringify(standInModule)};\n`;
         return { contents: header + rewritten, loader: "js" };
       },
     );
