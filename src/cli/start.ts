@@ -9,11 +9,9 @@ export async function startCli(argv: string[], version: string): Promise<void> {
   // Signals are handled from here on (exit 130/143/129), also while the rest of cairn is loading.
   const { Interrupts } = await import("./signals.js");
   const interrupts = new Interrupts().install();
-  // zod compiles a parser for each object schema with `new Function` on its first parse, which
-  // pays off after many parses in a long-lived process; a CLI run parses each tool's input a few
-  // times, so it interprets them instead (the CLI's process only; the SDK leaves zod as it is).
-  // Imported here, after the signal handlers: loading zod is part of loading the rest of cairn.
-  (await import("zod")).config({ jitless: true });
+  // zod without its per-schema compiler (src/cli/zod-jitless.ts). Imported here, after the signal
+  // handlers: loading zod is part of loading the rest of cairn.
+  await import("./zod-jitless.js");
   const { runCli } = await import("./run-cli.js");
   // Exit as soon as the run is over: idle keep-alive sockets or timers must never hold the process.
   process.exit(await runCli(argv, version, interrupts));
