@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { isatty } from "node:tty";
 import { parseArgs } from "./args.js";
 import { exitCodeFor, messageOf, writeError } from "./errors.js";
 import { EXIT, UsageError } from "./exit-codes.js";
@@ -75,7 +76,9 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
   if (options === "handled") return EXIT.success;
   if (options.listModels) return runModels([]);
   const terminal: Terminal = {
-    stdinIsTTY: process.stdin.isTTY === true,
+    // isatty(0), not process.stdin.isTTY: the getter builds the stdin stream (about 1 ms at start),
+    // which a run whose prompt is an argument never reads.
+    stdinIsTTY: isatty(0),
     stdoutIsTTY: process.stdout.isTTY === true,
   };
   if (!isPrintMode(options.print, terminal)) throw new UsageError(NO_INTERACTIVE);
