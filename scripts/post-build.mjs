@@ -167,7 +167,16 @@ const bin = readFileSync(binFile, "utf8");
 // tsc's output says "unbuilt"; a second run of this script finds the previous hash.
 const placeholder = /const BUNDLE_ID = "[^"]*";/;
 if (!placeholder.test(bin)) throw new Error("post-build: no BUNDLE_ID constant in dist/cli/bin.cjs");
-writeFileSync(binFile, bin.replace(placeholder, `const BUNDLE_ID = "${bundleId}";`));
+// The version too, so that neither `--version` nor a run reads package.json.
+const versionPlaceholder = /const PACKAGE_VERSION = "[^"]*";/;
+if (!versionPlaceholder.test(bin))
+  throw new Error("post-build: no PACKAGE_VERSION constant in dist/cli/bin.cjs");
+writeFileSync(
+  binFile,
+  bin
+    .replace(placeholder, `const BUNDLE_ID = "${bundleId}";`)
+    .replace(versionPlaceholder, `const PACKAGE_VERSION = ${JSON.stringify(pkg.version)};`),
+);
 chmodSync(binFile, 0o755);
 chmodSync(path("dist/cli/main.js"), 0o755);
 
