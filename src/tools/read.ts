@@ -138,8 +138,8 @@ function present(filePath: string, startLine: number, range: LineRange, fileSize
 const READ_CHUNK_BYTES = 64 * 1024;
 
 /**
- * Reads the file once, chunk by chunk: keeps the requested lines (each cut at the line limit) and counts the
- * rest, so a huge file or a huge single line costs bounded memory.
+ * Reads the file once, chunk by chunk: keeps the requested lines (each cut at the line limit) and
+ * counts the rest, so a huge file or a huge single line costs bounded memory.
  */
 async function readLineRange(
   handle: FileHandle,
