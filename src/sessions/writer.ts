@@ -1,10 +1,13 @@
 import {
+  close,
   closeSync,
   fchmodSync,
   fstatSync,
+  fsync,
   fsyncSync,
   linkSync,
   mkdirSync,
+  open,
   openSync,
   readSync,
   unlinkSync,
@@ -62,8 +65,15 @@ export class SessionWriter {
 
   /**
    * Creates a new transcript with its header, atomically: the header is written to a temporary
-   * file, fsynced, then linked into place (so no reader ever sees a transcript without a header,
-   * and an existing id is never overwritten).
+   * file, then linked into place (so no reader ever sees a transcript without a header, and an
+   * existing id is never overwritten).
+   *
+   * The header is made durable with the first records, at the first turn's end, not before the
+   * run's first model request: an fsync of the file and of its directory were about 2 ms of every
+   * run's start. The directory's is started in the background at once; the file's is the next
+   * `sync()`. Only an OS crash (not a killed process: what was written is in the page cache) before
+   * the first turn ended can leave the new transcript empty; resuming it is then refused ("the
+   * transcript is empty") and listings skip it, and nothing of that turn was durable anyway.
    */
   static create(file: string, header: HeaderRecord): SessionWriter {
     const dir = path.dirname(file);
@@ -73,7 +83,6 @@ export class SessionWriter {
       fd = openSync(temp, "wx", FILE_MODE);
       fchmodSync(fd, FILE_MODE);
       writeAll(fd, serializeRecord(header));
-      fsyncSync(fd);
       closeSync(fd);
       fd = undefined;
       linkSync(temp, file);
@@ -87,8 +96,10 @@ export class SessionWriter {
       throw new SessionWriteError(file, error);
     }
     unlinkSync(temp);
-    syncDirectory(dir);
-    return SessionWriter.openFile(file, header.sessionId);
+    syncDirectoryInBackground(dir);
+    const writer = SessionWriter.openFile(file, header.sessionId, { fresh: true });
+    writer.unsynced = true;
+    return writer;
   }
 
   /**
@@ -96,7 +107,7 @@ export class SessionWriter {
    * last line was cut short by a crash, it is terminated and followed by a `repair` record, so the
    * loader reports it as repaired rather than as corruption, and nothing already written is changed.
    */
-  static openFile(file: string, sessionId: string): SessionWriter {
+  static openFile(file: string, sessionId: string, options: { fresh?: boolean } = {}): SessionWriter {
     // One writer per transcript at a time: a second one is refused (SessionLockedError).
     const lock = TranscriptLock.acquire(file, sessionId);
     let fd: number;
@@ -108,7 +119,8 @@ export class SessionWriter {
       throw new SessionWriteError(file, error);
     }
     const writer = new SessionWriter(sessionId, file, fd, lock);
-    if (endsTorn(file)) {
+    // A transcript this process has just created cannot have been cut short.
+    if (options.fresh !== true && endsTorn(file)) {
       writer.writeLine(
         `\n${serializeRecord({ type: "repair", ts: now(), note: "the previous line was cut short by a crash and is ignored" })}`,
       );
@@ -357,16 +369,16 @@ function endsTorn(file: string): boolean {
   }
 }
 
-/** Makes a new directory entry durable (best effort: not every platform can fsync a directory). */
-function syncDirectory(dir: string): void {
-  try {
-    const fd = openSync(dir, "r");
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {}
+/**
+ * Makes a new directory entry durable, on the thread pool while the run goes on (best effort: not
+ * every platform can fsync a directory; the file's own fsync at the first turn's end also commits
+ * its entry on the common Linux file systems).
+ */
+function syncDirectoryInBackground(dir: string): void {
+  open(dir, "r", (openError, fd) => {
+    if (openError) return;
+    fsync(fd, () => close(fd, () => {}));
+  });
 }
 
 function now(): string {
