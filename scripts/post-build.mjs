@@ -39,6 +39,32 @@ const external = [...Object.keys(pkg.optionalDependencies ?? {}), ...Object.keys
 // (src/providers/node-fetch.ts), so their modules get the stand-ins of
 // src/providers/client-globals.ts for those two names and a run never loads undici
 // (docs/performance.md).
+// commander requires node:child_process as it loads, for executable subcommands, which cairn has
+// none of: the module (with dgram and the child-process internals, about 0.6 ms of every start) is
+// required on commander's first spawn instead, as cairn's own spawns do (src/util/spawn.ts).
+const COMMANDER_CHILD_PROCESS = "const childProcess = require('node:child_process');";
+/** @type {import("esbuild").Plugin} */
+const lazyChildProcess = {
+  name: "lazy-child-process",
+  setup(pluginBuild) {
+    pluginBuild.onLoad(
+      { filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ },
+      async (args) => {
+        const contents = await readFile(args.path, "utf8");
+        if (!contents.includes(COMMANDER_CHILD_PROCESS))
+          throw new Error(`post-build: ${args.path} no longer requires node:child_process as expected`);
+        return {
+          contents: contents.replace(
+            COMMANDER_CHILD_PROCESS,
+            "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+          ),
+          loader: "js",
+        };
+      },
+    );
+  },
+};
+
 const standInModule = path("src/providers/client-globals.ts");
 const standIns = { Headers: "LightHeaders", FormData: "LazyFormData" };
 /** @type {import("esbuild").Plugin} */
@@ -98,7 +124,7 @@ const common = /** @type {const} */ ({
   keepNames: true,
   legalComments: "eof",
   logLevel: "warning",
-  plugins: [clientGlobals],
+  plugins: [clientGlobals, lazyChildProcess],
   // CAIRN_BUILD_META=file keeps esbuild's metafiles (what went where) for bench/bundle-report.mjs.
   metafile: Boolean(process.env.CAIRN_BUILD_META),
 });

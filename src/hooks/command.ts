@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { bwrapCommand } from "../sandbox/bwrap.js";
 import { type SandboxPolicy, sandboxRunner } from "../sandbox/policy.js";
 import { CappedOutput } from "../tools/capped-output.js";
 import { findShell, signalGroup, stopGroup } from "../tools/process-group.js";
+import { spawn } from "../util/spawn.js";
 
 /** More than any decision needs; a hook printing more is cut (and its JSON then fails to parse). */
 const OUTPUT_LIMIT_CHARS = 1_000_000;

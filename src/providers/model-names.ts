@@ -64,8 +64,12 @@ export type ModelName = {
   id: string;
 };
 
-/** Family alias (`sonnet`) → the family's current catalog id. */
-export const MODEL_ALIASES: Readonly<Record<string, string>> = claudeFamilyAliases();
+/** Family alias (`sonnet`) → the family's current catalog id (worked out from the catalog once). */
+let aliases: Readonly<Record<string, string>> | undefined;
+export function familyAliases(): Readonly<Record<string, string>> {
+  aliases ??= claudeFamilyAliases();
+  return aliases;
+}
 
 /**
  * Resolves a model name; `undefined`, `default` and `auto` are the configured default
@@ -162,7 +166,7 @@ function parseBareName(name: string): ModelName {
   }
   const known = [
     ...MODEL_CATALOG.map((row) => row.id),
-    ...Object.keys(MODEL_ALIASES),
+    ...Object.keys(familyAliases()),
     ...DEFAULT_MODEL_NAMES,
   ];
   throw new ConfigError(
@@ -213,7 +217,8 @@ function parseFileName(name: string): ModelName {
 
 /** Own keys only: `constructor` is not an alias. */
 function aliasFor(name: string): string | undefined {
-  return Object.hasOwn(MODEL_ALIASES, name) ? MODEL_ALIASES[name] : undefined;
+  const table = familyAliases();
+  return Object.hasOwn(table, name) ? table[name] : undefined;
 }
 
 function didYouMean(guesses: string[]): string {

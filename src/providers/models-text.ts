@@ -3,8 +3,8 @@ import { type CatalogEntry, MODEL_CATALOG, PRICES_CHECKED, type Prices } from ".
 import {
   configuredDefaultModel,
   DEFAULT_MODEL_NAMES,
+  familyAliases,
   listedModelId,
-  MODEL_ALIASES,
   parseModelName,
 } from "./model-names.js";
 import { COMPAT_SERVER_NAMES, COMPAT_SERVERS } from "./openai-compat.js";
@@ -54,7 +54,7 @@ export function listModels(env: NodeJS.ProcessEnv = process.env): {
 export function modelAliases(env: NodeJS.ProcessEnv = process.env): ModelAlias[] {
   const chosen = defaultModel(env)?.name;
   return [
-    ...Object.entries(MODEL_ALIASES).map(([alias, id]) => ({ alias, model: `anthropic/${id}` })),
+    ...Object.entries(familyAliases()).map(([alias, id]) => ({ alias, model: `anthropic/${id}` })),
     ...DEFAULT_MODEL_NAMES.map((alias) => ({ alias, model: chosen })),
   ];
 }

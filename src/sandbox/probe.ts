@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn } from "../util/spawn.js";
 
 // Whether bubblewrap works here: installed is not enough, containers often forbid namespaces.
 const probes = new Map<string, Promise<string | undefined>>();

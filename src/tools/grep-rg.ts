@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
+import { spawn } from "../util/spawn.js";
 import { CappedOutput } from "./capped-output.js";
 import { type GrepQuery, GrepQueryError, type GrepSink } from "./grep-query.js";
 import { findOnPath } from "./process-group.js";
