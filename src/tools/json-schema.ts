@@ -1,10 +1,8 @@
-import { createRequire } from "node:module";
 import type { ErrorObject, ValidateFunction } from "ajv";
+import { lazyRequire } from "../util/lazy-require.js";
 
-// Ajv is CommonJS: required, not imported, so the bundle keeps its own module shape. The require
-// function is made on first use (a custom tool's schema), not at every start.
-let requireFunction: NodeJS.Require | undefined;
-const require = (id: string): unknown => (requireFunction ??= createRequire(import.meta.url))(id);
+// Ajv is CommonJS: required, not imported, so the bundle keeps its own module shape.
+const require = lazyRequire(import.meta.url);
 
 export type AjvLike = {
   compile(schema: Record<string, unknown>): ValidateFunction;

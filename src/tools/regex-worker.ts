@@ -1,11 +1,9 @@
-import { createRequire } from "node:module";
 import type { Worker } from "node:worker_threads";
+import { lazyRequire } from "../util/lazy-require.js";
 
 // node:worker_threads is required on the first match, not at start: every run loads this module
-// (with the Grep tool) and most never use the fallback (docs/performance.md). So is the require
-// function itself (making one costs about 0.2 ms).
-let requireFunction: NodeJS.Require | undefined;
-const requireBuiltin = (id: string): unknown => (requireFunction ??= createRequire(import.meta.url))(id);
+// (with the Grep tool) and most never use the fallback (docs/performance.md).
+const requireBuiltin = lazyRequire(import.meta.url);
 
 /** How long one file may take to match before the pattern is given up as runaway backtracking. */
 export const REGEX_FILE_DEADLINE_MS = 5000;

@@ -4,11 +4,9 @@
  * hook or Grep never spawns. (The CLI's build gives commander the same treatment.)
  */
 import type * as ChildProcess from "node:child_process";
-import { createRequire } from "node:module";
+import { lazyRequire } from "./lazy-require.js";
 
-let childProcess: typeof ChildProcess | undefined;
+const require = lazyRequire(import.meta.url);
 
-export const spawn = ((...args: Parameters<typeof ChildProcess.spawn>) => {
-  childProcess ??= createRequire(import.meta.url)("node:child_process") as typeof ChildProcess;
-  return childProcess.spawn(...args);
-}) as typeof ChildProcess.spawn;
+export const spawn = ((...args: Parameters<typeof ChildProcess.spawn>) =>
+  (require("node:child_process") as typeof ChildProcess).spawn(...args)) as typeof ChildProcess.spawn;
