@@ -1,5 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import { mayExist } from "../util/may-exist.js";
 import type { ResolvedAgent } from "./definitions.js";
 import { type FrontmatterValue, listField, parseFrontmatter, stringField } from "./frontmatter.js";
 
@@ -16,7 +17,7 @@ export async function loadAgentFiles(dirs: readonly string[]): Promise<LoadedAge
   const byName = new Map<string, ResolvedAgent>();
   const warnings: string[] = [];
   for (const dir of dirs) {
-    const names = await readdir(dir).catch(() => [] as string[]);
+    const names = mayExist(dir) ? await readdir(dir).catch(() => [] as string[]) : [];
     for (const name of names.filter((entry) => entry.endsWith(".md")).sort()) {
       const file = path.join(dir, name);
       const text = await readFile(file, "utf8").catch(() => undefined);

@@ -1,6 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { compareCodeUnits } from "../util/compare.js";
+import { mayExist } from "../util/may-exist.js";
 
 /** Folders deeper than this under a commands directory are not searched (a loop guard, too). */
 const MAX_DEPTH = 4;
@@ -9,6 +10,7 @@ export const MAX_PROMPT_FILE_CHARS = 200_000;
 
 /** The `*.md` files under `dir`, relative paths, sorted; hidden entries skipped; `[]` when `dir` is absent. */
 export async function markdownFilesUnder(dir: string, depth = 0): Promise<string[]> {
+  if (!mayExist(dir)) return [];
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   const out: string[] = [];
   for (const entry of entries.sort((a, b) => compareCodeUnits(a.name, b.name))) {

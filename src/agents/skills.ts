@@ -5,6 +5,7 @@ import type { SourceDir } from "../config/setting-sources.js";
 import { defineTool } from "../tools/define.js";
 import type { Tool } from "../tools/types.js";
 import { compareCodeUnits } from "../util/compare.js";
+import { mayExist } from "../util/may-exist.js";
 import { fillArguments, type Invocable } from "./commands.js";
 import { parseFrontmatter, stringField } from "./frontmatter.js";
 import { COMMAND_NAME, firstLine, readPromptFile } from "./markdown-files.js";
@@ -52,7 +53,9 @@ export async function loadSkills(
   const warnings: string[] = [];
   const found = await Promise.all(
     dirs.map(async (source) => {
-      const entries = await readdir(source.dir, { withFileTypes: true }).catch(() => []);
+      const entries = mayExist(source.dir)
+        ? await readdir(source.dir, { withFileTypes: true }).catch(() => [])
+        : [];
       const folders = entries
         .filter((entry) => !entry.name.startsWith(".") && (entry.isDirectory() || entry.isSymbolicLink()))
         .map((entry) => entry.name)

@@ -1,5 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
+import { mayExist } from "../util/may-exist.js";
 
 /** Project instruction files, read in this order from the working directory. */
 export const RULES_FILES = ["AGENTS.md", "CLAUDE.md"] as const;
@@ -67,7 +68,10 @@ export async function readProjectRules(
     ...(which.local ? [LOCAL_RULES_FILE] : []),
   ];
   const texts = await Promise.all(
-    names.map((name) => readFile(isAbsolute(name) ? name : join(cwd, name), "utf8").catch(() => undefined)),
+    names.map((name) => {
+      const file = isAbsolute(name) ? name : join(cwd, name);
+      return mayExist(file) ? readFile(file, "utf8").catch(() => undefined) : undefined;
+    }),
   );
   let budget = RULES_TOTAL_CAP;
   const sections: string[] = [];
@@ -84,8 +88,10 @@ export async function readProjectRules(
 }
 
 async function listCursorRules(cwd: string): Promise<string[]> {
+  const dir = join(cwd, CURSOR_RULES_DIR);
+  if (!mayExist(dir)) return [];
   try {
-    const entries = await readdir(join(cwd, CURSOR_RULES_DIR));
+    const entries = await readdir(dir);
     return entries
       .filter((name) => name.endsWith(".md") || name.endsWith(".mdc"))
       .sort()
