@@ -1,5 +1,5 @@
-import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import { readdir, readFile } from "../util/fs-async.js";
 import { mayExist } from "../util/may-exist.js";
 import type { ResolvedAgent } from "./definitions.js";
 import { type FrontmatterValue, listField, parseFrontmatter, stringField } from "./frontmatter.js";

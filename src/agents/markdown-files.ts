@@ -1,6 +1,6 @@
-import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { compareCodeUnits } from "../util/compare.js";
+import { readdir, readFile } from "../util/fs-async.js";
 import { mayExist } from "../util/may-exist.js";
 
 /** Folders deeper than this under a commands directory are not searched (a loop guard, too). */

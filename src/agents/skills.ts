@@ -1,10 +1,10 @@
-import { readdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
 import type { SourceDir } from "../config/setting-sources.js";
 import { defineTool } from "../tools/define.js";
 import type { Tool } from "../tools/types.js";
 import { compareCodeUnits } from "../util/compare.js";
+import { readdir, realpath } from "../util/fs-async.js";
 import { mayExist } from "../util/may-exist.js";
 import { fillArguments, type Invocable } from "./commands.js";
 import { parseFrontmatter, stringField } from "./frontmatter.js";

@@ -1,9 +1,9 @@
-import { chmod, mkdir, rename, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { readJsonObject } from "../config/files.js";
 import { loadConfig } from "../config/load.js";
 import { collectMcpServers } from "../mcp/sources.js";
+import { chmod, mkdir, rename, writeFile } from "../util/fs-async.js";
 import { UsageError } from "./exit-codes.js";
 
 /**

@@ -1,5 +1,5 @@
-import { readdir, readFile } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
+import { readdir, readFile } from "../util/fs-async.js";
 import { mayExist } from "../util/may-exist.js";
 
 /** Project instruction files, read in this order from the working directory. */

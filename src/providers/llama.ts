@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { open } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, resolve } from "node:path";
 import type { ModelStreamEvent, StopReason, StreamedMessage, Usage } from "../engine/messages.js";
+import { open } from "../util/fs-async.js";
 import { reportLibraryWarning } from "./library-warnings.js";
 import { type LlamaChatHistoryItem, toLlamaHistory } from "./llama-history.js";
 import { dropNullMembers, ToolInputStream, toGrammarSchema } from "./llama-json.js";

@@ -1,5 +1,5 @@
-import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
+import { readFile, stat } from "../util/fs-async.js";
 import type { SDKControlReadFileResponse } from "./control-types.js";
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { mkdir, readFile, rm, writeFile } from "../util/fs-async.js";
 import { DIR_MODE, FILE_MODE } from "./writer.js";
 
 /**

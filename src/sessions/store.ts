@@ -1,11 +1,11 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import type { ConversationMessage } from "../engine/messages.js";
 import { resolveCairnHome } from "../permissions/home.js";
 import { compareCodeUnits } from "../util/compare.js";
+import { readdir, stat } from "../util/fs-async.js";
 import { randomUuid } from "../util/random-id.js";
 import {
   type LoadedTranscript,

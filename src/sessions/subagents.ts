@@ -1,6 +1,6 @@
-import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { compareCodeUnits } from "../util/compare.js";
+import { readdir, stat } from "../util/fs-async.js";
 import { TRANSCRIPT_EXTENSION } from "./store.js";
 
 /**

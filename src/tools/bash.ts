@@ -1,8 +1,8 @@
-import { stat } from "node:fs/promises";
 import * as z from "zod";
 import { bwrapCommand } from "../sandbox/bwrap.js";
 import { type SandboxPolicy, sandboxRunner } from "../sandbox/policy.js";
 import { nowMs } from "../util/clock.js";
+import { stat } from "../util/fs-async.js";
 import { spawn } from "../util/spawn.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { CappedOutput } from "./capped-output.js";

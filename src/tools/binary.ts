@@ -1,5 +1,5 @@
-import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
+import type { FileHandle } from "../util/fs-async.js";
 
 /** Extensions of formats that are binary even when their first bytes happen to hold no NUL. */
 const BINARY_EXTENSIONS = new Set(

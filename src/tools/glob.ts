@@ -1,6 +1,6 @@
-import { stat } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
+import { stat } from "../util/fs-async.js";
 import { isToolGlobWildcard, literalLeadingDirectory } from "../util/glob.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { defineTool } from "./define.js";

@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { readFile } from "../util/fs-async.js";
 import { type GrepQuery, GrepQueryError, type GrepSink, globOverrides, typeMatcher } from "./grep-query.js";
 import { IgnoreFilter, walkFiles } from "./ignore-walk.js";
 import { RegexDeadlineError, RegexWorker } from "./regex-worker.js";

@@ -1,5 +1,5 @@
-import { stat } from "node:fs/promises";
 import * as z from "zod";
+import { stat } from "../util/fs-async.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { childEnvironment } from "./child-env.js";
 import { defineTool } from "./define.js";

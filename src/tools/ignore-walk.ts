@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
-import { access, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { access, readdir, readFile } from "../util/fs-async.js";
 
 /** Directories no search descends into: version-control internals and installed dependencies. */
 export const ALWAYS_SKIPPED = new Set([".git", "node_modules"]);

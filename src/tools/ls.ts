@@ -1,8 +1,8 @@
 import type { Dirent } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import ignore from "ignore";
 import * as z from "zod";
+import { readdir, stat } from "../util/fs-async.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { defineTool } from "./define.js";
 import { ALWAYS_SKIPPED, compareNames, IgnoreFilter } from "./ignore-walk.js";

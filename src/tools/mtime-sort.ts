@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { stat } from "../util/fs-async.js";
 
 /** Most recently modified first (what the model most likely wants); ties in path order, for stable output. */
 export async function sortNewestFirst(files: string[]): Promise<string[]> {

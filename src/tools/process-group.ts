@@ -1,5 +1,6 @@
-import { access, constants } from "node:fs/promises";
+import { constants } from "node:fs";
 import path from "node:path";
+import { access } from "../util/fs-async.js";
 
 let shellLookup: Promise<string> | undefined;
 

@@ -1,7 +1,7 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { MediaBlock } from "../engine/messages.js";
 import { takesMedia } from "../engine/provider.js";
+import { readFile } from "../util/fs-async.js";
 import type { ToolContext, ToolOutput } from "./types.js";
 
 /**

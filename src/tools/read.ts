@@ -1,6 +1,6 @@
-import { type FileHandle, open, stat } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import * as z from "zod";
+import { type FileHandle, open, stat } from "../util/fs-async.js";
 import { hasBinaryExtension, sniffIsBinary } from "./binary.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { defineTool } from "./define.js";

@@ -1,5 +1,5 @@
-import { chmod, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { chmod, realpath, rename, stat, unlink, writeFile } from "../util/fs-async.js";
 import { randomHex } from "../util/random-id.js";
 
 /**

@@ -1,6 +1,6 @@
-import { mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
+import { mkdir, readFile, stat } from "../util/fs-async.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { defineTool } from "./define.js";
 import { FULL_CONTENT_MAX_CHARS, fullContents } from "./edit-diff.js";
