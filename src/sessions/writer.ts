@@ -1,13 +1,10 @@
 import {
-  close,
   closeSync,
   fchmodSync,
   fstatSync,
-  fsync,
   fsyncSync,
   linkSync,
   mkdirSync,
-  open,
   openSync,
   readSync,
   unlinkSync,
@@ -46,6 +43,8 @@ export class SessionWriter {
   private fd: number | undefined;
   /** Something was written since the last fsync. */
   private unsynced = false;
+  /** The directory of a transcript this writer created, until the first sync makes its entry durable. */
+  private unsyncedDirectory: string | undefined;
   /** A sync is due on the next turn of the event loop (syncSoon). */
   private syncPending = false;
   private syncError: unknown;
@@ -70,8 +69,8 @@ export class SessionWriter {
    *
    * The header is made durable with the first records, at the first turn's end, not before the
    * run's first model request: an fsync of the file and of its directory were about 2 ms of every
-   * run's start. The directory's is started in the background at once; the file's is the next
-   * `sync()`. Only an OS crash (not a killed process: what was written is in the page cache) before
+   * run's start. Both are the next `sync()` (not a background fsync: the thread pool's first use
+   * starts its threads, which cost more than the fsync). Only an OS crash (not a killed process: what was written is in the page cache) before
    * the first turn ended can leave the new transcript empty; resuming it is then refused ("the
    * transcript is empty") and listings skip it, and nothing of that turn was durable anyway.
    */
@@ -96,9 +95,9 @@ export class SessionWriter {
       throw new SessionWriteError(file, error);
     }
     unlinkSync(temp);
-    syncDirectoryInBackground(dir);
     const writer = SessionWriter.openFile(file, header.sessionId, { fresh: true });
     writer.unsynced = true;
+    writer.unsyncedDirectory = dir;
     return writer;
   }
 
@@ -297,6 +296,8 @@ export class SessionWriter {
     try {
       fsyncSync(this.fd);
       this.unsynced = false;
+      if (this.unsyncedDirectory !== undefined) syncDirectory(this.unsyncedDirectory);
+      this.unsyncedDirectory = undefined;
     } catch (error) {
       throw new SessionWriteError(this.path, error);
     }
@@ -331,6 +332,8 @@ export class SessionWriter {
       // A run's transcript was just synced at run_end: a second fsync before the answer's last
       // line reaches stdout would only add a disk round trip.
       if (this.unsynced) fsyncSync(fd);
+      if (this.unsyncedDirectory !== undefined) syncDirectory(this.unsyncedDirectory);
+      this.unsyncedDirectory = undefined;
     } finally {
       this.fd = undefined;
       closeSync(fd);
@@ -369,16 +372,16 @@ function endsTorn(file: string): boolean {
   }
 }
 
-/**
- * Makes a new directory entry durable, on the thread pool while the run goes on (best effort: not
- * every platform can fsync a directory; the file's own fsync at the first turn's end also commits
- * its entry on the common Linux file systems).
- */
-function syncDirectoryInBackground(dir: string): void {
-  open(dir, "r", (openError, fd) => {
-    if (openError) return;
-    fsync(fd, () => close(fd, () => {}));
-  });
+/** Makes a new directory entry durable (best effort: not every platform can fsync a directory). */
+function syncDirectory(dir: string): void {
+  try {
+    const fd = openSync(dir, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {}
 }
 
 function now(): string {
