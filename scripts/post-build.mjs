@@ -33,12 +33,6 @@ const path = (/** @type {string} */ relative) => new URL(relative, root).pathnam
 const pkg = JSON.parse(readFileSync(path("package.json"), "utf8"));
 const external = [...Object.keys(pkg.optionalDependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
 
-// The official clients (@anthropic-ai/sdk, openai) build every request's headers with the global
-// `Headers` and check every body with `instanceof FormData`; in Node 20 either global loads all of
-// undici (Node's fetch) on first use. cairn gives the clients a fetch over node:http
-// (src/providers/node-fetch.ts), so their modules get the stand-ins of
-// src/providers/client-globals.ts for those two names and a run never loads undici
-// (docs/performance.md).
 // commander requires node:child_process as it loads, for executable subcommands, which cairn has
 // none of: the module (with dgram and the child-process internals, about 0.6 ms of every start) is
 // required on commander's first spawn instead, as cairn's own spawns do (src/util/spawn.ts).
@@ -65,6 +59,42 @@ const lazyChildProcess = {
   },
 };
 
+// `import path from "node:path"` becomes `__toESM(require("node:path"))` in a CommonJS bundle: a copy
+// of the module with a getter per export, made once per importing module (42 of node:path, 15 of
+// node:os, about 1,300 property definitions at every start). In the CLI's build those two resolve to
+// one module each that hands out Node's own object, for default and named imports alike.
+const SHARED_BUILTINS = ["node:path", "node:os"];
+/** @type {import("esbuild").Plugin} */
+const sharedBuiltins = {
+  name: "shared-builtins",
+  setup(pluginBuild) {
+    const namespace = "cairn-shared-builtin";
+    const names = SHARED_BUILTINS.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+    pluginBuild.onResolve({ filter: new RegExp(`^(${names})$`) }, (args) =>
+      args.namespace === namespace ? undefined : { path: args.path, namespace },
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace }, async (args) => {
+      const real = await import(args.path);
+      const named = Object.keys(real).filter((name) => name !== "default" && /^[A-Za-z_$][\w$]*$/.test(name));
+      return {
+        contents: [
+          `const m = require(${JSON.stringify(args.path)});`,
+          "export default m;",
+          ...named.map((name) => `export const ${name} = m.${name};`),
+        ].join("\n"),
+        loader: "js",
+        resolveDir: path("."),
+      };
+    });
+  },
+};
+
+// The official clients (@anthropic-ai/sdk, openai) build every request's headers with the global
+// `Headers` and check every body with `instanceof FormData`; in Node 20 either global loads all of
+// undici (Node's fetch) on first use. cairn gives the clients a fetch over node:http
+// (src/providers/node-fetch.ts), so their modules get the stand-ins of
+// src/providers/client-globals.ts for those two names and a run never loads undici
+// (docs/performance.md).
 const standInModule = path("src/providers/client-globals.ts");
 const standIns = { Headers: "LightHeaders", FormData: "LazyFormData" };
 /** @type {import("esbuild").Plugin} */
@@ -154,6 +184,7 @@ const built = await build({
 const cli = await build({
   ...common,
   entryPoints: { "cli/cli": "src/cli/start.ts" },
+  plugins: [...common.plugins, sharedBuiltins],
   outdir: "dist",
   outExtension: { ".js": ".cjs" },
   format: "cjs",
