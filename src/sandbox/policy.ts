@@ -4,7 +4,7 @@ import path from "node:path";
 import { resolveCairnHome } from "../permissions/home.js";
 import { findOnPath } from "../tools/process-group.js";
 import { randomUuid } from "../util/random-id.js";
-import { isInsideOrSame, sandboxPaths } from "./paths.js";
+import { isInsideOrSame, type SandboxPaths, sandboxPaths } from "./paths.js";
 import { probeBwrap } from "./probe.js";
 
 /**
@@ -89,7 +89,9 @@ export async function resolveSandboxPolicy(
   const mode = settings.mode ?? "auto";
   if (mode === "disabled") return { policy: { mode, protectedPaths: [], hiddenPaths: [], ...base } };
 
-  const paths = sandboxPaths(writableRoots, { cairnHome: realOrSelf(resolveCairnHome(env, home)), home });
+  // Worked out when the first command is wrapped (bwrap.ts), not for every run: most runs start none.
+  const paths = () =>
+    sandboxPaths(writableRoots, { cairnHome: realOrSelf(resolveCairnHome(env, home)), home });
   const unavailable = (reason: string) => `the command sandbox is not available: ${reason}`;
   const fallback = (reason: string) =>
     `${unavailable(reason)}; shell commands run with the permission checker alone`;
@@ -101,16 +103,30 @@ export async function resolveSandboxPolicy(
         if (found.reason !== undefined) onFallback(fallback(found.reason));
         return found.bwrapPath;
       }));
-    return { policy: { mode, probe, probeStarted: () => probing, ...paths, ...base } };
+    return { policy: withLazyPaths({ mode, probe, probeStarted: () => probing, ...base }, paths) };
   }
   const found = await findWorkingBwrap(context, writableRoots, env);
   if (found.reason === undefined)
-    return { policy: { mode: "enabled", bwrapPath: found.bwrapPath, ...paths, ...base } };
+    return { policy: withLazyPaths({ mode: "enabled", bwrapPath: found.bwrapPath, ...base }, paths) };
   if (mode === "enabled")
     throw new SandboxUnavailableError(
       `${unavailable(found.reason)}; install bubblewrap, or turn the sandbox off`,
     );
-  return { policy: { mode: "disabled", ...paths, ...base }, warning: fallback(found.reason) };
+  return { policy: withLazyPaths({ mode: "disabled", ...base }, paths), warning: fallback(found.reason) };
+}
+
+/** `policy` with `protectedPaths` and `hiddenPaths` worked out on their first read (memoized). */
+function withLazyPaths<T extends object>(policy: T, compute: () => SandboxPaths): T & SandboxPaths {
+  let paths: SandboxPaths | undefined;
+  const get = (): SandboxPaths => {
+    paths ??= compute();
+    return paths;
+  };
+  Object.defineProperties(policy, {
+    protectedPaths: { get: () => get().protectedPaths, enumerable: true },
+    hiddenPaths: { get: () => get().hiddenPaths, enumerable: true },
+  });
+  return policy as T & SandboxPaths;
 }
 
 /** The bubblewrap to run a command under, or undefined for none (waits for an `auto` probe). */
