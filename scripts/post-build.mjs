@@ -177,6 +177,75 @@ const built = await build({
   },
 });
 
+// esbuild hoists every ES module's functions to the top scope of a CommonJS bundle, so each one has
+// an entry in the code cache that the bin deserializes at every start, whether a run calls it or
+// not; a CommonJS module stays one function until it is first required. The packages below, which
+// only some runs load (OpenAI-compatible models, MCP servers, ACP), are bundled apart as CommonJS,
+// each group once (one copy of what its entry points share), and enter the CLI's bundle that way.
+// (They keep their own copy of zod, used by their own schemas only; Headers stand-ins are duck-typed.)
+const WRAPPED_GROUPS = {
+  openai: ["openai"],
+  mcp: [
+    "@modelcontextprotocol/sdk/client/index.js",
+    "@modelcontextprotocol/sdk/client/sse.js",
+    "@modelcontextprotocol/sdk/client/streamableHttp.js",
+    "@modelcontextprotocol/sdk/inMemory.js",
+    "@modelcontextprotocol/sdk/server/mcp.js",
+    "@modelcontextprotocol/sdk/shared/stdio.js",
+  ],
+  acp: ["@agentclientprotocol/sdk"],
+};
+const WRAPPED_PACKAGE = /^(openai|@modelcontextprotocol\/sdk|@agentclientprotocol\/sdk)(\/.*)?$/;
+/** @type {import("esbuild").Plugin} */
+const wrappedPackages = {
+  name: "wrapped-packages",
+  setup(pluginBuild) {
+    const entry = "cairn-wrapped-entry";
+    const group = "cairn-wrapped-group";
+    const groupOf = new Map(Object.entries(WRAPPED_GROUPS).flatMap(([name, ids]) => ids.map((id) => [id, name])));
+    pluginBuild.onResolve({ filter: WRAPPED_PACKAGE }, (args) => {
+      if (args.namespace === group) return undefined;
+      const name = groupOf.get(args.path);
+      if (name === undefined)
+        throw new Error(`post-build: ${args.path} is not in WRAPPED_GROUPS (add it to its package's group)`);
+      return { path: args.path, namespace: entry, pluginData: name };
+    });
+    // Each entry point is its group's bundle's property of that name.
+    pluginBuild.onLoad({ filter: /.*/, namespace: entry }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(`${group}:${args.pluginData}`)})[${JSON.stringify(args.path)}];`,
+      loader: "js",
+    }));
+    pluginBuild.onResolve({ filter: new RegExp(`^${group}:`) }, (args) => ({
+      path: args.path.slice(group.length + 1),
+      namespace: group,
+    }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: group }, async (args) => {
+      const ids = WRAPPED_GROUPS[/** @type {keyof typeof WRAPPED_GROUPS} */ (args.path)];
+      const wrapped = await build({
+        ...common,
+        metafile: false,
+        // ES imports (not require(), which picks the packages' CommonJS builds, whole): each entry
+        // point's exports are all kept, what they import is tree-shaken as in the CLI's bundle.
+        stdin: {
+          contents: [
+            ...ids.map((id, i) => `import * as entry${i} from ${JSON.stringify(id)};`),
+            `export { ${ids.map((id, i) => `entry${i} as ${JSON.stringify(id)}`).join(", ")} };`,
+          ].join("\n"),
+          resolveDir: path("."),
+          loader: "js",
+        },
+        format: "cjs",
+        charset: "ascii",
+        minifyIdentifiers: !process.env.CAIRN_BUILD_READABLE,
+        keepNames: Boolean(process.env.CAIRN_BUILD_READABLE),
+        legalComments: "none",
+        write: false,
+      });
+      return { contents: wrapped.outputFiles[0].text, loader: "js", resolveDir: path(".") };
+    });
+  },
+};
+
 // The CLI: one CommonJS file, so that src/cli/bin.cts can compile it with a code cache. Its dynamic
 // import()s of cairn's own modules become functions inside it (run when first called, as before);
 // import() of an external package stays import(). import.meta.url becomes the bundle's own URL:
@@ -184,7 +253,7 @@ const built = await build({
 const cli = await build({
   ...common,
   entryPoints: { "cli/cli": "src/cli/start.ts" },
-  plugins: [...common.plugins, sharedBuiltins],
+  plugins: [...common.plugins, sharedBuiltins, wrappedPackages],
   outdir: "dist",
   outExtension: { ".js": ".cjs" },
   format: "cjs",
