@@ -39,6 +39,10 @@ describe("a one-line run's start-up path", () => {
       "perf_hooks", // performance.now()
       "crypto", // session ids and the workspace key's hash (src/util/random-id.ts, @noble/hashes)
       "worker_threads", // Grep's regular-expression worker
+      "child_process", // shell commands, hooks, rg, the sandbox probe (src/util/spawn.ts)
+      "dgram", // and what child_process brings
+      "fs/promises", // asynchronous file access (src/util/fs-async.ts)
+      "internal/readline/interface", // and what fs/promises brings
     ];
     expect(loaded.builtins.filter((name) => notNeeded.includes(name))).toEqual([]);
     // The CLI is one bundle compiled from its code cache; nothing is required from node_modules
