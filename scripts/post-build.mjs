@@ -202,7 +202,9 @@ const wrappedPackages = {
   setup(pluginBuild) {
     const entry = "cairn-wrapped-entry";
     const group = "cairn-wrapped-group";
-    const groupOf = new Map(Object.entries(WRAPPED_GROUPS).flatMap(([name, ids]) => ids.map((id) => [id, name])));
+    const groupOf = new Map(
+      Object.entries(WRAPPED_GROUPS).flatMap(([name, ids]) => ids.map((id) => [id, name])),
+    );
     pluginBuild.onResolve({ filter: WRAPPED_PACKAGE }, (args) => {
       if (args.namespace === group) return undefined;
       const name = groupOf.get(args.path);
