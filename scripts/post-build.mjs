@@ -222,29 +222,89 @@ const wrappedPackages = {
       namespace: group,
     }));
     pluginBuild.onLoad({ filter: /.*/, namespace: group }, async (args) => {
+      if (args.path === "zod") {
+        // Only the factories cairn calls (lazyZod below), so zod is tree-shaken as in one bundle.
+        const names = [...new Set([...ZOD_FACTORIES, "config"])];
+        const contents = [
+          `import { ${names.map((name) => `${name} as zod_${name}`).join(", ")} } from "zod";`,
+          `export const zod = { ${names.map((name) => `${name}: zod_${name}`).join(", ")} };`,
+        ].join("\n");
+        return { contents: await wrappedGroup(contents), loader: "js", resolveDir: path(".") };
+      }
       const ids = WRAPPED_GROUPS[/** @type {keyof typeof WRAPPED_GROUPS} */ (args.path)];
-      const wrapped = await build({
-        ...common,
-        metafile: false,
-        // ES imports (not require(), which picks the packages' CommonJS builds, whole): each entry
-        // point's exports are all kept, what they import is tree-shaken as in the CLI's bundle.
-        stdin: {
-          contents: [
-            ...ids.map((id, i) => `import * as entry${i} from ${JSON.stringify(id)};`),
-            `export { ${ids.map((id, i) => `entry${i} as ${JSON.stringify(id)}`).join(", ")} };`,
-          ].join("\n"),
-          resolveDir: path("."),
-          loader: "js",
-        },
-        format: "cjs",
-        charset: "ascii",
-        minifyIdentifiers: !process.env.CAIRN_BUILD_READABLE,
-        keepNames: Boolean(process.env.CAIRN_BUILD_READABLE),
-        legalComments: "none",
-        write: false,
-      });
-      return { contents: wrapped.outputFiles[0].text, loader: "js", resolveDir: path(".") };
+      // ES imports (not require(), which picks the packages' CommonJS builds, whole): each entry
+      // point's exports are all kept, what they import is tree-shaken as in the CLI's bundle.
+      const contents = [
+        ...ids.map((id, i) => `import * as entry${i} from ${JSON.stringify(id)};`),
+        `export { ${ids.map((id, i) => `entry${i} as ${JSON.stringify(id)}`).join(", ")} };`,
+      ].join("\n");
+      return { contents: await wrappedGroup(contents), loader: "js", resolveDir: path(".") };
     });
+  },
+};
+
+/** `contents` (an ES module) bundled on its own as CommonJS, to enter the CLI's bundle wrapped. */
+async function wrappedGroup(/** @type {string} */ contents) {
+  const wrapped = await build({
+    ...common,
+    metafile: false,
+    stdin: { contents, resolveDir: path("."), loader: "js" },
+    format: "cjs",
+    charset: "ascii",
+    minifyIdentifiers: !process.env.CAIRN_BUILD_READABLE,
+    keepNames: Boolean(process.env.CAIRN_BUILD_READABLE),
+    legalComments: "none",
+    write: false,
+  });
+  return wrapped.outputFiles[0].text;
+}
+
+// zod in the CLI: cairn's modules use zod's factories inside functions only (schemas are built on
+// first use), yet a static import initialised all of zod at every start (about 2.5 ms). In the CLI's
+// build, `zod` is a module of one wrapper per factory cairn calls (`z.object`, `z.string`, …, found
+// in src/), which requires zod on the first call; zod itself enters as a wrapped group (above) of
+// just those factories, so it is tree-shaken as before. The CLI parses each tool's input a few
+// times, so zod interprets schemas rather than compiling a parser for each with `new Function`
+// (`jitless`, set when it loads; the SDK leaves zod as it is).
+const ZOD_FACTORIES = await (async () => {
+  const zod = await import("zod");
+  const used = new Set();
+  const { readdirSync } = await import("node:fs");
+  for (const entry of readdirSync(path("src"), { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
+    const text = readFileSync(`${entry.parentPath}/${entry.name}`, "utf8");
+    for (const match of text.matchAll(/\bz\.([A-Za-z_$][\w$]*)/g)) used.add(match[1]);
+  }
+  // Types (z.infer, z.ZodType in annotations) are not values; classes would need the real binding.
+  return [...used].filter((name) => typeof zod[name] === "function" && !/^[A-Z]/.test(name)).sort();
+})();
+/** @type {import("esbuild").Plugin} */
+const lazyZod = {
+  name: "lazy-zod",
+  setup(pluginBuild) {
+    const namespace = "cairn-lazy-zod";
+    pluginBuild.onResolve({ filter: /^zod$/ }, (args) =>
+      args.namespace === "cairn-wrapped-group" ? undefined : { path: "zod", namespace },
+    );
+    // Anything else of zod's in the CLI's own bundle would be a second copy beside the wrapped one.
+    pluginBuild.onResolve({ filter: /^zod\// }, (args) => {
+      if (args.namespace === "cairn-wrapped-group") return undefined;
+      throw new Error(`post-build: ${args.importer} imports ${args.path}; the CLI's zod is "zod" (lazyZod)`);
+    });
+    pluginBuild.onLoad({ filter: /.*/, namespace }, () => ({
+      contents: [
+        "let zod;",
+        "function load() {",
+        '  if (zod === undefined) { zod = require("cairn-wrapped-group:zod").zod; zod.config({ jitless: true }); }',
+        "  return zod;",
+        "}",
+        // Local names of their own: some factories are reserved words (z.enum, z.null).
+        ...ZOD_FACTORIES.map((name) => `function zod_${name}(...args) { return load().${name}(...args); }`),
+        `export { ${ZOD_FACTORIES.map((name) => `zod_${name} as ${name}`).join(", ")} };`,
+      ].join("\n"),
+      loader: "js",
+      resolveDir: path("."),
+    }));
   },
 };
 
@@ -255,7 +315,7 @@ const wrappedPackages = {
 const cli = await build({
   ...common,
   entryPoints: { "cli/cli": "src/cli/start.ts" },
-  plugins: [...common.plugins, sharedBuiltins, wrappedPackages],
+  plugins: [...common.plugins, sharedBuiltins, wrappedPackages, lazyZod],
   outdir: "dist",
   outExtension: { ".js": ".cjs" },
   format: "cjs",

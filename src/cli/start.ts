@@ -9,9 +9,7 @@ export async function startCli(argv: string[], version: string): Promise<void> {
   // Signals are handled from here on (exit 130/143/129), also while the rest of cairn is loading.
   const { Interrupts } = await import("./signals.js");
   const interrupts = new Interrupts().install();
-  // zod without its per-schema compiler (src/cli/zod-jitless.ts). Imported here, after the signal
-  // handlers: loading zod is part of loading the rest of cairn.
-  await import("./zod-jitless.js");
+  // (zod loads on its first use, without its per-schema compiler: lazyZod in scripts/post-build.mjs.)
   const { runCli } = await import("./run-cli.js");
   // Exit as soon as the run is over: idle keep-alive sockets or timers must never hold the process.
   process.exit(await runCli(argv, version, interrupts));
