@@ -336,6 +336,11 @@ const cli = await build({
     js: '"use strict";var __cairnImportMetaUrl = require("node:url").pathToFileURL(__filename).href;',
   },
 });
+// A name the bundle imports but no module exports is undefined at run time: with lazyZod's
+// factories-only `zod` (a class such as z.ZodError used as a value), or any other module, fail here.
+const undefinedImports = cli.warnings.filter((warning) => warning.id === "import-is-undefined");
+if (undefinedImports.length > 0)
+  throw new Error(`post-build: ${undefinedImports.map((warning) => warning.text).join("; ")}`);
 if (process.env.CAIRN_BUILD_META)
   writeFileSync(process.env.CAIRN_BUILD_META, JSON.stringify({ sdk: built.metafile, cli: cli.metafile }));
 writeFileSync(
