@@ -183,9 +183,8 @@ const built = await build({
 // an entry in the code cache that the bin deserializes at every start, whether a run calls it or
 // not; a CommonJS module stays one function until it is first required. The packages below, which
 // only some runs load (OpenAI-compatible models, MCP servers, ACP), are bundled apart as CommonJS,
-// each group once (one copy of what its entry points share), into a file of its own that the CLI
-// requires on first use. (They keep their own copy of zod, used by their own schemas only; the
-// Headers stand-ins are duck-typed.) zod's own group (lazyZod) is the one kept inside the bundle.
+// each group once (one copy of what its entry points share), and enter the CLI's bundle that way.
+// (They keep their own copy of zod, used by their own schemas only; Headers stand-ins are duck-typed.)
 const WRAPPED_GROUPS = {
   openai: ["openai"],
   mcp: [
