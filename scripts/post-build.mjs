@@ -8,8 +8,6 @@
 //                          compiles cli.cjs with a V8 code cache; this script stamps the bundle's hash in
 //   dist/cli/cli.cjs       the CLI: src/cli/start.ts and everything it imports, one CommonJS file (a
 //                          code cache needs a script; Node 20 has none for ES modules)
-//   dist/cli/wrapped-*.cjs the OpenAI, MCP and ACP packages, bundled apart: the CLI requires each on
-//                          first use (wrappedPackages below)
 //   dist/cli/main.js       tsc's output of src/cli/main.ts: a `.js` entry that requires bin.cjs
 //   dist/lib/index.js      the root export "cairn" (dist/index.js re-exports it)
 //   dist/testing/index.js  "cairn/testing"
@@ -240,15 +238,7 @@ const wrappedPackages = {
         ...ids.map((id, i) => `import * as entry${i} from ${JSON.stringify(id)};`),
         `export { ${ids.map((id, i) => `entry${i} as ${JSON.stringify(id)}`).join(", ")} };`,
       ].join("\n");
-      // In a file of its own beside the bundle, required on first use: a run that needs none of
-      // these packages does not even read their source (about 0.7 MB). zod's group stays inside:
-      // every run with tools needs it, and the bundle's code cache holds its compiled functions.
-      const file = `wrapped-${args.path}.cjs`;
-      writeFileSync(path(`dist/cli/${file}`), await wrappedGroup(contents));
-      return {
-        contents: `module.exports = require(require("node:path").join(__dirname, ${JSON.stringify(file)}));`,
-        loader: "js",
-      };
+      return { contents: await wrappedGroup(contents), loader: "js", resolveDir: path(".") };
     });
   },
 };
