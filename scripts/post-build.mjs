@@ -21,7 +21,7 @@
 // cannot be bundled).
 import { isAscii } from "node:buffer";
 import { createHash } from "node:crypto";
-import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { build } from "esbuild";
 
@@ -206,7 +206,6 @@ const wrappedPackages = {
       Object.entries(WRAPPED_GROUPS).flatMap(([name, ids]) => ids.map((id) => [id, name])),
     );
     pluginBuild.onResolve({ filter: WRAPPED_PACKAGE }, (args) => {
-      if (args.namespace === group) return undefined;
       const name = groupOf.get(args.path);
       if (name === undefined)
         throw new Error(`post-build: ${args.path} is not in WRAPPED_GROUPS (add it to its package's group)`);
@@ -269,7 +268,6 @@ async function wrappedGroup(/** @type {string} */ contents) {
 const ZOD_FACTORIES = await (async () => {
   const zod = await import("zod");
   const used = new Set();
-  const { readdirSync } = await import("node:fs");
   for (const entry of readdirSync(path("src"), { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
     const text = readFileSync(`${entry.parentPath}/${entry.name}`, "utf8");
@@ -283,12 +281,9 @@ const lazyZod = {
   name: "lazy-zod",
   setup(pluginBuild) {
     const namespace = "cairn-lazy-zod";
-    pluginBuild.onResolve({ filter: /^zod$/ }, (args) =>
-      args.namespace === "cairn-wrapped-group" ? undefined : { path: "zod", namespace },
-    );
+    pluginBuild.onResolve({ filter: /^zod$/ }, () => ({ path: "zod", namespace }));
     // Anything else of zod's in the CLI's own bundle would be a second copy beside the wrapped one.
     pluginBuild.onResolve({ filter: /^zod\// }, (args) => {
-      if (args.namespace === "cairn-wrapped-group") return undefined;
       throw new Error(`post-build: ${args.importer} imports ${args.path}; the CLI's zod is "zod" (lazyZod)`);
     });
     pluginBuild.onLoad({ filter: /.*/, namespace }, () => ({

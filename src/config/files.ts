@@ -1,5 +1,6 @@
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type * as z from "zod";
+import { mayExist } from "../util/may-exist.js";
 
 /** A config file cairn cannot use as written: named, with the key at fault. Exit 2 in the CLI. */
 export class ConfigFileError extends Error {
@@ -29,7 +30,7 @@ export function isObject(value: unknown): value is JsonObject {
 export async function readJsonObject(file: string): Promise<JsonObject | undefined> {
   let text: string;
   try {
-    if (statSync(file, { throwIfNoEntry: false }) === undefined) return undefined;
+    if (!mayExist(file)) return undefined;
     text = readFileSync(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

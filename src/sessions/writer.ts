@@ -70,9 +70,10 @@ export class SessionWriter {
    * The header is made durable with the first records, at the first turn's end, not before the
    * run's first model request: an fsync of the file and of its directory were about 2 ms of every
    * run's start. Both are the next `sync()` (not a background fsync: the thread pool's first use
-   * starts its threads, which cost more than the fsync). Only an OS crash (not a killed process: what was written is in the page cache) before
-   * the first turn ended can leave the new transcript empty; resuming it is then refused ("the
-   * transcript is empty") and listings skip it, and nothing of that turn was durable anyway.
+   * starts its threads, which cost more than the fsync). Only an OS crash (not a killed process:
+   * what was written is in the page cache) before the first turn ended can leave the new transcript
+   * empty; resuming it is then refused ("the transcript is empty") and listings skip it, and nothing
+   * of that turn was durable anyway.
    */
   static create(file: string, header: HeaderRecord): SessionWriter {
     const dir = path.dirname(file);
@@ -296,8 +297,7 @@ export class SessionWriter {
     try {
       fsyncSync(this.fd);
       this.unsynced = false;
-      if (this.unsyncedDirectory !== undefined) syncDirectory(this.unsyncedDirectory);
-      this.unsyncedDirectory = undefined;
+      this.syncNewDirectory();
     } catch (error) {
       throw new SessionWriteError(this.path, error);
     }
@@ -332,13 +332,19 @@ export class SessionWriter {
       // A run's transcript was just synced at run_end: a second fsync before the answer's last
       // line reaches stdout would only add a disk round trip.
       if (this.unsynced) fsyncSync(fd);
-      if (this.unsyncedDirectory !== undefined) syncDirectory(this.unsyncedDirectory);
-      this.unsyncedDirectory = undefined;
+      this.syncNewDirectory();
     } finally {
       this.fd = undefined;
       closeSync(fd);
       this.lock.release();
     }
+  }
+
+  /** The directory entry of a transcript this writer created, made durable once (with its first sync). */
+  private syncNewDirectory(): void {
+    if (this.unsyncedDirectory === undefined) return;
+    syncDirectory(this.unsyncedDirectory);
+    this.unsyncedDirectory = undefined;
   }
 
   private writeLine(line: string): void {
