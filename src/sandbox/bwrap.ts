@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { resolvePhysical, SHELL_RC_FILES } from "../permissions/paths.js";
 import { isInsideOrSame } from "./paths.js";
-import { emptyDir, emptyFile, usePlaceholder } from "./placeholders.js";
+import { emptyDir, emptyFile, isPlaceholderInUse, usePlaceholder } from "./placeholders.js";
 import type { SandboxPolicy } from "./policy.js";
 
 /**
@@ -14,9 +14,11 @@ import type { SandboxPolicy } from "./policy.js";
  *
  * A protected path that does not exist yet is covered at its first missing component by an empty
  * read-only directory or file, so it cannot be created either. bubblewrap has to create that mount
- * point in the (writable) root; `release()` removes it again once the command is over. Every
- * directory between a root and a protected path is bound onto itself as well: a mount point cannot be
- * renamed or removed, so `mv .git .git2 && mkdir -p .git/hooks` cannot sidestep the protection.
+ * point in the (writable) root; `release()` removes it again once no command of this process uses
+ * it. Commands run side by side (the hooks of one event, SDK queries), so each covers the others'
+ * placeholders as missing and holds them too. Every directory between a root and a protected path
+ * is bound onto itself as well: a mount point cannot be renamed or removed, so
+ * `mv .git .git2 && mkdir -p .git/hooks` cannot sidestep the protection.
  */
 export function bwrapCommand(
   policy: SandboxPolicy,
@@ -86,7 +88,8 @@ function coverFor(root: string, target: string): Cover {
   let current = root;
   for (let i = 0; i < parts.length; i++) {
     current = path.join(current, parts[i]!);
-    const kind = kindOf(current);
+    // Another command's placeholder counts as missing: it goes away when that command ends.
+    const kind = isPlaceholderInUse(current) ? "missing" : kindOf(current);
     const last = i === parts.length - 1;
     if (kind === "missing") {
       return {

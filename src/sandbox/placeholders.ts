@@ -20,6 +20,15 @@ import path from "node:path";
 /** Commands of this process using each placeholder (SDK queries may run commands side by side). */
 const placeholderUsers = new Map<string, number>();
 
+/**
+ * Whether `p` is a placeholder a command of this process still uses. Such a path is on disk only
+ * while that command runs: another command must cover it as missing (and so hold it too), never
+ * bind it as an existing directory that vanishes when the first command is over.
+ */
+export function isPlaceholderInUse(p: string): boolean {
+  return placeholderUsers.has(p);
+}
+
 export function usePlaceholder(placeholder: string, delta: number): void {
   const users = (placeholderUsers.get(placeholder) ?? 0) + delta;
   if (users > 0) {

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -12,6 +12,8 @@ import {
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
+import { bwrapCommand } from "../../src/sandbox/bwrap.js";
+import { resolveSandboxPolicy } from "../../src/sandbox/policy.js";
 import { reply } from "../../src/testing/index.js";
 import { MODEL, REPO, serverEnv, spawnCli, startServer, workspace } from "../conformance/pm/helpers.js";
 import { isAlive } from "../helpers/process.js";
@@ -139,6 +141,27 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
     const control = await runBash(command, [...UNSANDBOXED, ...PAST_THE_CHECKER]);
     expect(existsSync(join(control.dir, ".claude/settings.json"))).toBe(true);
     expect(existsSync(join(control.dir, ".git/HEAD"))).toBe(true);
+  });
+
+  test("commands side by side over the same missing protected paths each run, and leave nothing behind", async () => {
+    // The hooks of one event run at once (a user and a project hook, Cursor's two events of a Read):
+    // the second command must not bind the first one's placeholder as an existing .git, which goes
+    // away when the first is over (bwrap then failed: "Can't get type of source …/.git").
+    const dir = workspace();
+    const { policy } = await resolveSandboxPolicy({ mode: "enabled" }, { roots: [dir] });
+    const bwrap = policy.bwrapPath!;
+    const first = bwrapCommand(policy, bwrap, ["sh", "-c", "echo first"], dir);
+    expect(spawnSync(first.file, first.args, { encoding: "utf8" }).stdout).toBe("first\n");
+    // Its mount points are on disk while it is still in use.
+    expect(existsSync(join(dir, ".git"))).toBe(true);
+    const second = bwrapCommand(policy, bwrap, ["sh", "-c", "echo second; mkdir -p .git/hooks"], dir);
+    first.release();
+    const ran = spawnSync(second.file, second.args, { encoding: "utf8" });
+    expect(ran.stdout).toBe("second\n");
+    // .git stays read-only for the second command too.
+    expect(ran.stderr).toMatch(/^mkdir: .*Read-only file system\n$/);
+    second.release();
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   test("a protected name that is a dangling symlink is covered where it points, and commands still run", async () => {
