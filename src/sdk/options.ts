@@ -781,7 +781,7 @@ export function validateOptions(options: unknown): ResolvedOptions {
       notes.push(
         warnOnce(
           key,
-          `cairn query(): option "${key}" is accepted but not yet supported; it has no effect.`,
+          `cairn query(): option "${key}" is accepted but not yet supported; it has no effect (cairn does not implement it yet; docs/sdk.md, "Accepted, not yet supported", says when it arrives).`,
           "CAIRN_SDK_OPTION_NOT_YET_SUPPORTED",
         ),
       );

@@ -144,9 +144,9 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
   });
 
   test("commands side by side over the same missing protected paths each run, and leave nothing behind", async () => {
-    // The hooks of one event run at once (a user and a project hook, Cursor's two events of a Read):
-    // the second command must not bind the first one's placeholder as an existing .git, which goes
-    // away when the first is over (bwrap then failed: "Can't get type of source …/.git").
+    // The workspace's hooks of one event run at once (Cursor's preToolUse and beforeReadFile of one
+    // Read): the second command must not bind the first one's placeholder as an existing .git, which
+    // goes away when the first is over (bwrap then failed: "Can't get type of source …/.git").
     const dir = workspace();
     const { policy } = await resolveSandboxPolicy({ mode: "enabled" }, { roots: [dir] });
     const bwrap = policy.bwrapPath!;
