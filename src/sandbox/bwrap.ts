@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { resolvePhysical, SHELL_RC_FILES } from "../permissions/paths.js";
 import { isInsideOrSame } from "./paths.js";
-import { emptyDir, emptyFile, isPlaceholderInUse, usePlaceholder } from "./placeholders.js";
+import { claimPlaceholders, emptyDir, emptyFile, type PlaceholderClaims } from "./placeholders.js";
 import type { SandboxPolicy } from "./policy.js";
 
 /**
@@ -14,9 +14,9 @@ import type { SandboxPolicy } from "./policy.js";
  *
  * A protected path that does not exist yet is covered at its first missing component by an empty
  * read-only directory or file, so it cannot be created either. bubblewrap has to create that mount
- * point in the (writable) root; `release()` removes it again once no command of this process uses
- * it. Commands run side by side (the hooks of one event, SDK queries), so each covers the others'
- * placeholders as missing and holds them too. Every directory between a root and a protected path
+ * point in the (writable) root; `release()` removes it again once no command of any cairn process
+ * uses it. Commands run side by side (the hooks of one event, SDK queries, other cairn processes in
+ * the same workspace), so each covers the others' placeholders as missing and holds them too. Every directory between a root and a protected path
  * is bound onto itself as well: a mount point cannot be renamed or removed, so
  * `mv .git .git2 && mkdir -p .git/hooks` cannot sidestep the protection.
  */
@@ -29,7 +29,26 @@ export function bwrapCommand(
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   for (const dir of privateTempDirs(policy.writableRoots)) args.push("--tmpfs", dir);
   for (const root of policy.writableRoots) args.push("--bind", root, root);
-  const placeholders: string[] = [];
+  const claims = claimPlaceholders();
+  try {
+    return {
+      file: bwrapPath,
+      args: mountArgs(policy, claims, args, shellArgv, cwd),
+      release: claims.release,
+    };
+  } catch (error) {
+    claims.release();
+    throw error;
+  }
+}
+
+function mountArgs(
+  policy: SandboxPolicy,
+  claims: PlaceholderClaims,
+  args: string[],
+  shellArgv: string[],
+  cwd: string,
+): string[] {
   const selfBound = new Set<string>();
   const covered = new Set<string>();
   for (const protectedPath of policy.protectedPaths) {
@@ -38,7 +57,7 @@ export function bwrapCommand(
     const target = realPath(protectedPath);
     const root = target && policy.writableRoots.find((r) => isInsideOrSame(r, target));
     if (!target || !root) continue;
-    const cover = coverFor(root, target);
+    const cover = coverFor(root, target, claims);
     if (covered.has(cover.path)) continue;
     covered.add(cover.path);
     for (const dir of cover.ancestors) {
@@ -47,10 +66,7 @@ export function bwrapCommand(
       args.push("--bind", dir, dir);
     }
     if (cover.kind === "existing") args.push("--ro-bind", cover.path, cover.path);
-    else {
-      args.push("--ro-bind", cover.kind === "missing-file" ? emptyFile() : emptyDir(), cover.path);
-      placeholders.push(cover.path);
-    }
+    else args.push("--ro-bind", cover.kind === "missing-file" ? emptyFile() : emptyDir(), cover.path);
   }
   for (const hiddenPath of policy.hiddenPaths) {
     const hidden = realPath(hiddenPath);
@@ -61,17 +77,7 @@ export function bwrapCommand(
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent");
   if (!policy.network) args.push("--unshare-net");
   args.push("--chdir", cwd, "--", ...shellArgv);
-  for (const placeholder of placeholders) usePlaceholder(placeholder, +1);
-  let released = false;
-  return {
-    file: bwrapPath,
-    args,
-    release() {
-      if (released) return;
-      released = true;
-      for (const placeholder of placeholders) usePlaceholder(placeholder, -1);
-    },
-  };
+  return args;
 }
 
 type Cover =
@@ -82,14 +88,14 @@ type Cover =
  * What to mount to protect `target` inside `root`: the target itself when it exists; else its first
  * missing component, or the first component that is not a directory (a `.git` file of a worktree).
  */
-function coverFor(root: string, target: string): Cover {
+function coverFor(root: string, target: string, claims: PlaceholderClaims): Cover {
   const parts = path.relative(root, target).split(path.sep);
   const ancestors: string[] = [];
   let current = root;
   for (let i = 0; i < parts.length; i++) {
     current = path.join(current, parts[i]!);
     // Another command's placeholder counts as missing: it goes away when that command ends.
-    const kind = isPlaceholderInUse(current) ? "missing" : kindOf(current);
+    const kind = claims.kindOf(current);
     const last = i === parts.length - 1;
     if (kind === "missing") {
       return {

@@ -10,33 +10,90 @@ import {
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { forgetUse, recordUse, usedByOtherProcess, withPlaceholderLock } from "./placeholder-registry.js";
 
 /**
  * Placeholders: the mount points bubblewrap creates in a writable root for protected paths that do
- * not exist yet, removed once no command of this process uses them; and the empty, read-only
+ * not exist yet, removed once no command of any cairn process uses them; and the empty, read-only
  * directory and file mounted there (and over hidden paths).
  */
 
 /** Commands of this process using each placeholder (SDK queries may run commands side by side). */
 const placeholderUsers = new Map<string, number>();
 
-/**
- * Whether `p` is a placeholder a command of this process still uses. Such a path is on disk only
- * while that command runs: another command must cover it as missing (and so hold it too), never
- * bind it as an existing directory that vanishes when the first command is over.
- */
-export function isPlaceholderInUse(p: string): boolean {
-  return placeholderUsers.has(p);
+/** The placeholders one command holds: claimed while its mounts are worked out, released at its end. */
+export type PlaceholderClaims = {
+  /**
+   * What is at `p` for the command's mounts: "missing" when nothing is there or when it is a
+   * placeholder another command (of any cairn process) still uses, which goes away when that command
+   * ends and so must be covered as missing, never bound as an existing directory. A "missing" path
+   * is claimed: it stays on disk, whoever created it, until this command releases it.
+   */
+  kindOf(p: string): "dir" | "file" | "missing";
+  release(): void;
+};
+
+export function claimPlaceholders(): PlaceholderClaims {
+  const claimed = new Set<string>();
+  return {
+    kindOf(p) {
+      if (claimed.has(p)) return "missing";
+      return withPlaceholderLock(p, () => {
+        const inUse = placeholderUsers.has(p) || usedByOtherProcess(p);
+        const kind = inUse ? "missing" : kindOf(p);
+        if (kind === "missing") {
+          claimed.add(p);
+          use(p, +1);
+        }
+        return kind;
+      });
+    },
+    release() {
+      for (const p of claimed) withPlaceholderLock(p, () => use(p, -1));
+      claimed.clear();
+    },
+  };
 }
 
-export function usePlaceholder(placeholder: string, delta: number): void {
+/** Counts this process's users of `p`; the first records it for other processes, the last removes it. */
+function use(placeholder: string, delta: number): void {
   const users = (placeholderUsers.get(placeholder) ?? 0) + delta;
   if (users > 0) {
+    if (!placeholderUsers.has(placeholder)) {
+      recordUse(placeholder);
+      releaseAllAtExit();
+    }
     placeholderUsers.set(placeholder, users);
     return;
   }
   placeholderUsers.delete(placeholder);
-  removeIfEmpty(placeholder);
+  forgetUse(placeholder);
+  if (!usedByOtherProcess(placeholder)) removeIfEmpty(placeholder);
+}
+
+let exitHookSet = false;
+
+/** A process that exits with commands running (interrupted, timed out) still releases their placeholders. */
+function releaseAllAtExit(): void {
+  if (exitHookSet) return;
+  exitHookSet = true;
+  process.once("exit", () => {
+    for (const placeholder of [...placeholderUsers.keys()]) {
+      try {
+        withPlaceholderLock(placeholder, () => use(placeholder, -(placeholderUsers.get(placeholder) ?? 0)));
+      } catch {
+        // the lock could not be had: the placeholder stays, which is safe
+      }
+    }
+  });
+}
+
+function kindOf(p: string): "dir" | "file" | "missing" {
+  try {
+    return lstatSync(p).isDirectory() ? "dir" : "file";
+  } catch {
+    return "missing";
+  }
 }
 
 /** Only an empty directory or file is ours to remove; anything with content is left alone. */

@@ -164,6 +164,31 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  test("two cairn processes in one workspace: the first to finish leaves .git covered for the other's command", async () => {
+    // Both commands run under bubblewrap with `.git` (missing) covered by a placeholder mount point
+    // on the host. When the first process removed it at its end, the kernel detached the other
+    // sandbox's mount there, and that command could create .git/hooks for git to run later.
+    const dir = workspace();
+    const waitFor = (file: string) => `until [ -e ${file} ]; do sleep 0.02; done`;
+    const first = runBash(`touch first.started; ${waitFor("second.started")}; echo first done`, SANDBOXED, {
+      dir,
+    }).then((run) => {
+      writeFileSync(join(dir, "first.exited"), "");
+      return run;
+    });
+    const second = runBash(
+      `${waitFor("first.started")}; touch second.started; ${waitFor("first.exited")}; mkdir -p .git/hooks && echo escaped`,
+      [...SANDBOXED, ...PAST_THE_CHECKER],
+      { dir },
+    );
+    const [firstRun, secondRun] = await Promise.all([first, second]);
+    expect(firstRun.output).toContain("first done");
+    expect(secondRun.output).toMatch(/mkdir: .*Read-only file system/);
+    expect(secondRun.output).not.toContain("escaped");
+    // And the last one out removed the placeholder.
+    expect(readdirSync(dir).sort()).toEqual(["first.exited", "first.started", "second.started"]);
+  });
+
   test("a protected name that is a dangling symlink is covered where it points, and commands still run", async () => {
     const command = "echo ran; mkdir -p elsewhere && echo '{}' > .claude/settings.json";
     const dir = workspace();
