@@ -43,7 +43,11 @@ try {
     const inputs = fingerprint();
     if (ifStale && isFresh(inputs)) return;
     if (ifStale) process.stderr.write("cairn: dist/ is missing or older than its sources; building it …\n");
-    rmSync(STAMP, { force: true });
+    // From nothing: a module deleted from src/ must not linger in dist/, where tests import it and
+    // `npm pack` would ship it. Only the lock stays.
+    for (const entry of readdirSync(join(root, "dist")))
+      if (!entry.startsWith(".build-lock"))
+        rmSync(join(root, "dist", entry), { recursive: true, force: true });
     run(createRequire(join(root, "package.json")).resolve("typescript/bin/tsc"), [
       "-p",
       "tsconfig.build.json",

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import {
   copyFileSync,
+  existsSync,
   mkdirSync,
   readFileSync,
   rmSync,
@@ -102,6 +103,17 @@ describe("building dist/ before the tests (scripts/build.mjs --if-stale)", () =>
     );
     await buildIfStale(dir);
     expect(builds(dir)).toBe(5);
+  });
+
+  test("a module deleted from src/ is gone from dist/ after the next build", async () => {
+    const dir = project();
+    writeFileSync(join(dir, "src/old.ts"), "export const old = true;\n");
+    await buildIfStale(dir);
+    expect(existsSync(join(dir, "dist/old.js"))).toBe(true);
+    rmSync(join(dir, "src/old.ts"));
+    expect((await buildIfStale(dir)).code).toBe(0);
+    expect(existsSync(join(dir, "dist/old.js"))).toBe(false);
+    expect(built(dir)).toContain("answer = 1");
   });
 
   test("two invocations started together build once, and both succeed", async () => {
