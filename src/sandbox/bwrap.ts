@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { resolvePhysical, SHELL_RC_FILES } from "../permissions/paths.js";
 import { isInsideOrSame } from "./paths.js";
-import { claimPlaceholders, emptyDir, emptyFile, type PlaceholderClaims } from "./placeholders.js";
+import { claimingPlaceholders, emptyDir, emptyFile, type PlaceholderKind } from "./placeholders.js";
 import type { SandboxPolicy } from "./policy.js";
 
 /**
@@ -29,22 +29,15 @@ export function bwrapCommand(
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   for (const dir of privateTempDirs(policy.writableRoots)) args.push("--tmpfs", dir);
   for (const root of policy.writableRoots) args.push("--bind", root, root);
-  const claims = claimPlaceholders();
-  try {
-    return {
-      file: bwrapPath,
-      args: mountArgs(policy, claims, args, shellArgv, cwd),
-      release: claims.release,
-    };
-  } catch (error) {
-    claims.release();
-    throw error;
-  }
+  const { result, release } = claimingPlaceholders((kindOf) =>
+    mountArgs(policy, kindOf, args, shellArgv, cwd),
+  );
+  return { file: bwrapPath, args: result, release };
 }
 
 function mountArgs(
   policy: SandboxPolicy,
-  claims: PlaceholderClaims,
+  placeholderKind: PlaceholderKind,
   args: string[],
   shellArgv: string[],
   cwd: string,
@@ -57,7 +50,7 @@ function mountArgs(
     const target = realPath(protectedPath);
     const root = target && policy.writableRoots.find((r) => isInsideOrSame(r, target));
     if (!target || !root) continue;
-    const cover = coverFor(root, target, claims);
+    const cover = coverFor(root, target, placeholderKind);
     if (covered.has(cover.path)) continue;
     covered.add(cover.path);
     for (const dir of cover.ancestors) {
@@ -88,14 +81,14 @@ type Cover =
  * What to mount to protect `target` inside `root`: the target itself when it exists; else its first
  * missing component, or the first component that is not a directory (a `.git` file of a worktree).
  */
-function coverFor(root: string, target: string, claims: PlaceholderClaims): Cover {
+function coverFor(root: string, target: string, placeholderKind: PlaceholderKind): Cover {
   const parts = path.relative(root, target).split(path.sep);
   const ancestors: string[] = [];
   let current = root;
   for (let i = 0; i < parts.length; i++) {
     current = path.join(current, parts[i]!);
     // Another command's placeholder counts as missing: it goes away when that command ends.
-    const kind = claims.kindOf(current);
+    const kind = placeholderKind(current);
     const last = i === parts.length - 1;
     if (kind === "missing") {
       return {

@@ -1,26 +1,36 @@
-import { lstatSync, mkdirSync, readdirSync, rmdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  type Stats,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 
 /**
- * Which cairn processes use each placeholder, shared between processes.
+ * Which placeholders each cairn process of this user holds, shared between processes.
  *
  * A placeholder is a mount point a command's bubblewrap created in a writable root (placeholders.ts).
  * It is on the host: when one cairn process removes it while another process's command has a mount
  * there, the kernel detaches that mount and the path becomes writable to the other command (seen:
- * `mkdir -p .git/hooks` then succeeds and stays on disk). So each process records its use here, and
- * a placeholder is removed only when no live process has it recorded; recording and deciding to
- * remove both happen under a lock per placeholder.
+ * `mkdir -p .git/hooks` then succeeds and stays on disk). So each process records what it holds, and
+ * a placeholder is removed only when no live process records it; recording and deciding to remove
+ * both happen under one lock.
  *
- * The record is a directory of the user's own under /tmp (not $TMPDIR, which differs between
- * processes; sandboxed commands get a private /tmp): one empty file `<key>.<pid>` per process using
- * a placeholder, and `<key>.lock` while one of them is deciding. A record whose process is gone is
- * removed by the next one to look.
+ * The record is a directory of the user's own in /dev/shm (memory: a lock and a record cost a few
+ * microseconds there, against about 40 µs per call on a disk), or /tmp where there is none; never
+ * $TMPDIR, which may differ between processes. Sandboxed commands do not see /dev/shm (they get a
+ * /dev of their own), nor /tmp unless a writable root contains it. In it: one file per process, named by its pid, listing the placeholders it
+ * holds, and `lock` while one of them is deciding. A record whose process is gone is removed by the
+ * next one to look.
  */
 
 const LOCK_WAIT_MS = 1;
-/** A lock is held for a few file-system calls; one this old belongs to a process killed holding it. */
+/** The lock is held for a few file-system calls; one this old belongs to a process killed holding it. */
 const STALE_LOCK_MS = 2_000;
 const GIVE_UP_MS = 10_000;
 
@@ -28,36 +38,37 @@ let registryDir: string | null | undefined;
 
 /** The shared directory, or null where it cannot be had safely (then each process counts alone). */
 function registry(): string | null {
-  if (registryDir !== undefined) return registryDir;
-  registryDir = null;
-  const uid = process.getuid?.();
-  if (uid === undefined) return null;
-  const dir = `/tmp/cairn-placeholders-${uid}`;
-  try {
-    mkdirSync(dir, { mode: 0o700 });
-  } catch {
-    // exists already (checked below), or /tmp is not writable
-  }
-  try {
-    // Another user could have made it first: only a directory of ours that no one else can write
-    // may decide what is removed from a workspace.
-    const info = lstatSync(dir);
-    if (info.isDirectory() && info.uid === uid && (info.mode & 0o022) === 0) registryDir = dir;
-  } catch {
-    // not usable
-  }
+  if (registryDir === undefined) registryDir = findRegistry();
   return registryDir;
 }
 
-function keyOf(placeholder: string): string {
-  return bytesToHex(sha256(utf8ToBytes(placeholder))).slice(0, 32);
+function findRegistry(): string | null {
+  const uid = process.getuid?.();
+  if (uid === undefined) return null;
+  for (const base of ["/dev/shm", "/tmp"]) {
+    const dir: string = `${base}/cairn-placeholders-${uid}`;
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+    } catch {
+      // exists already (checked below), or cannot be made here
+    }
+    try {
+      // Another user could have made it first: only a directory of ours that no one else can
+      // write may decide what is removed from a workspace.
+      const info: Stats = lstatSync(dir);
+      if (info.isDirectory() && info.uid === uid && (info.mode & 0o022) === 0) return dir;
+    } catch {
+      // not here
+    }
+  }
+  return null;
 }
 
-/** Runs `fn` holding the placeholder's lock (shared by every cairn process of this user). */
-export function withPlaceholderLock<T>(placeholder: string, fn: () => T): T {
+/** Runs `fn` holding the lock shared by every cairn process of this user. */
+export function withRegistryLock<T>(fn: () => T): T {
   const dir = registry();
   if (!dir) return fn();
-  const lock = path.join(dir, `${keyOf(placeholder)}.lock`);
+  const lock = path.join(dir, "lock");
   acquire(lock);
   try {
     return fn();
@@ -96,43 +107,41 @@ function breakIfStale(lock: string): void {
 
 let sleeper: Int32Array | undefined;
 
-/** Blocks for `ms`: the lock is held for microseconds, and the commands are built synchronously. */
+/** Blocks for `ms`: the lock is held for microseconds, and a command's mounts are worked out synchronously. */
 function sleepSync(ms: number): void {
   sleeper ??= new Int32Array(new SharedArrayBuffer(4));
   Atomics.wait(sleeper, 0, 0, ms);
 }
 
-/** Records that this process uses `placeholder` (call holding its lock). */
-export function recordUse(placeholder: string): void {
-  const dir = registry();
-  if (dir) writeFileSync(path.join(dir, `${keyOf(placeholder)}.${process.pid}`), placeholder);
-}
-
-/** Forgets this process's use of `placeholder` (call holding its lock). */
-export function forgetUse(placeholder: string): void {
+/** Records the placeholders this process holds now (call holding the lock). */
+export function recordHeld(placeholders: readonly string[]): void {
   const dir = registry();
   if (!dir) return;
-  try {
-    unlinkSync(path.join(dir, `${keyOf(placeholder)}.${process.pid}`));
-  } catch {
-    // not recorded
-  }
+  const file = path.join(dir, String(process.pid));
+  if (placeholders.length > 0) writeFileSync(file, placeholders.join("\0"));
+  else unlinkQuietly(file);
 }
 
-/** Whether another live process has recorded `placeholder` (call holding its lock). */
-export function usedByOtherProcess(placeholder: string): boolean {
+/** The placeholders live processes other than this one hold (call holding the lock). */
+export function heldByOtherProcesses(): Set<string> {
+  const held = new Set<string>();
   const dir = registry();
-  if (!dir) return false;
-  const prefix = `${keyOf(placeholder)}.`;
-  let used = false;
+  if (!dir) return held;
   for (const name of readdirSync(dir)) {
-    if (!name.startsWith(prefix)) continue;
-    const pid = Number(name.slice(prefix.length));
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    if (isAlive(pid)) used = true;
-    else unlinkQuietly(path.join(dir, name));
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    const file = path.join(dir, name);
+    if (!isAlive(pid)) {
+      unlinkQuietly(file);
+      continue;
+    }
+    try {
+      for (const placeholder of readFileSync(file, "utf8").split("\0")) held.add(placeholder);
+    } catch {
+      // gone meanwhile
+    }
   }
-  return used;
+  return held;
 }
 
 function isAlive(pid: number): boolean {
@@ -148,6 +157,6 @@ function unlinkQuietly(file: string): void {
   try {
     unlinkSync(file);
   } catch {
-    // removed by another process meanwhile
+    // not there
   }
 }

@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { forgetUse, recordUse, usedByOtherProcess, withPlaceholderLock } from "./placeholder-registry.js";
+import { heldByOtherProcesses, recordHeld, withRegistryLock } from "./placeholder-registry.js";
 
 /**
  * Placeholders: the mount points bubblewrap creates in a writable root for protected paths that do
@@ -21,69 +21,85 @@ import { forgetUse, recordUse, usedByOtherProcess, withPlaceholderLock } from ".
 /** Commands of this process using each placeholder (SDK queries may run commands side by side). */
 const placeholderUsers = new Map<string, number>();
 
-/** The placeholders one command holds: claimed while its mounts are worked out, released at its end. */
-export type PlaceholderClaims = {
-  /**
-   * What is at `p` for the command's mounts: "missing" when nothing is there or when it is a
-   * placeholder another command (of any cairn process) still uses, which goes away when that command
-   * ends and so must be covered as missing, never bound as an existing directory. A "missing" path
-   * is claimed: it stays on disk, whoever created it, until this command releases it.
-   */
-  kindOf(p: string): "dir" | "file" | "missing";
-  release(): void;
-};
+/**
+ * What is at `p` for a command's mounts: "missing" when nothing is there, or when it is a placeholder
+ * another command (of any cairn process) still uses, which goes away when that command ends and so
+ * must be covered as missing, never bound as an existing directory. A "missing" path is claimed: it
+ * stays on disk, whoever created it, until the command releases it.
+ */
+export type PlaceholderKind = (p: string) => "dir" | "file" | "missing";
 
-export function claimPlaceholders(): PlaceholderClaims {
+/**
+ * Works out one command's mounts with `work`, holding the lock shared with other cairn processes, and
+ * claims the placeholders it covers; `release()` (at the command's end) gives them up, removing each
+ * that no command of any process still uses.
+ */
+export function claimingPlaceholders<T>(work: (kindOf: PlaceholderKind) => T): {
+  result: T;
+  release(): void;
+} {
   const claimed = new Set<string>();
-  return {
-    kindOf(p) {
+  const result = withRegistryLock(() => {
+    let others: Set<string> | undefined;
+    const value = work((p) => {
       if (claimed.has(p)) return "missing";
-      return withPlaceholderLock(p, () => {
-        const inUse = placeholderUsers.has(p) || usedByOtherProcess(p);
-        const kind = inUse ? "missing" : kindOf(p);
-        if (kind === "missing") {
-          claimed.add(p);
-          use(p, +1);
-        }
-        return kind;
-      });
-    },
+      others ??= heldByOtherProcesses();
+      const kind = placeholderUsers.has(p) || others.has(p) ? "missing" : kindOf(p);
+      if (kind === "missing") claimed.add(p);
+      return kind;
+    });
+    use(claimed, +1);
+    return value;
+  });
+  let released = false;
+  return {
+    result,
     release() {
-      for (const p of claimed) withPlaceholderLock(p, () => use(p, -1));
-      claimed.clear();
+      if (released) return;
+      released = true;
+      withRegistryLock(() => use(claimed, -1));
     },
   };
 }
 
-/** Counts this process's users of `p`; the first records it for other processes, the last removes it. */
-function use(placeholder: string, delta: number): void {
-  const users = (placeholderUsers.get(placeholder) ?? 0) + delta;
-  if (users > 0) {
-    if (!placeholderUsers.has(placeholder)) {
-      recordUse(placeholder);
-      releaseAllAtExit();
+/**
+ * Counts this process's users of each placeholder (call holding the lock). The record other processes
+ * read changes only when a placeholder is first held or last given up; one given up that no other
+ * process holds is removed.
+ */
+function use(placeholders: Iterable<string>, delta: number): void {
+  const givenUp: string[] = [];
+  let changed = false;
+  for (const placeholder of placeholders) {
+    const users = (placeholderUsers.get(placeholder) ?? 0) + delta;
+    if (users > 0) {
+      changed ||= !placeholderUsers.has(placeholder);
+      placeholderUsers.set(placeholder, users);
+    } else if (placeholderUsers.delete(placeholder)) {
+      changed = true;
+      givenUp.push(placeholder);
     }
-    placeholderUsers.set(placeholder, users);
-    return;
   }
-  placeholderUsers.delete(placeholder);
-  forgetUse(placeholder);
-  if (!usedByOtherProcess(placeholder)) removeIfEmpty(placeholder);
+  if (!changed) return;
+  recordHeld([...placeholderUsers.keys()]);
+  releaseAllAtExit();
+  if (givenUp.length === 0) return;
+  const others = heldByOtherProcesses();
+  for (const placeholder of givenUp) if (!others.has(placeholder)) removeIfEmpty(placeholder);
 }
 
 let exitHookSet = false;
 
-/** A process that exits with commands running (interrupted, timed out) still releases their placeholders. */
+/** A process that exits with commands running (interrupted, timed out) still gives up their placeholders. */
 function releaseAllAtExit(): void {
   if (exitHookSet) return;
   exitHookSet = true;
   process.once("exit", () => {
-    for (const placeholder of [...placeholderUsers.keys()]) {
-      try {
-        withPlaceholderLock(placeholder, () => use(placeholder, -(placeholderUsers.get(placeholder) ?? 0)));
-      } catch {
-        // the lock could not be had: the placeholder stays, which is safe
-      }
+    if (placeholderUsers.size === 0) return;
+    try {
+      withRegistryLock(() => use([...placeholderUsers.keys()], -Infinity));
+    } catch {
+      // the lock could not be had: the placeholders stay, which is safe
     }
   });
 }

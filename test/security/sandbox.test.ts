@@ -189,6 +189,22 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
     expect(readdirSync(dir).sort()).toEqual(["first.exited", "first.started", "second.started"]);
   });
 
+  test("a record left by a cairn process that is gone holds no placeholder", async () => {
+    const dir = workspace();
+    await runBash("echo first", SANDBOXED, { dir }); // the record's directory exists from here on
+    const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).stdout;
+    const registry = ["/dev/shm", "/tmp"]
+      .map((base) => `${base}/cairn-placeholders-${process.getuid?.()}`)
+      .find((candidate) => existsSync(candidate));
+    expect(registry).toBeDefined();
+    const record = join(registry!, gone.toString());
+    writeFileSync(record, join(dir, ".git"));
+    const run = await runBash("echo ran", SANDBOXED, { dir });
+    expect(run.output).toBe("ran");
+    expect(readdirSync(dir)).toEqual([]);
+    expect(existsSync(record)).toBe(false);
+  });
+
   test("a protected name that is a dangling symlink is covered where it points, and commands still run", async () => {
     const command = "echo ran; mkdir -p elsewhere && echo '{}' > .claude/settings.json";
     const dir = workspace();
