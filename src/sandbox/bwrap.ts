@@ -67,7 +67,9 @@ function mountArgs(
     if (hidden && kind !== "missing")
       args.push("--ro-bind", kind === "dir" ? emptyDir() : emptyFile(), hidden);
   }
-  args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent");
+  // Run as root (CI containers), bubblewrap keeps every capability unless told: the command could
+  // unmount the protections, remount / writable, or undo the /proc that hides cairn's environment.
+  args.push("--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent");
   if (!policy.network) args.push("--unshare-net");
   args.push("--chdir", cwd, "--", ...shellArgv);
   return args;

@@ -16,6 +16,8 @@ export function probeBwrap(bwrapPath: string): Promise<string | undefined> {
 function runProbe(bwrapPath: string): Promise<string | undefined> {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   args.push(
+    "--cap-drop",
+    "ALL",
     "--unshare-pid",
     "--unshare-ipc",
     "--unshare-uts",

@@ -189,6 +189,22 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
     expect(readdirSync(dir).sort()).toEqual(["first.exited", "first.started", "second.started"]);
   });
 
+  test("a command run as root keeps no capability: it cannot unmount the protected .git/hooks", async () => {
+    // As root (CI containers) bubblewrap kept every capability: `umount` took the read-only mount
+    // off .git/hooks, and the hook landed on disk. Not root, the capabilities are gone anyway.
+    const dir = repository();
+    const command = "grep CapEff /proc/self/status; umount -l .git/hooks; echo pwned > .git/hooks/pre-commit";
+    const run = await runBash(
+      command,
+      [...SANDBOXED, ...PAST_THE_CHECKER, "--allowedTools", "Bash(umount:*)"],
+      {
+        dir,
+      },
+    );
+    expect(run.output).toMatch(/CapEff:\s+0+\n/);
+    expect(existsSync(join(dir, ".git/hooks/pre-commit"))).toBe(false);
+  });
+
   test("a record left by a cairn process that is gone holds no placeholder", async () => {
     const dir = workspace();
     await runBash("echo first", SANDBOXED, { dir }); // the record's directory exists from here on
