@@ -4,6 +4,7 @@ import type { ToolDeclaration, ToolKind } from "../tools/types.js";
 import {
   checkContainment,
   containingRoot,
+  isInside,
   PathResolutionError,
   protectedPath,
   type ResolvedPath,
@@ -17,7 +18,13 @@ import {
   pathCandidates,
   patternsUnknown,
 } from "./shell-expansion.js";
-import { type ArgChecker, checkReadOnlyCommand, gitWritesConfig, OPTIONS_ONLY } from "./shell-readonly.js";
+import {
+  type ArgChecker,
+  checkReadOnlyCommand,
+  gitStartDirs,
+  gitWritesConfig,
+  OPTIONS_ONLY,
+} from "./shell-readonly.js";
 import type { PermissionMode, PermissionRule, PermissionVerdict, RuleBehavior } from "./types.js";
 
 /** A list of words written as one string. */
@@ -433,6 +440,9 @@ class ShellEvaluator {
     // The list trusts names; a name the model could have planted in the workspace (a PATH entry
     // there, `.` in PATH) is not trusted.
     const planted = first !== undefined && !first.includes("/") ? this.plantedProgram(first) : undefined;
+    // Nor is a repository the model wrote: its config runs programs (textconv, filters on `git add`).
+    const gitStart = first === "git" && !part.wrapper ? gitStartDirs(words.slice(1)) : undefined;
+    const foreignRepo = gitStart && !gitStart.explicit ? this.foreignRepository(gitStart.cDirs) : undefined;
 
     for (const assign of part.assigns) {
       const verdict = this.assignment(assign.name, part.text, part);
@@ -456,6 +466,9 @@ class ShellEvaluator {
       if (rule.target.kind !== "shell") continue;
       if (matchShell(rule.target.matcher, written) === true) {
         if (guarded) return guarded;
+        // A rule names a program (one on PATH in the workspace too: node_modules/.bin), not the
+        // repository git runs in: one the model wrote has a config that runs programs.
+        if (foreignRepo) return { behavior: "ask", message: `\`${part.text}\`: ${foreignRepo}` };
         this.allowedByRule.add(part.index);
         return this.afterAllowed(part, byRule("allow", rule));
       }
@@ -536,6 +549,19 @@ class ShellEvaluator {
    * Where PATH finds `name` right now: a problem when that is inside the workspace (tool calls that
    * edit or run commands never overlap, so the program cannot change between this check and the run).
    */
+  /** Why git started in the working directory, then in each `-C` directory, would not use the workspace's own repository. */
+  private foreignRepository(cDirs: readonly ShellWord[]): string | undefined {
+    const own = this.ctx.roots.flatMap((root) => discoverGitDir(root) ?? []);
+    for (const base of this.bases) {
+      const start = cDirs.reduce((dir, word) => joinRaw(dir, word.value ?? "."), base);
+      const found = discoverGitDir(start);
+      // A submodule's or linked worktree's git directory lives inside the workspace's own.
+      if (found && !own.some((dir) => isInside(dir, found)))
+        return `git would use the repository at ${found}, not the workspace's own (its config could run programs)`;
+    }
+    return undefined;
+  }
+
   private plantedProgram(name: string): string | undefined {
     if (SHELL_BUILTINS.has(name) || this.ctx.searchPath === undefined) return undefined;
     for (const entry of this.ctx.searchPath.split(path.delimiter)) {
@@ -605,10 +631,11 @@ class ShellEvaluator {
         const problem = readPath(word);
         if (problem || word.value === undefined) return problem;
         const real = this.bases.map((base) => resolvePhysical(joinRaw(base, word.value!)).real);
-        const own = this.ctx.roots.flatMap((root) => ownGitDir(root));
+        const own = this.ctx.roots.flatMap((root) => discoverGitDir(root) ?? []);
         if (real.every((dir) => own.includes(dir))) return undefined;
         return `git --git-dir ${word.raw} is not the workspace's own repository (its config could run programs)`;
       },
+      gitRepository: (cDirs) => this.foreignRepository(cDirs),
     };
     // Every name a pattern expanded to is read, whatever the command makes of it.
     let problem: string | undefined;
@@ -704,14 +731,30 @@ function literalWord(value: string): ShellWord {
 }
 
 /** The real path of `root`'s git directory: `root/.git`, or where a `.git` file (`gitdir: X`) points. */
-function ownGitDir(root: string): string[] {
-  const dotGit = path.join(root, ".git");
+/**
+ * The git directory git finds from `dir` as it does: the first `.git` (a directory, or a file with a
+ * `gitdir:` pointer) in `dir` or above it; undefined where there is none. Bare repositories are not
+ * found (commands run with `safe.bareRepository=explicit`).
+ */
+function discoverGitDir(dir: string): string | undefined {
+  let current: string;
   try {
-    if (statSync(dotGit).isDirectory()) return [resolvePhysical(dotGit).real];
-    const pointer = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"))?.[1]?.trim();
-    return pointer ? [resolvePhysical(path.resolve(root, pointer)).real] : [];
+    current = resolvePhysical(dir).real;
   } catch {
-    return [];
+    return undefined;
+  }
+  for (;;) {
+    const dotGit = path.join(current, ".git");
+    try {
+      if (statSync(dotGit).isDirectory()) return resolvePhysical(dotGit).real;
+      const pointer = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"))?.[1]?.trim();
+      return pointer ? resolvePhysical(path.resolve(current, pointer)).real : undefined;
+    } catch {
+      // no .git here (or unreadable): look further up
+    }
+    const parent = path.dirname(current);
+    if (parent === current) return undefined;
+    current = parent;
   }
 }
 

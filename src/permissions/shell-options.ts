@@ -13,6 +13,12 @@ export type ArgChecker = {
   readRepoPath(path: string): string | undefined;
   /** A problem unless the word names the git directory of the workspace (or an added directory). */
   gitDir(word: ShellWord): string | undefined;
+  /**
+   * A problem unless git, started in the working directory and then in each `-C` directory, finds the
+   * workspace's own repository: another one (a nested repository the model wrote) has a config that
+   * can run programs (textconv, filters).
+   */
+  gitRepository(cDirs: readonly ShellWord[]): string | undefined;
 };
 
 /** A checker that accepts every path: what a command's options alone say ("could this part write?"). */
@@ -20,6 +26,7 @@ export const OPTIONS_ONLY: ArgChecker = {
   readPath: () => undefined,
   readRepoPath: () => undefined,
   gitDir: () => undefined,
+  gitRepository: () => undefined,
 };
 
 /** Undefined when read-only; otherwise why not. */

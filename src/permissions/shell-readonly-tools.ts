@@ -537,24 +537,53 @@ GIT_READ_SUBCOMMANDS.config = (args, checker) => {
   }
   return reading ? undefined : "git config without --get or --list changes the configuration";
 };
-GIT_READ_SUBCOMMANDS.stash = (args) =>
-  args[0]?.value === "list" || args[0]?.value === "show" ? undefined : "git stash changes the working tree";
+// `stash list|show` and `reflog [show]` take log and diff options: `--output=FILE` writes a file.
+GIT_READ_SUBCOMMANDS.stash = (args, checker) =>
+  args[0]?.value === "list" || args[0]?.value === "show"
+    ? gitHistory.make(`git stash ${args[0].value}`)(args.slice(1), checker)
+    : "git stash changes the working tree";
 GIT_READ_SUBCOMMANDS.worktree = (args) =>
   args[0]?.value === "list" ? undefined : "git worktree changes worktrees";
 GIT_READ_SUBCOMMANDS.submodule = (args) =>
   args[0]?.value === "status" ? undefined : "git submodule changes or fetches submodules";
-GIT_READ_SUBCOMMANDS.reflog = (args) =>
+GIT_READ_SUBCOMMANDS.reflog = (args, checker) =>
   args.length === 0 || args[0]?.value === "show" || args[0]?.value?.startsWith("-") === true
     ? args.some((w) => w.value === "expire" || w.value === "delete")
       ? "git reflog expire/delete changes the reflog"
-      : undefined
+      : gitHistory.make("git reflog")(args[0]?.value === "show" ? args.slice(1) : args, checker)
     : "git reflog with a subcommand other than show";
 
 const GIT_GLOBAL_FLAGS = new Set(
   list(
-    "--no-pager -P --no-optional-locks --literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-replace-objects --bare --no-advice",
+    "--no-pager -P --no-optional-locks --literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-replace-objects --no-advice",
   ),
 );
+
+/**
+ * Where `git ARGS` starts looking for its repository: the `-C` directories in order, and whether the
+ * git directory is named instead (`--git-dir`, `--bare`). Undefined when an option is computed.
+ */
+export function gitStartDirs(
+  args: readonly ShellWord[],
+): { cDirs: ShellWord[]; explicit: boolean } | undefined {
+  const cDirs: ShellWord[] = [];
+  let explicit = false;
+  for (let i = 0; i < args.length; i += 1) {
+    const word = args[i]!;
+    const value = word.value;
+    if (value === undefined) return undefined;
+    if (!value.startsWith("-")) break;
+    const option = value.split("=")[0]!;
+    if (option === "--git-dir" || option === "--bare") explicit = true;
+    if (value === "-C") {
+      const dir = args[i + 1];
+      if (dir?.value === undefined) return undefined;
+      cDirs.push(dir);
+    }
+    if (["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"].includes(value)) i += 1;
+  }
+  return { cDirs, explicit };
+}
 
 /** Whether `git ARGS` (global options included) writes the configuration (`git config core.x y`). */
 export function gitWritesConfig(args: readonly ShellWord[]): boolean {
@@ -568,7 +597,13 @@ export function gitWritesConfig(args: readonly ShellWord[]): boolean {
   return reads !== undefined;
 }
 
+/**
+ * Not `--bare` (a git directory named by the working directory, whose config could run programs:
+ * it is not discovered, so neither `safe.bareRepository` nor the repository check below applies).
+ */
 export const git: ReadOnlyCheck = (args, checker) => {
+  const cDirs: ShellWord[] = [];
+  let explicitGitDir = false;
   let i = 0;
   for (; i < args.length; i += 1) {
     const word = args[i]!;
@@ -586,6 +621,8 @@ export const git: ReadOnlyCheck = (args, checker) => {
       // A git directory's config runs programs (core.fsmonitor, diff.external): only the workspace's own.
       const problem = option === "--git-dir" ? checker.gitDir(dir) : checker.readPath(dir);
       if (problem) return problem;
+      if (option === "-C") cDirs.push(dir);
+      if (option === "--git-dir") explicitGitDir = true;
       continue;
     }
     if (option === "--namespace") {
@@ -601,7 +638,7 @@ export const git: ReadOnlyCheck = (args, checker) => {
   if (sub === undefined) return i < args.length ? "the git subcommand is computed at run time" : undefined;
   const check = GIT_READ_SUBCOMMANDS[sub];
   if (!check) return `git ${sub} is not a read-only git command`;
-  return check(args.slice(i + 1), checker);
+  return (explicitGitDir ? undefined : checker.gitRepository(cDirs)) ?? check(args.slice(i + 1), checker);
 };
 
 /** `X --version` for common tools. */

@@ -14,7 +14,7 @@ import {
 import type { ShellWord } from "./shell-types.js";
 
 export { type ArgChecker, OPTIONS_ONLY, type ReadOnlyCheck } from "./shell-options.js";
-export { awkProgramIsSafe, gitWritesConfig, sedScriptIsSafe } from "./shell-readonly-tools.js";
+export { awkProgramIsSafe, gitStartDirs, gitWritesConfig, sedScriptIsSafe } from "./shell-readonly-tools.js";
 
 /** A list of words written as one string. */
 const list = (words: string): string[] => words.split(/\s+/).filter(Boolean);

@@ -37,12 +37,14 @@ const SHELL_STATE = new Set(["BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "GLOBIG
 
 /**
  * git configuration every command gets, before any file's: a repository's config cannot run
- * programs through git (`core.fsmonitor`, `diff.external`, `core.pager`, hooks), and git does not
- * pick up bare repositories it was not pointed at (a bare git dir the model wrote elsewhere).
+ * programs through git (`core.fsmonitor`, `core.pager`, hooks), and git does not pick up bare
+ * repositories it was not pointed at (a bare git dir the model wrote elsewhere). Not
+ * `diff.external=`: git (2.39 at least) then runs "" for every `git diff` and fails; a repository
+ * the model wrote is refused by the permission checker instead (its textconv and filters, which no
+ * setting here could switch off, run programs just the same).
  */
 export const GIT_CHILD_CONFIG: readonly (readonly [string, string])[] = [
   ["core.fsmonitor", ""],
-  ["diff.external", ""],
   ["core.pager", "cat"],
   ["core.hooksPath", "/dev/null"],
   ["safe.bareRepository", "explicit"],

@@ -459,3 +459,64 @@ describe("the PATH guard: a listed name is not trusted when it runs a program fr
     expect(ruled.evaluate("Bash", { command: "ls" }).behavior).toBe("allow");
   });
 });
+
+describe("git runs only in the workspace's own repository: another's config runs programs (textconv, filters)", () => {
+  const nested = (name: string, dotGit: (dir: string) => void) => {
+    const dir = path.join(fx.ws, name);
+    mkdirSync(dir, { recursive: true });
+    dotGit(dir);
+    return dir;
+  };
+
+  test("a nested repository the model could have written is asked about, however git gets there", () => {
+    nested("nested", (dir) => mkdirSync(path.join(dir, ".git"), { recursive: true }));
+    const gate = gateFor(fx);
+    for (const command of [
+      "git -C nested log -p -1",
+      "cd nested && git show HEAD",
+      "cd nested/ && git diff",
+      "git -C . -C nested status",
+      "sh -c 'cd nested && git log -p'",
+    ]) {
+      const verdict = gate.evaluate("Bash", { command });
+      expect(verdict.behavior, command).toBe("ask");
+      expect(verdict.message, command).toMatch(
+        /git would use the repository at .*nested\/\.git, not the workspace's own/,
+      );
+    }
+    // An allow rule names a command, not the repository it runs in.
+    const ruled = gateFor(fx, { allow: ["Bash(git log:*)", "Bash(git add:*)"] });
+    expect(ruled.evaluate("Bash", { command: "cd nested && git log -p" }).behavior).toBe("ask");
+    expect(ruled.evaluate("Bash", { command: "git -C nested add f" }).behavior).toBe("ask");
+    expect(ruled.evaluate("Bash", { command: "git log -p" }).behavior).toBe("allow");
+  });
+
+  test("the workspace's own repository, a subdirectory of it and a submodule are fine", () => {
+    nested("sub", (dir) => writeFileSync(path.join(dir, ".git"), "gitdir: ../.git/modules/sub\n"));
+    mkdirSync(path.join(fx.ws, ".git/modules/sub"), { recursive: true });
+    const gate = gateFor(fx);
+    for (const command of [
+      "git log -p",
+      "git -C src status",
+      "cd src && git diff",
+      "git -C sub log",
+      "cd sub && git status",
+    ])
+      expect(gate.evaluate("Bash", { command }).behavior, command).toBe("allow");
+  });
+
+  test("--bare (the working directory as the git directory) and reflog or stash --output are asked about", () => {
+    const gate = gateFor(fx);
+    for (const command of [
+      "git --bare log -p",
+      "git -C src --bare show HEAD",
+      "git reflog -1 --output=/tmp/x",
+      "git reflog show --output=x",
+      "git stash list --output=x",
+      "git stash show -p --output=x",
+    ])
+      expect(gate.evaluate("Bash", { command }).behavior, command).toBe("ask");
+    for (const command of ["git reflog -5", "git stash list", "git stash show -p stash@{0}"])
+      expect(gate.evaluate("Bash", { command }).behavior, command).toBe("allow");
+  });
+});

@@ -158,6 +158,18 @@ describe("Bash", () => {
     }
   });
 
+  it("git diff shows the change under the git settings every command gets", async () => {
+    // `diff.external=` among them made git run "" for every diff: "fatal: external diff died".
+    const dir = await tempDir();
+    const commit = "git -c user.name=n -c user.email=e commit -qm one";
+    const out = await bashTool.execute(
+      { command: `git init -q . && echo old > f && git add f && ${commit} && echo new > f && git diff` },
+      context(dir),
+    );
+    expect(out.content).toContain("-old\n+new");
+    expect(out.isError ?? false).toBe(false);
+  });
+
   it("uses the environment the caller passes as is", async () => {
     const dir = await tempDir();
     const out = await bashTool.execute(

@@ -51,14 +51,13 @@ describe("childEnvironment", () => {
       GIT_CONFIG_KEY_0: "user.name",
       GIT_CONFIG_KEY_1: "core.fsmonitor",
       GIT_CONFIG_VALUE_1: "",
-      GIT_CONFIG_KEY_2: "diff.external",
-      GIT_CONFIG_KEY_3: "core.pager",
-      GIT_CONFIG_VALUE_3: "cat",
-      GIT_CONFIG_KEY_4: "core.hooksPath",
-      GIT_CONFIG_VALUE_4: "/dev/null",
-      GIT_CONFIG_KEY_5: "safe.bareRepository",
-      GIT_CONFIG_VALUE_5: "explicit",
-      GIT_CONFIG_COUNT: "6",
+      GIT_CONFIG_KEY_2: "core.pager",
+      GIT_CONFIG_VALUE_2: "cat",
+      GIT_CONFIG_KEY_3: "core.hooksPath",
+      GIT_CONFIG_VALUE_3: "/dev/null",
+      GIT_CONFIG_KEY_4: "safe.bareRepository",
+      GIT_CONFIG_VALUE_4: "explicit",
+      GIT_CONFIG_COUNT: "5",
     });
   });
 });
