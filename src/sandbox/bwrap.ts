@@ -2,8 +2,14 @@ import { lstatSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { resolvePhysical, SHELL_RC_FILES } from "../permissions/paths.js";
-import { isInsideOrSame } from "./paths.js";
-import { claimingPlaceholders, emptyDir, emptyFile, type PlaceholderKind } from "./placeholders.js";
+import { isInsideOrSame, submoduleGitPaths } from "./paths.js";
+import {
+  claimingPlaceholders,
+  emptyDir,
+  emptyFile,
+  missingFileSource,
+  type PlaceholderKind,
+} from "./placeholders.js";
 import type { SandboxPolicy } from "./policy.js";
 
 /**
@@ -44,7 +50,8 @@ function mountArgs(
 ): string[] {
   const selfBound = new Set<string>();
   const covered = new Set<string>();
-  for (const protectedPath of policy.protectedPaths) {
+  const submodules = policy.writableRoots.flatMap((root) => submoduleGitPaths(root));
+  for (const protectedPath of [...policy.protectedPaths, ...submodules]) {
     // Mounts go where the path really leads: over a symlink's target (a dangling one included),
     // which needs covering only when it lies in a writable root.
     const target = realPath(protectedPath);
@@ -59,7 +66,12 @@ function mountArgs(
       args.push("--bind", dir, dir);
     }
     if (cover.kind === "existing") args.push("--ro-bind", cover.path, cover.path);
-    else args.push("--ro-bind", cover.kind === "missing-file" ? emptyFile() : emptyDir(), cover.path);
+    else
+      args.push(
+        "--ro-bind",
+        cover.kind === "missing-file" ? missingFileSource(cover.path) : emptyDir(),
+        cover.path,
+      );
   }
   for (const hiddenPath of policy.hiddenPaths) {
     const hidden = realPath(hiddenPath);
@@ -107,7 +119,9 @@ function coverFor(root: string, target: string, placeholderKind: PlaceholderKind
 
 /** Protected names that are files where they exist (`.bashrc`, `.git/config`); the rest are directories. */
 function isFileName(name: string): boolean {
-  return SHELL_RC_FILES.includes(name) || name === ".gitconfig" || name === "config";
+  return (
+    SHELL_RC_FILES.includes(name) || [".gitconfig", "config", "config.worktree", "commondir"].includes(name)
+  );
 }
 
 /** Every symbolic link followed (missing components appended); undefined for a loop. */

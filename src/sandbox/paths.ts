@@ -1,20 +1,59 @@
+import { type Dirent, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { SHELL_RC_FILES } from "../permissions/paths.js";
 
 /**
  * Inside every writable root, these stay read-only under the sandbox, also with `--force`: writing
- * them runs code later, outside the sandbox (git hooks and config; the project settings of cairn and
- * of the other agents, which name hooks and commands; editor tasks).
+ * them runs code later, outside the sandbox (git hooks and config, and `commondir`, which points git
+ * at another directory's config and hooks; husky's hooks; direnv's `.envrc`; the project settings of
+ * cairn and of the other agents, which name hooks and commands; editor tasks). The rest of `.git`
+ * stays writable: commits, checkouts and stashes write it. The checker asks about all of `.git`.
  */
 export const PROTECTED_IN_EVERY_ROOT: readonly string[] = [
   ".git/hooks",
   ".git/config",
+  ".git/config.worktree",
+  ".git/commondir",
+  ".husky",
+  ".envrc",
   ".cairn",
   ".claude",
   ".cursor",
+  ".codex",
   ".vscode",
 ];
+
+/** How deep and how many submodule git directories are looked for (nested submodules included). */
+const MAX_MODULE_DEPTH = 8;
+const MAX_MODULES = 256;
+
+/**
+ * Each submodule's git directory under `<root>/.git/modules` (names may hold slashes; a submodule's
+ * own submodules are in its `modules`): its config and hooks run code when git works in the
+ * submodule, `git status` of the repository above included. Looked for at each command, since a
+ * command may add submodules.
+ */
+export function submoduleGitPaths(root: string): string[] {
+  const found: string[] = [];
+  const visit = (dir: string, depth: number) => {
+    if (depth > MAX_MODULE_DEPTH || found.length >= MAX_MODULES * 2) return;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    if (entries.some((entry) => entry.name === "HEAD" && entry.isFile())) {
+      found.push(path.join(dir, "config"), path.join(dir, "hooks"), path.join(dir, "commondir"));
+      visit(path.join(dir, "modules"), depth + 1);
+      return;
+    }
+    for (const entry of entries) if (entry.isDirectory()) visit(path.join(dir, entry.name), depth + 1);
+  };
+  visit(path.join(root, ".git", "modules"), 0);
+  return found;
+}
 
 /** Read-only too when a writable root holds them (the workspace is the home directory, say). */
 function protectedInHome(home: string): string[] {

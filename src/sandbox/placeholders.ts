@@ -3,6 +3,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmdirSync,
   rmSync,
   unlinkSync,
@@ -112,37 +113,70 @@ function kindOf(p: string): "dir" | "file" | "missing" {
   }
 }
 
-/** Only an empty directory or file is ours to remove; anything with content is left alone. */
+/**
+ * Names whose empty placeholder would break the tools that read them: git dies on an empty
+ * `commondir` ("failed to read"), where "." (this directory) is what having none means. Such a
+ * placeholder is written with that content by cairn before bubblewrap runs, so that git outside
+ * the sandbox reads it as harmless too while the command runs.
+ */
+const PLACEHOLDER_CONTENT: Readonly<Record<string, string>> = { commondir: ".\n" };
+
+/** Where a missing protected file is covered from: an empty file, or one holding what makes it harmless. */
+export function missingFileSource(placeholder: string): string {
+  const content = PLACEHOLDER_CONTENT[path.basename(placeholder)];
+  if (content === undefined) return emptyFile();
+  try {
+    writeFileSync(placeholder, content, { flag: "wx", mode: 0o444 });
+  } catch {
+    // there already (another command's placeholder): bubblewrap mounts over it as it is
+  }
+  return sourceWith(content);
+}
+
+/** Only what a placeholder holds (an empty directory or file, or its harmless content) is ours to remove. */
 function removeIfEmpty(p: string): void {
   try {
     const info = lstatSync(p);
     if (info.isDirectory() && readdirSync(p).length === 0) rmdirSync(p);
-    else if (info.isFile() && info.size === 0) unlinkSync(p);
+    else if (info.isFile() && (info.size === 0 || isHarmlessContent(p))) unlinkSync(p);
   } catch {
     // gone already, or not ours to remove
   }
 }
 
-// One directory per process holds the empty sources; removed at exit.
+function isHarmlessContent(p: string): boolean {
+  const content = PLACEHOLDER_CONTENT[path.basename(p)];
+  return content !== undefined && readFileSync(p, "utf8") === content;
+}
 
-let emptySources: { dir: string; file: string } | undefined;
+// One directory per process holds the sources; removed at exit.
 
-function sources(): { dir: string; file: string } {
-  if (emptySources) return emptySources;
+let sourceDir: string | undefined;
+
+function sources(): string {
+  if (sourceDir) return sourceDir;
   const base = mkdtempSync(path.join(os.tmpdir(), "cairn-sandbox-"));
-  const dir = path.join(base, "empty-dir");
-  const file = path.join(base, "empty-file");
-  mkdirSync(dir, { mode: 0o555 });
-  writeFileSync(file, "", { mode: 0o444 });
+  mkdirSync(path.join(base, "empty-dir"), { mode: 0o555 });
+  writeFileSync(path.join(base, "empty-file"), "", { mode: 0o444 });
   process.once("exit", () => rmSync(base, { recursive: true, force: true }));
-  emptySources = { dir, file };
-  return emptySources;
+  sourceDir = base;
+  return base;
+}
+
+function sourceWith(content: string): string {
+  const file = path.join(sources(), `content-${Buffer.from(content).toString("hex")}`);
+  try {
+    writeFileSync(file, content, { flag: "wx", mode: 0o444 });
+  } catch {
+    // written for an earlier command
+  }
+  return file;
 }
 
 export function emptyDir(): string {
-  return sources().dir;
+  return path.join(sources(), "empty-dir");
 }
 
 export function emptyFile(): string {
-  return sources().file;
+  return path.join(sources(), "empty-file");
 }

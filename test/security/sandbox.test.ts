@@ -45,6 +45,14 @@ function dirOutsideTmp(): string {
   return dir;
 }
 
+const GIT_AUTHOR = {
+  ...process.env,
+  GIT_AUTHOR_NAME: "n",
+  GIT_AUTHOR_EMAIL: "e",
+  GIT_COMMITTER_NAME: "n",
+  GIT_COMMITTER_EMAIL: "e",
+};
+
 /** A git repository to work in, with its hooks directory. */
 function repository(): string {
   const dir = workspace();
@@ -203,6 +211,39 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
     );
     expect(run.output).toMatch(/CapEff:\s+0+\n/);
     expect(existsSync(join(dir, ".git/hooks/pre-commit"))).toBe(false);
+  });
+
+  test("what runs code outside the sandbox later stays read-only: commondir, husky, direnv, codex, submodules", async () => {
+    const dir = repository();
+    execFileSync("git", ["-C", dir, "commit", "-q", "--allow-empty", "-m", "one"], { env: GIT_AUTHOR });
+    // A submodule's git directory, as `git submodule add` leaves it.
+    mkdirSync(join(dir, ".git/modules"));
+    execFileSync("git", ["init", "-q", "--separate-git-dir", join(dir, ".git/modules/sm"), join(dir, "sm")]);
+    const targets = [
+      ".git/commondir",
+      ".husky/pre-commit",
+      ".envrc",
+      ".codex/config.toml",
+      ".git/modules/sm/config",
+    ];
+    // Words computed at run time: the checker cannot see these paths, the sandbox must hold them.
+    const command = [
+      "git status --short >/dev/null && echo git-works",
+      ...targets.map(
+        (t) => `p=${t}; mkdir -p "$(dirname $p)" 2>/dev/null; echo pwned >> "$p" || echo "blocked $p"`,
+      ),
+    ].join("; ");
+    const run = await runBash(command, [...SANDBOXED, ...PAST_THE_CHECKER], { dir });
+    expect(run.output).toMatch(/^git-works\n/);
+    for (const target of targets) {
+      expect(run.output).toContain(`blocked ${target}`);
+      const file = join(dir, target);
+      expect(existsSync(file) ? readFileSync(file, "utf8") : "").not.toContain("pwned");
+    }
+    // The placeholders are gone, and git outside the sandbox works as before.
+    expect(existsSync(join(dir, ".git/commondir"))).toBe(false);
+    expect(readdirSync(dir).sort()).toEqual([".git", "sm"]);
+    expect(execFileSync("git", ["-C", dir, "status", "--short"], { encoding: "utf8" })).toBe("?? sm/\n");
   });
 
   test("a record left by a cairn process that is gone holds no placeholder", async () => {
