@@ -636,6 +636,8 @@ class ShellEvaluator {
         return `git --git-dir ${word.raw} is not the workspace's own repository (its config could run programs)`;
       },
       gitRepository: (cDirs) => this.foreignRepository(cDirs),
+      isDirectory: (p) =>
+        this.bases.some((base) => statSync(joinRaw(base, p), { throwIfNoEntry: false })?.isDirectory()),
     };
     // Every name a pattern expanded to is read, whatever the command makes of it.
     let problem: string | undefined;

@@ -19,6 +19,8 @@ export type ArgChecker = {
    * can run programs (textconv, filters).
    */
   gitRepository(cDirs: readonly ShellWord[]): string | undefined;
+  /** Whether `p`, from the working directory, is a directory (symbolic links followed). */
+  isDirectory(p: string): boolean;
 };
 
 /** A checker that accepts every path: what a command's options alone say ("could this part write?"). */
@@ -27,6 +29,7 @@ export const OPTIONS_ONLY: ArgChecker = {
   readRepoPath: () => undefined,
   gitDir: () => undefined,
   gitRepository: () => undefined,
+  isDirectory: () => false,
 };
 
 /** Undefined when read-only; otherwise why not. */

@@ -184,23 +184,25 @@ function buildChecks(): Map<string, ReadOnlyCheck> {
       operands: "paths",
       safeOptions: true,
     }),
-    diff: options({
-      shortValue: "CDFIUSXLxW",
-      longValue: list(
-        "--ifdef --show-function-line --ignore-matching-lines --label --starting-file --exclude --exclude-from --width --tabsize --horizon-lines --to-file --from-file --line-format --old-line-format --new-line-format --unchanged-line-format --old-group-format --new-group-format --changed-group-format --unchanged-group-format --palette",
-      ),
-      longFlags: list(
-        "--brief --color --context --ed --expand-tabs --help --ignore-all-space --ignore-blank-lines --ignore-case --ignore-file-name-case --ignore-space-change --ignore-tab-expansion --ignore-trailing-space --initial-tab --left-column --minimal --new-file --no-dereference --no-ignore-file-name-case --normal --rcs --report-identical-files --show-c-function --side-by-side --speed-large-files --strip-trailing-cr --suppress-blank-empty --suppress-common-lines --text --unidirectional-new-file --unified --version",
-      ),
-      deny: {
-        "-l": "runs the pr program",
-        "--paginate": "runs the pr program",
-        "-r": "follows symbolic links out of the workspace while comparing directories",
-        "--recursive": "follows symbolic links out of the workspace while comparing directories",
-      },
-      pathOptions: ["-X", "--exclude-from", "--to-file", "--from-file", "-S", "--starting-file"],
-      operands: "paths",
-    }),
+    diff: withoutDirectories(
+      options({
+        shortValue: "CDFIUSXLxW",
+        longValue: list(
+          "--ifdef --show-function-line --ignore-matching-lines --label --starting-file --exclude --exclude-from --width --tabsize --horizon-lines --to-file --from-file --line-format --old-line-format --new-line-format --unchanged-line-format --old-group-format --new-group-format --changed-group-format --unchanged-group-format --palette",
+        ),
+        longFlags: list(
+          "--brief --color --context --ed --expand-tabs --help --ignore-all-space --ignore-blank-lines --ignore-case --ignore-file-name-case --ignore-space-change --ignore-tab-expansion --ignore-trailing-space --initial-tab --left-column --minimal --new-file --no-dereference --no-ignore-file-name-case --normal --rcs --report-identical-files --show-c-function --side-by-side --speed-large-files --strip-trailing-cr --suppress-blank-empty --suppress-common-lines --text --unidirectional-new-file --unified --version",
+        ),
+        deny: {
+          "-l": "runs the pr program",
+          "--paginate": "runs the pr program",
+          "-r": "follows symbolic links out of the workspace while comparing directories",
+          "--recursive": "follows symbolic links out of the workspace while comparing directories",
+        },
+        pathOptions: ["-X", "--exclude-from", "--to-file", "--from-file", "-S", "--starting-file"],
+        operands: "paths",
+      }).make("diff"),
+    ),
     od: options({ shortValue: "AjNStw", operands: "paths", safeOptions: true }),
     hexdump: options({
       shortValue: "efns",
@@ -330,6 +332,27 @@ function buildChecks(): Map<string, ReadOnlyCheck> {
 
 let checks: Map<string, ReadOnlyCheck> | undefined;
 const readOnlyChecks = (): Map<string, ReadOnlyCheck> => (checks ??= buildChecks());
+
+/**
+ * `diff DIR …` compares the files in DIR, following symbolic links out of the workspace as `-r`
+ * does (one level down): a directory operand, or `--from-file`/`--to-file` value, is not read-only.
+ */
+function withoutDirectories(check: ReadOnlyCheck): ReadOnlyCheck {
+  return (args, checker) => {
+    for (const word of args) {
+      const value = word.value;
+      if (value === undefined) continue; // refused by `check`
+      const path = /^--(from|to)-file=/.test(value)
+        ? value.slice(value.indexOf("=") + 1)
+        : value.startsWith("-")
+          ? undefined
+          : value;
+      if (path !== undefined && checker.isDirectory(path))
+        return `diff of the directory ${path} compares the files in it, following symbolic links out of the workspace`;
+    }
+    return check(args, checker);
+  };
+}
 
 /** Names on the built-in read-only list. */
 export function readOnlyCommandNames(): string[] {

@@ -389,6 +389,16 @@ const LISTING = { links: { l: "{out}" }, outside: { "SECRETNAME-{id}": "" } };
 const ENV_IN_GIT =
   "git init -q . && echo SECRET-{id} > .env && git add .env && git -c user.name=n -c user.email=e commit -qm 1 && rm .env";
 const hiddenReads: AttackCase[] = [
+  // diff compares the files in a directory operand, following links in it (-r is refused already).
+  ...["diff a b", "diff a x", "diff --from-file=a x", "diff --to-file a x"].map((command) =>
+    plain(`${command}: a link inside a directory operand`, {
+      files: { "b/s": "other\n", x: "other\n" },
+      setup: "mkdir -p a && ln -s {out}/secret a/s && ln -s {out}/secret a/x",
+      outside: SECRET_OUTSIDE,
+      calls: bash(command),
+      effect: LEAK,
+    }),
+  ),
   plain("awk ARGV[1]= names another file", {
     files: { x: "x\n" },
     outside: SECRET_OUTSIDE,
