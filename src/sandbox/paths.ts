@@ -86,6 +86,29 @@ function secretsInHome(home: string): string[] {
   ].map((name) => path.join(home, name));
 }
 
+/**
+ * Host IPC the network namespace does not cover: a Unix socket on a read-only path can still be
+ * connected to. These give a command root (the container engines) or the user's session (D-Bus,
+ * the ssh and gpg agents under the runtime directory); covered by an empty file or directory.
+ */
+function hostSockets(env: NodeJS.ProcessEnv): string[] {
+  const uid = process.getuid?.();
+  const unixPath = (address: string | undefined, prefix: string) =>
+    address?.startsWith(prefix) ? address.slice(prefix.length).split(",")[0] : undefined;
+  return [
+    "/run/docker.sock",
+    "/var/run/docker.sock",
+    "/run/containerd/containerd.sock",
+    "/run/podman/podman.sock",
+    "/run/dbus/system_bus_socket",
+    ...(uid === undefined ? [] : [`/run/user/${uid}`]),
+    env.XDG_RUNTIME_DIR,
+    env.SSH_AUTH_SOCK,
+    unixPath(env.DOCKER_HOST, "unix://"),
+    unixPath(env.DBUS_SESSION_BUS_ADDRESS, "unix:path="),
+  ].filter((p): p is string => typeof p === "string" && path.isAbsolute(p));
+}
+
 export type SandboxPaths = {
   /** Read-only even inside a writable root; a missing one cannot be created. */
   protectedPaths: string[];
@@ -99,7 +122,7 @@ export type SandboxPaths = {
  */
 export function sandboxPaths(
   writableRoots: readonly string[],
-  context: { cairnHome: string; home?: string },
+  context: { cairnHome: string; home?: string; env?: NodeJS.ProcessEnv },
 ): SandboxPaths {
   const home = context.home ?? os.homedir();
   const inRoots = (p: string) => writableRoots.some((root) => isInsideOrSame(root, p));
@@ -107,7 +130,9 @@ export function sandboxPaths(
   const homeLevel = [...protectedInHome(home), context.cairnHome].filter(inRoots);
   return {
     protectedPaths: [...new Set([...perRoot, ...homeLevel])],
-    hiddenPaths: [...new Set([...secretsInHome(home), context.cairnHome])],
+    hiddenPaths: [
+      ...new Set([...secretsInHome(home), context.cairnHome, ...hostSockets(context.env ?? process.env)]),
+    ],
   };
 }
 

@@ -91,7 +91,7 @@ export async function resolveSandboxPolicy(
 
   // Worked out when the first command is wrapped (bwrap.ts), not for every run: most runs start none.
   const paths = () =>
-    sandboxPaths(writableRoots, { cairnHome: realOrSelf(resolveCairnHome(env, home)), home });
+    sandboxPaths(writableRoots, { cairnHome: realOrSelf(resolveCairnHome(env, home)), home, env });
   const unavailable = (reason: string) => `the command sandbox is not available: ${reason}`;
   const fallback = (reason: string) =>
     `${unavailable(reason)}; shell commands run with the permission checker alone`;

@@ -246,6 +246,24 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
     expect(execFileSync("git", ["-C", dir, "status", "--short"], { encoding: "utf8" })).toBe("?? sm/\n");
   });
 
+  test("the ssh agent's socket (host IPC the network namespace does not cover) cannot be reached", async () => {
+    // A Unix socket on a read-only path can be connected to; this one stands for the agents' and the
+    // container engines' sockets, covered the same way.
+    const dir = workspace();
+    const socketDir = dirOutsideTmp();
+    const socket = join(socketDir, "agent.sock");
+    const agent = createServer((connection) => connection.end("AGENT-HELLO\n"));
+    cleanups.push(() => agent.close());
+    await new Promise<void>((resolve) => agent.listen(socket, resolve));
+    const command = `node -e 'require("net").connect(process.argv[1]).on("data", (d) => process.stdout.write(String(d))).on("error", (e) => console.log(e.code))' "$SSH_AUTH_SOCK"`;
+    const env = { SSH_AUTH_SOCK: socket };
+    const run = await runBash(command, SANDBOXED, { dir, env });
+    expect(run.output).not.toContain("AGENT-HELLO");
+    expect(run.output).toMatch(/ECONNREFUSED|ENOTSOCK|ENOENT|EACCES/);
+    const control = await runBash(command, UNSANDBOXED, { dir, env });
+    expect(control.output).toContain("AGENT-HELLO");
+  });
+
   test("a record left by a cairn process that is gone holds no placeholder", async () => {
     const dir = workspace();
     await runBash("echo first", SANDBOXED, { dir }); // the record's directory exists from here on
