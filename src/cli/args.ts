@@ -187,6 +187,13 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
   const referenceMode = opts.plan || opts.mode !== undefined ? "plan" : undefined;
   if (referenceMode && opts.permissionMode !== undefined && opts.permissionMode !== referenceMode)
     throw new UsageError("--mode/--plan and --permission-mode contradict each other (see cairn --help)");
+  // A read-only mode and "run everything" cannot both hold: neither may quietly win.
+  if ((opts.force || opts.yolo) && (referenceMode || opts.permissionMode === "plan"))
+    throw new UsageError(
+      `${opts.force ? "--force" : "--yolo"} runs everything, ${opts.plan ? "--plan" : opts.mode !== undefined ? `--mode ${opts.mode}` : "--permission-mode plan"} keeps the run read-only: give one of them (see cairn --help)`,
+    );
+  if (opts.baseUrl !== undefined && !isHttpUrl(opts.baseUrl))
+    throw new UsageError(`--base-url must be an http:// or https:// URL, not "${opts.baseUrl}"`);
   if (opts.mode === "ask") opts.disallowedTools = [...(opts.disallowedTools ?? []), "Bash"];
   if (referenceMode) opts.permissionMode = referenceMode;
   if (opts.newSessionId !== undefined) {
@@ -242,6 +249,15 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
       ...(opts.effort !== undefined ? { effort: opts.effort } : {}),
     },
   };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol, host } = new URL(value);
+    return (protocol === "http:" || protocol === "https:") && host !== "";
+  } catch {
+    return false;
+  }
 }
 
 /** As the convention: `--max-thinking-tokens 0` disables thinking, N enables it with that budget. */

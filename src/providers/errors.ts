@@ -39,7 +39,8 @@ export function retryAfterMsFromHeaders(
   const after = read("retry-after");
   if (after !== undefined && after.trim() !== "") {
     const seconds = Number(after);
-    if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+    // A negative number is no wait at all, not a date (Date.parse("-5") is the year -5): ignored.
+    if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
     const date = Date.parse(after);
     if (!Number.isNaN(date)) return Math.max(0, date - now);
   }

@@ -156,6 +156,38 @@ describe("reference CLI flags", () => {
     }
   });
 
+  test("--force with a read-only mode is refused before anything runs (exit 2), not settled quietly", async () => {
+    for (const flags of [
+      ["--mode", "plan", "--force"],
+      ["--plan", "--yolo"],
+      ["--mode", "ask", "-f"],
+      ["--permission-mode", "plan", "--force"],
+    ]) {
+      const server = await startServer([reply().tool("Write", { file_path: "x.txt", content: "x" })]);
+      const cwd = workspace();
+      const result = await run(["-p", "go", "--model", MODEL, ...flags], serverEnv(server), cwd);
+      expect(result.code, flags.join(" ")).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(
+        /^cairn: --(force|yolo) runs everything, .* keeps the run read-only: give one of them/,
+      );
+      expect(server.requests).toHaveLength(0);
+      expect(existsSync(join(cwd, "x.txt"))).toBe(false);
+    }
+  });
+
+  test("a --base-url that is not an http(s) URL is refused before anything runs (exit 2)", async () => {
+    for (const url of ["not a url", "ftp://example.com", "http://"]) {
+      const result = await run(
+        ["-p", "hi", "--model", MODEL, "--base-url", url],
+        cleanEnv({ ANTHROPIC_API_KEY: "k" }),
+      );
+      expect(result.code, url).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toBe(`cairn: --base-url must be an http:// or https:// URL, not "${url}"\n`);
+    }
+  });
+
   test("a consumer's fixed reference flags (--trust --sandbox disabled --approve-mcps --model auto -f) run the prompt", async () => {
     const server = await startServer([
       reply().tool("Bash", { command: "touch made" }),

@@ -184,6 +184,9 @@ describe("retryAfterMsFromHeaders", () => {
     const now = Date.parse("2026-01-01T00:00:00Z");
     expect(retryAfterMsFromHeaders({ "retry-after": "Thu, 01 Jan 2026 00:00:07 GMT" }, now)).toBe(7000);
     expect(retryAfterMsFromHeaders(new Headers({ "retry-after": "soon" }))).toBeUndefined();
+    // Negative: no server-requested wait, so the backoff applies (it read as a date, the year -5: 0 ms).
+    expect(retryAfterMsFromHeaders(new Headers({ "retry-after": "-5" }))).toBeUndefined();
+    expect(retryAfterMsFromHeaders(new Headers({ "retry-after-ms": "-100", "retry-after": "-1" }))).toBeUndefined();
     expect(retryAfterMsFromHeaders(new Headers())).toBeUndefined();
     expect(retryAfterMsFromHeaders(undefined)).toBeUndefined();
   });
