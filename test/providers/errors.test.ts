@@ -186,7 +186,9 @@ describe("retryAfterMsFromHeaders", () => {
     expect(retryAfterMsFromHeaders(new Headers({ "retry-after": "soon" }))).toBeUndefined();
     // Negative: no server-requested wait, so the backoff applies (it read as a date, the year -5: 0 ms).
     expect(retryAfterMsFromHeaders(new Headers({ "retry-after": "-5" }))).toBeUndefined();
-    expect(retryAfterMsFromHeaders(new Headers({ "retry-after-ms": "-100", "retry-after": "-1" }))).toBeUndefined();
+    expect(
+      retryAfterMsFromHeaders(new Headers({ "retry-after-ms": "-100", "retry-after": "-1" })),
+    ).toBeUndefined();
     expect(retryAfterMsFromHeaders(new Headers())).toBeUndefined();
     expect(retryAfterMsFromHeaders(undefined)).toBeUndefined();
   });
