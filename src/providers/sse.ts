@@ -70,7 +70,7 @@ export class SseDecoder {
     try {
       for (;;) {
         pattern.lastIndex = start;
-        const match = pattern.exec(text);
+        const match = matchAt(pattern, text);
         if (match !== null) {
           start = pattern.lastIndex;
           shortcut.take(match);
@@ -164,5 +164,19 @@ export class SseDecoder {
     const value = colon === -1 ? "" : line.slice(line.charCodeAt(colon + 1) === 0x20 ? colon + 2 : colon + 1);
     if (field === "event") this.event = value;
     else this.data = this.data === undefined ? value : `${this.data}\n${value}`;
+  }
+}
+
+/**
+ * The shortcut's match, or null for the general way: a message of millions of characters (one huge
+ * text delta) overflows the regular expression engine's backtracking stack ("Maximum call stack
+ * size exceeded"), and `JSON.parse` of the message has no such limit.
+ */
+function matchAt(pattern: RegExp, text: string): RegExpExecArray | null {
+  try {
+    return pattern.exec(text);
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
   }
 }

@@ -153,6 +153,18 @@ describe("the text-delta shortcut gives what the listener and JSON.parse give", 
     }
   });
 
+  test("one text delta of ten million characters goes the general way instead of failing the run", () => {
+    // The shortcut's regular expression overflowed its backtracking stack on it ("Maximum call
+    // stack size exceeded"), which ended the run with exit 1.
+    const huge = "x".repeat(10_000_000);
+    const bytes = encode(
+      `${delta("0", JSON.stringify(huge))}event: message_stop\ndata: {"type":"message_stop"}\n\n`,
+    );
+    const { messages } = read([bytes], true);
+    expect(messages).toHaveLength(2);
+    expect((messages[0] as { value: { delta: { text: string } } }).value.delta.text).toBe(huge);
+  });
+
   test("any text, escaped or not, any index, near misses of the shape, any chunk boundaries", () => {
     let shortcuts = 0;
     const piece = fc.oneof(
