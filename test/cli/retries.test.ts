@@ -45,6 +45,22 @@ test("a stream cut mid-answer is retried and stream-json shows the text once", a
   expect(run.events.at(-1)).toMatchObject({ type: "result", result: text });
 });
 
+test("PM-21 a retried answer that differs from the cut one: the assistant line holds the answer, as result does", async () => {
+  // A real model rarely repeats itself: the assistant line joined the cut attempt's text and the
+  // retry's ("Partial answRecovered answer.") while result and the transcript held the retry's.
+  const run = await runCli({
+    steps: [reply().text("Partial answer that is cut.").cutAfterEvents(5), reply().text("Recovered answer.")],
+    chunkSize: 4,
+    args: ["--output-format", "stream-json"],
+    env: { CAIRN_RETRY_BASE_MS: "1" },
+  });
+  expect(run.code).toBe(0);
+  const assistant = run.events.filter((e) => e.type === "assistant");
+  expect(assistant).toHaveLength(1);
+  expect(assistant[0]).toMatchObject({ message: { content: [{ type: "text", text: "Recovered answer." }] } });
+  expect(run.events.at(-1)).toMatchObject({ type: "result", result: "Recovered answer." });
+});
+
 test("an unreachable base URL fails after bounded retries with one line naming the URL (exit 1)", async () => {
   const run = await runCli({
     steps: [],

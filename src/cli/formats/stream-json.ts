@@ -31,6 +31,8 @@ export function streamJsonProjection(options: StreamJsonOptions): Projection {
   let start: RunStartEvent | undefined;
   let lines: AssistantLines = assistantLines("");
   let segment = "";
+  /** The segment as it was when the current model call started. */
+  let segmentBeforeCall = "";
   let modelCallId = "";
   /** Started payloads by call id, so the completed event repeats the very same args (PM-23). */
   const started = new Map<string, Fields>();
@@ -115,10 +117,14 @@ export function streamJsonProjection(options: StreamJsonOptions): Projection {
           );
         case "model_call_start":
           modelCallId = modelCallIdFor(sessionId(), event.turn);
+          segmentBeforeCall = segment;
           thinkingBlocks.clear();
           return "";
         case "model_call_end":
           if (event.requestId) modelCallId = modelCallIdFor(event.requestId, event.turn);
+          // The message as it ended, not the deltas: after a retried attempt whose text differed
+          // from what was already streamed, the deltas hold both, `result` only the answer.
+          segment = segmentBeforeCall + textOf(event.message);
           return "";
         case "stream": {
           const raw = event.event;
@@ -166,6 +172,12 @@ export function streamJsonProjection(options: StreamJsonOptions): Projection {
       }
     },
   };
+}
+
+function textOf(message: { content: readonly { type: string; text?: string }[] }): string {
+  let text = "";
+  for (const block of message.content) if (block.type === "text") text += block.text ?? "";
+  return text;
 }
 
 export type StreamJsonOptions = {
