@@ -39,10 +39,24 @@ export class Interrupts {
 
   private receive(signal: NodeJS.Signals): void {
     const code = EXIT_CODES[signal as (typeof SIGNALS)[number]] ?? EXIT.sigterm;
-    if (this.exitCode !== undefined) process.exit(this.exitCode);
+    if (this.exitCode !== undefined)
+      hardExit(`${signal} again: exiting without waiting for the run to wind down`, this.exitCode);
     this.exitCode = code;
     this.controller.abort(new Error(`Interrupted by ${signal}`));
     // Referenced on purpose: it must fire even if a wedged await left nothing else in the loop.
-    setTimeout(() => process.exit(code), FORCE_EXIT_MS);
+    setTimeout(
+      () =>
+        hardExit(`the run did not wind down within ${FORCE_EXIT_MS / 1000} s of ${signal}; exiting`, code),
+      FORCE_EXIT_MS,
+    );
   }
+}
+
+/**
+ * Exits now, saying why on stderr (the one line of an interrupted run otherwise never comes). What
+ * was not written stays unwritten: a resumed session marks the open tool call as interrupted.
+ */
+function hardExit(why: string, code: number): never {
+  process.stderr.write(`cairn: ${why}; a resumed session marks unfinished tool calls as interrupted\n`);
+  process.exit(code);
 }

@@ -177,6 +177,27 @@ describe("exit codes and errors", () => {
     await waitFor(() => String(isAlive(pid)), /false/, 1500);
   });
 
+  test("130: a second SIGINT while the run winds down exits at once, in one line saying so", async () => {
+    // The command ignores SIGTERM, so the first SIGINT waits out the kill grace (2 s) before SIGKILL.
+    const server = await startServer([
+      reply().tool("Bash", { command: "trap '' TERM; echo $$ > sh.pid; sleep 30 & wait" }),
+      reply().text("never reached"),
+    ]);
+    const dir = workspace();
+    const cli = spawnCli(
+      ["-p", "Hi", "--model", MODEL, "--output-format", "stream-json", "--force", "--sandbox", "disabled"],
+      { cwd: dir, env: serverEnv(server) },
+    );
+    const pidFile = join(dir, "sh.pid");
+    await waitFor(() => (existsSync(pidFile) ? readFileSync(pidFile, "utf8") : ""), /^\d+\n$/);
+    cli.child.kill("SIGINT");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    cli.child.kill("SIGINT");
+    expect(await cli.exited).toEqual({ code: 130, signal: null });
+    // Before, it exited silently, and a reader could not tell why the stream stopped.
+    expectOneLineError(cli.out.stderr, /SIGINT again: exiting without waiting for the run to wind down/);
+  });
+
   test("130: SIGINT while waiting for the prompt on stdin", async () => {
     const cli = spawnCli(["--model", MODEL], { cwd: workspace(), env: cleanEnv(), stdin: "open" });
     // The stdin hint (after 3 s) shows cairn is waiting on stdin: a fixed sleep races a loaded machine.
