@@ -117,7 +117,10 @@ async function resolvePrompt(argument: string | undefined, terminal: Terminal, s
 }
 
 function exitCode(outcome: PrintOutcome, interrupts: Interrupts, failOnDenial: boolean): number {
-  if (interrupts.exitCode !== undefined) return interrupted(interrupts.exitCode);
+  // A signal that came once the answer was complete (while its output drained to a slow reader)
+  // stopped nothing: the result is whole on stdout, and exit 0 says so (PM-14: non-zero, no result).
+  const completed = outcome.end !== undefined && !outcome.end.isError && !outcome.stdoutClosed;
+  if (interrupts.exitCode !== undefined && !completed) return interrupted(interrupts.exitCode);
   if (outcome.stdoutClosed) {
     writeError("stdout was closed before the output was complete; the run was stopped.");
     return EXIT.failure;

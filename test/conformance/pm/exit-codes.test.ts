@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { hang, httpError, reply } from "../../../src/testing/index.js";
@@ -196,6 +196,29 @@ describe("exit codes and errors", () => {
     expect(await cli.exited).toEqual({ code: 130, signal: null });
     // Before, it exited silently, and a reader could not tell why the stream stopped.
     expectOneLineError(cli.out.stderr, /SIGINT again: exiting without waiting for the run to wind down/);
+  });
+
+  test("0: a SIGTERM after the answer is complete, while a slow reader drains it, stops nothing", async () => {
+    // It exited 143 with the whole success JSON on stdout, which PM-14 keeps for failures.
+    const answer = "y".repeat(300_000); // more than a pipe holds, so the output waits for the reader
+    const server = await startServer([reply().text(answer)]);
+    const home = workspace();
+    const cli = spawnCli(["-p", "Hi", "--model", MODEL, "--output-format", "json"], {
+      cwd: workspace(),
+      env: { ...serverEnv(server), CAIRN_HOME: home },
+    });
+    cli.child.stdout!.pause();
+    // The transcript's run_end: the run is over, only its output is still draining.
+    const transcript = () =>
+      readdirSync(home, { recursive: true, encoding: "utf8" })
+        .filter((name) => name.endsWith(".jsonl"))
+        .map((name) => readFileSync(join(home, name), "utf8"))
+        .join("");
+    await waitFor(transcript, /"run_end"/);
+    cli.child.kill("SIGTERM");
+    cli.child.stdout!.resume();
+    expect(await cli.exited).toEqual({ code: 0, signal: null });
+    expect(JSON.parse(cli.out.stdout)).toMatchObject({ subtype: "success", result: answer });
   });
 
   test("130: SIGINT while waiting for the prompt on stdin", async () => {
