@@ -88,6 +88,9 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .argument("[prompt...]")
     .option("-p, --print", "", false)
     .addOption(new Option("--output-format <format>").choices(OUTPUT_FORMATS).default("text"))
+    // `stream-json` selects the agent SDK's protocol before this parser runs (run-cli.ts); `text`,
+    // the reference's default, is accepted as the same thing as saying nothing.
+    .addOption(new Option("--input-format <format>").choices(["text", "stream-json"]))
     .option("--stream-partial-output", "", false)
     .option("-m, --model <model>")
     .option("--api-key <key>")
@@ -180,6 +183,10 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     toolPayloads?: "contract" | "full";
     printThinking: boolean;
   }>();
+  if (typeof opts.resume === "string" && opts.continue)
+    throw new UsageError(
+      "--resume <id> and --continue each pick the session to resume: give one (see cairn --help)",
+    );
   if (opts.forkSession && opts.resume === undefined && !opts.continue) {
     throw new UsageError("--fork-session needs --resume <id> or --continue (see cairn --help)");
   }

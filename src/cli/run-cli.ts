@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { isatty } from "node:tty";
 import { parseArgs } from "./args.js";
@@ -98,6 +99,11 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
       );
   }
   const cwd = resolve(options.workspace ?? process.cwd());
+  for (const dir of options.addDirs) {
+    // Granting access to a directory that is not there would do nothing, quietly.
+    if (!statSync(resolve(cwd, dir), { throwIfNoEntry: false })?.isDirectory())
+      throw new UsageError(`--add-dir ${dir}: no such directory`);
+  }
   const outcome = await runPrint({ ...options, prompt, cwd }, interrupts.signal);
   return exitCode(outcome, interrupts, options.failOnDenial);
 }

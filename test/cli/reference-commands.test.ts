@@ -176,6 +176,29 @@ describe("reference CLI flags", () => {
     }
   });
 
+  test("contradicting or empty flags are refused before anything runs (exit 2): --add-dir, --resume with --continue, --input-format", async () => {
+    const cases: [string[], RegExp][] = [
+      [["--add-dir", "no-such-dir"], /^cairn: --add-dir no-such-dir: no such directory\n$/],
+      [
+        ["--resume", "1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b", "--continue"],
+        /^cairn: --resume <id> and --continue each pick the session to resume: give one/,
+      ],
+      [["--input-format", "xml"], /^cairn: option '--input-format <format>' argument 'xml' is invalid/],
+    ];
+    for (const [flags, message] of cases) {
+      const server = await startServer([reply().text("never")]);
+      const result = await run(["-p", "hi", "--model", MODEL, ...flags], serverEnv(server));
+      expect(result.code, flags.join(" ")).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(message);
+      expect(server.requests).toHaveLength(0);
+    }
+    // The reference's default input format, said out loud, is a prompt run like any other.
+    const server = await startServer([reply().text("Plain text in.")]);
+    const plain = await run(["-p", "hi", "--model", MODEL, "--input-format", "text"], serverEnv(server));
+    expect(plain).toMatchObject({ code: 0, stdout: "Plain text in.\n" });
+  });
+
   test("a --base-url that is not an http(s) URL is refused before anything runs (exit 2)", async () => {
     for (const url of ["not a url", "ftp://example.com", "http://"]) {
       const result = await run(
