@@ -21,16 +21,22 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   idleTimeoutMs: 120_000,
 };
 
-/** Reads `CAIRN_MAX_RETRIES`, `CAIRN_RETRY_BASE_MS`, `CAIRN_STREAM_IDLE_TIMEOUT_MS` over the defaults. */
+/**
+ * Reads `CAIRN_MAX_RETRIES`, `CAIRN_RETRY_BASE_MS`, `CAIRN_STREAM_IDLE_TIMEOUT_MS` over the defaults.
+ * A value that is not a number of zero or more goes to `invalid` (the run's front end says so).
+ */
 export function retryPolicyFromEnv(
   env: NodeJS.ProcessEnv,
   base: RetryPolicy = DEFAULT_RETRY_POLICY,
+  invalid: (message: string) => void = () => {},
 ): RetryPolicy {
   const num = (name: string): number | undefined => {
     const raw = env[name];
     if (raw === undefined || raw === "") return undefined;
     const value = Number(raw);
-    return Number.isFinite(value) && value >= 0 ? value : undefined;
+    if (Number.isFinite(value) && value >= 0) return value;
+    invalid(`${name} must be a number of zero or more, not "${raw}"`);
+    return undefined;
   };
   return {
     ...base,

@@ -313,7 +313,11 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       })
     : undefined;
   let current = await toolsNow();
-  const retryPolicy = spec.retryPolicy ?? retryPolicyFromEnv(env);
+  const retryPolicy =
+    spec.retryPolicy ??
+    retryPolicyFromEnv(env, undefined, (message) => {
+      throw new ConfigError(message);
+    });
   const fallback = await resolveFallback(spec, config, model).catch(async (error: unknown) => {
     await mcp.close(); // the run will not start: its MCP servers end now
     throw error;

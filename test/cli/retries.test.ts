@@ -74,3 +74,16 @@ test("an unreachable base URL fails after bounded retries with one line naming t
   expect(lines.filter((line) => line.includes("retrying"))).toHaveLength(2);
   expect(lines.at(-1)).toMatch(/^cairn: .*http:\/\/127\.0\.0\.1:9/);
 });
+
+test("a retry setting that is not a number is refused before the run (exit 2), not quietly replaced", async () => {
+  for (const name of ["CAIRN_MAX_RETRIES", "CAIRN_RETRY_BASE_MS", "CAIRN_STREAM_IDLE_TIMEOUT_MS"]) {
+    const run = await runCli({
+      steps: [reply().text("never")],
+      args: ["--output-format", "json"],
+      env: { [name]: "abc" },
+    });
+    expect(run.code, name).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toBe(`cairn: ${name} must be a number of zero or more, not "abc"\n`);
+  }
+});
