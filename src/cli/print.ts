@@ -161,6 +161,8 @@ async function printRun(
           progress?.stop(); // erased before the answer appears
         } else progress?.update(event);
         if (event.type === "model_call_retry") process.stderr.write(`${describeRetry(event)}\n`);
+        if (event.type === "turn_end" && event.stopReason !== null && CUT_SHORT[event.stopReason])
+          process.stderr.write(`cairn: ${CUT_SHORT[event.stopReason]}\n`);
         if (event.type === "hook_result") reportHook(event.record);
         if (event.type === "model_fallback")
           process.stderr.write(
@@ -206,6 +208,12 @@ function reportHook(record: HookRunRecord): void {
 }
 
 /** One stderr line per retry, so a slow run says why it is waiting (stdout stays the protocol's). */
+/** Stops after which the answer on stdout is not the whole one the model meant: said on stderr. */
+const CUT_SHORT: Partial<Record<string, string>> = {
+  max_tokens: "the model stopped at its output limit (max_tokens): the answer may be cut short",
+  refusal: "the model refused to answer (stop reason: refusal)",
+};
+
 function describeRetry(event: ModelCallRetryEvent): string {
   const cause = event.errorStatus !== null ? `HTTP ${event.errorStatus}` : event.error;
   const wait = (event.delayMs / 1000).toFixed(1);
