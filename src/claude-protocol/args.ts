@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import type { Options } from "../sdk/options.js";
+import { readCappedText } from "../util/read-capped.js";
 
 /**
  * The argv the official agent SDKs give the CLI they spawn (docs/protocols.md): always
@@ -227,7 +227,7 @@ const KNOWN_BOOLEANS = new Set([
 
 /** `--mcp-config`: inline JSON or a file, each `{"mcpServers": {…}}`. */
 function mcpServersOf(value: string): Record<string, never> {
-  const text = value.trimStart().startsWith("{") ? value : readFileSync(value, "utf8");
+  const text = value.trimStart().startsWith("{") ? value : readCappedText(value);
   const parsed = JSON.parse(text) as { mcpServers?: Record<string, never> };
   return parsed.mcpServers ?? {};
 }

@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import type * as z from "zod";
 import { mayExist } from "../util/may-exist.js";
+import { readCappedText } from "../util/read-capped.js";
 
 /** A config file cairn cannot use as written: named, with the key at fault. Exit 2 in the CLI. */
 export class ConfigFileError extends Error {
@@ -31,7 +31,7 @@ export async function readJsonObject(file: string): Promise<JsonObject | undefin
   let text: string;
   try {
     if (!mayExist(file)) return undefined;
-    text = readFileSync(file, "utf8");
+    text = readCappedText(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;

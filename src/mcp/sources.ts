@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { readJsonObject } from "../config/files.js";
 import type { SettingSource } from "../config/setting-sources.js";
+import { readCappedText } from "../util/read-capped.js";
 import { McpConfigError, type McpServerEntry, parseMcpServers, type SdkServerConfig } from "./config.js";
 
 /**
@@ -57,7 +58,11 @@ export function parseMcpConfigFlags(values: readonly string[], cwd: string): Mcp
     let text = value;
     if (!inline) {
       if (!existsSync(origin)) throw new McpConfigError(`--mcp-config: ${origin} does not exist`);
-      text = readFileSync(origin, "utf8");
+      try {
+        text = readCappedText(origin);
+      } catch (error) {
+        throw new McpConfigError(`--mcp-config: ${origin} cannot be read (${(error as Error).message})`);
+      }
     }
     let parsed: unknown;
     try {

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import * as z from "zod";
+import { readCappedText } from "../util/read-capped.js";
 import type { Scenario, ScenarioStep } from "./scenario.js";
 import { ConfigError } from "./types.js";
 
@@ -112,7 +112,7 @@ export function validateSteps(
 export function loadScenarioFile(path: string): Scenario {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readCappedText(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reason =

@@ -123,6 +123,16 @@ describe("MCP servers in print mode", () => {
     expect(sent(run, 1)).toContain("42");
   });
 
+  test("an --mcp-config that is not a config file (a device, endless) is refused (exit 2) without filling memory", async () => {
+    const run = await runCli({
+      steps: [reply().text("never")],
+      args: ["--output-format", "json", "--mcp-config", "/dev/zero"],
+    });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toBe("cairn: --mcp-config: /dev/zero cannot be read (larger than 16 MiB)\n");
+  });
+
   test("a server that cannot start is reported, and the run goes on without it", async () => {
     const run = await runCli({
       steps: [reply().text("Still here.")],
