@@ -21,6 +21,7 @@ import {
 import {
   type ArgChecker,
   checkReadOnlyCommand,
+  type GitStart,
   gitStartDirs,
   gitWritesConfig,
   OPTIONS_ONLY,
@@ -442,7 +443,7 @@ class ShellEvaluator {
     const planted = first !== undefined && !first.includes("/") ? this.plantedProgram(first) : undefined;
     // Nor is a repository the model wrote: its config runs programs (textconv, filters on `git add`).
     const gitStart = first === "git" && !part.wrapper ? gitStartDirs(words.slice(1)) : undefined;
-    const foreignRepo = gitStart && !gitStart.explicit ? this.foreignRepository(gitStart.cDirs) : undefined;
+    const foreignRepo = gitStart ? this.foreignRepository(gitStart) : undefined;
 
     for (const assign of part.assigns) {
       const verdict = this.assignment(assign.name, part.text, part);
@@ -549,15 +550,17 @@ class ShellEvaluator {
    * Where PATH finds `name` right now: a problem when that is inside the workspace (tool calls that
    * edit or run commands never overlap, so the program cannot change between this check and the run).
    */
-  /** Why git started in the working directory, then in each `-C` directory, would not use the workspace's own repository. */
-  private foreignRepository(cDirs: readonly ShellWord[]): string | undefined {
+  /** Why git, started as `start` says, would not use the workspace's own repository (or one inside its git directory). */
+  private foreignRepository(start: GitStart): string | undefined {
     const own = this.ctx.roots.flatMap((root) => discoverGitDir(root) ?? []);
     for (const base of this.bases) {
-      const start = cDirs.reduce((dir, word) => joinRaw(dir, word.value ?? "."), base);
-      const found = discoverGitDir(start);
+      const dir = start.cDirs.reduce((at, word) => joinRaw(at, word.value ?? "."), base);
+      const named = start.gitDir === "bare" ? dir : start.gitDir && joinRaw(dir, start.gitDir.value ?? ".");
+      const found = named === undefined ? discoverGitDir(dir) : realOrUndefined(named);
       // A submodule's or linked worktree's git directory lives inside the workspace's own.
-      if (found && !own.some((dir) => isInside(dir, found)))
+      if (found && !own.some((gitDir) => isInside(gitDir, found)))
         return `git would use the repository at ${found}, not the workspace's own (its config could run programs)`;
+      if (named !== undefined && !found) return `git would use ${named}, which cannot be checked`;
     }
     return undefined;
   }
@@ -627,15 +630,7 @@ class ShellEvaluator {
         if (inRepo.startsWith("./") || inRepo.startsWith("../")) return readPath(literalWord(inRepo));
         return readPath(literalWord(path.join(this.ctx.cwd, inRepo)));
       },
-      gitDir: (word) => {
-        const problem = readPath(word);
-        if (problem || word.value === undefined) return problem;
-        const real = this.bases.map((base) => resolvePhysical(joinRaw(base, word.value!)).real);
-        const own = this.ctx.roots.flatMap((root) => discoverGitDir(root) ?? []);
-        if (real.every((dir) => own.includes(dir))) return undefined;
-        return `git --git-dir ${word.raw} is not the workspace's own repository (its config could run programs)`;
-      },
-      gitRepository: (cDirs) => this.foreignRepository(cDirs),
+      gitRepository: (start) => this.foreignRepository(start),
       isDirectory: (p) =>
         this.bases.some((base) => statSync(joinRaw(base, p), { throwIfNoEntry: false })?.isDirectory()),
     };
@@ -733,6 +728,14 @@ function literalWord(value: string): ShellWord {
 }
 
 /** The real path of `root`'s git directory: `root/.git`, or where a `.git` file (`gitdir: X`) points. */
+function realOrUndefined(p: string): string | undefined {
+  try {
+    return resolvePhysical(p).real;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The git directory git finds from `dir` as it does: the first `.git` (a directory, or a file with a
  * `gitdir:` pointer) in `dir` or above it; undefined where there is none. Bare repositories are not

@@ -11,23 +11,24 @@ export type ArgChecker = {
   readPath(word: ShellWord): string | undefined;
   /** Like `readPath`, for a path relative to the top of the workspace's repository (`HEAD:PATH`). */
   readRepoPath(path: string): string | undefined;
-  /** A problem unless the word names the git directory of the workspace (or an added directory). */
-  gitDir(word: ShellWord): string | undefined;
   /**
-   * A problem unless git, started in the working directory and then in each `-C` directory, finds the
-   * workspace's own repository: another one (a nested repository the model wrote) has a config that
-   * can run programs (textconv, filters).
+   * A problem unless git, started in the working directory and then in each `-C` directory, uses the
+   * workspace's own repository (found from there, or named: `--git-dir`, relative to the last `-C`;
+   * `--bare`, the directory itself): another one, a nested repository the model wrote, has a config
+   * that can run programs (textconv, filters).
    */
-  gitRepository(cDirs: readonly ShellWord[]): string | undefined;
+  gitRepository(start: GitStart): string | undefined;
   /** Whether `p`, from the working directory, is a directory (symbolic links followed). */
   isDirectory(p: string): boolean;
 };
+
+/** Where git looks for its repository: the `-C` directories in order, and the git directory if named. */
+export type GitStart = { cDirs: ShellWord[]; gitDir?: ShellWord | "bare" };
 
 /** A checker that accepts every path: what a command's options alone say ("could this part write?"). */
 export const OPTIONS_ONLY: ArgChecker = {
   readPath: () => undefined,
   readRepoPath: () => undefined,
-  gitDir: () => undefined,
   gitRepository: () => undefined,
   isDirectory: () => false,
 };

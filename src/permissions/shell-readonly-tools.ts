@@ -1,4 +1,11 @@
-import { OPTIONS_ONLY, options, type ReadOnlyCheck, type Scan, scanOptions } from "./shell-options.js";
+import {
+  type GitStart,
+  OPTIONS_ONLY,
+  options,
+  type ReadOnlyCheck,
+  type Scan,
+  scanOptions,
+} from "./shell-options.js";
 import type { ShellWord } from "./shell-types.js";
 
 /**
@@ -515,22 +522,24 @@ GIT_READ_SUBCOMMANDS.config = (args, checker) => {
   const reads = /^(--get|--get-all|--get-regexp|--get-urlmatch|--get-color|--get-colorbool|--list|-l)$/;
   const modifiers =
     /^(--global|--system|--local|--worktree|--blob|--show-origin|--show-scope|--name-only|-z|--null|--type|--bool|--int|--bool-or-int|--path|--expiry-date|--default|--includes|--no-includes|-f|--file)$/;
+  // `git config get|list` (git ≥ 2.46) read; their options are checked like the others'.
   const first = args[0]?.value;
-  if (first === "get" || first === "list") return undefined;
-  let reading = false;
-  for (let i = 0; i < args.length; i += 1) {
+  const subcommand = first === "get" || first === "list";
+  let reading = subcommand;
+  for (let i = subcommand ? 1 : 0; i < args.length; i += 1) {
     const value = args[i]!.value;
     if (value === undefined) return `the git config argument ${args[i]!.raw} is computed at run time`;
     if (!value.startsWith("-")) continue;
     const option = value.split("=")[0]!;
     if (reads.test(option)) reading = true;
     else if (!modifiers.test(option)) return `git config ${option} changes the configuration`;
-    if ((option === "-f" || option === "--file") && !value.includes("=")) {
-      const file = args[i + 1];
+    if (option === "-f" || option === "--file") {
+      const attached = value.includes("=") ? value.slice(value.indexOf("=") + 1) : undefined;
+      const file = attached !== undefined ? { ...args[i]!, value: attached, raw: attached } : args[i + 1];
       if (!file) return "git config --file is missing its value";
       const problem = checker.readPath(file);
       if (problem) return problem;
-      i += 1;
+      if (attached === undefined) i += 1;
     }
     if ((option === "--type" || option === "--default" || option === "--blob") && !value.includes("="))
       i += 1;
@@ -560,29 +569,28 @@ const GIT_GLOBAL_FLAGS = new Set(
 );
 
 /**
- * Where `git ARGS` starts looking for its repository: the `-C` directories in order, and whether the
- * git directory is named instead (`--git-dir`, `--bare`). Undefined when an option is computed.
+ * Where `git ARGS` looks for its repository (the `-C` directories, `--git-dir`, `--bare`), from its
+ * global options. Undefined when one of them is computed at run time.
  */
-export function gitStartDirs(
-  args: readonly ShellWord[],
-): { cDirs: ShellWord[]; explicit: boolean } | undefined {
-  const cDirs: ShellWord[] = [];
-  let explicit = false;
+export function gitStartDirs(args: readonly ShellWord[]): GitStart | undefined {
+  const start: GitStart = { cDirs: [] };
   for (let i = 0; i < args.length; i += 1) {
     const word = args[i]!;
     const value = word.value;
     if (value === undefined) return undefined;
     if (!value.startsWith("-")) break;
-    const option = value.split("=")[0]!;
-    if (option === "--git-dir" || option === "--bare") explicit = true;
-    if (value === "-C") {
+    if (value === "--bare") start.gitDir = "bare";
+    const attached = value.startsWith("--git-dir=") ? value.slice("--git-dir=".length) : undefined;
+    if (attached !== undefined) start.gitDir = { ...word, value: attached, raw: attached };
+    if (value === "-C" || value === "--git-dir") {
       const dir = args[i + 1];
       if (dir?.value === undefined) return undefined;
-      cDirs.push(dir);
+      if (value === "-C") start.cDirs.push(dir);
+      else start.gitDir = dir;
     }
     if (["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"].includes(value)) i += 1;
   }
-  return { cDirs, explicit };
+  return start;
 }
 
 /** Whether `git ARGS` (global options included) writes the configuration (`git config core.x y`). */
@@ -602,8 +610,6 @@ export function gitWritesConfig(args: readonly ShellWord[]): boolean {
  * it is not discovered, so neither `safe.bareRepository` nor the repository check below applies).
  */
 export const git: ReadOnlyCheck = (args, checker) => {
-  const cDirs: ShellWord[] = [];
-  let explicitGitDir = false;
   let i = 0;
   for (; i < args.length; i += 1) {
     const word = args[i]!;
@@ -618,11 +624,12 @@ export const git: ReadOnlyCheck = (args, checker) => {
       const dir = attached !== undefined ? { ...word, value: attached, raw: attached } : args[i + 1];
       if (attached === undefined) i += 1;
       if (!dir) return `git ${option} is missing its value`;
-      // A git directory's config runs programs (core.fsmonitor, diff.external): only the workspace's own.
-      const problem = option === "--git-dir" ? checker.gitDir(dir) : checker.readPath(dir);
-      if (problem) return problem;
-      if (option === "-C") cDirs.push(dir);
-      if (option === "--git-dir") explicitGitDir = true;
+      // Which repository that makes git use is checked below, as a whole (a relative --git-dir is
+      // read from the last -C directory).
+      if (option !== "--git-dir") {
+        const problem = checker.readPath(dir);
+        if (problem) return problem;
+      }
       continue;
     }
     if (option === "--namespace") {
@@ -638,7 +645,9 @@ export const git: ReadOnlyCheck = (args, checker) => {
   if (sub === undefined) return i < args.length ? "the git subcommand is computed at run time" : undefined;
   const check = GIT_READ_SUBCOMMANDS[sub];
   if (!check) return `git ${sub} is not a read-only git command`;
-  return (explicitGitDir ? undefined : checker.gitRepository(cDirs)) ?? check(args.slice(i + 1), checker);
+  const start = gitStartDirs(args.slice(0, i));
+  if (!start) return "a git option is computed at run time";
+  return checker.gitRepository(start) ?? check(args.slice(i + 1), checker);
 };
 
 /** `X --version` for common tools. */

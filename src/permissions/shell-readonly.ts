@@ -13,7 +13,7 @@ import {
 } from "./shell-readonly-tools.js";
 import type { ShellWord } from "./shell-types.js";
 
-export { type ArgChecker, OPTIONS_ONLY, type ReadOnlyCheck } from "./shell-options.js";
+export { type ArgChecker, type GitStart, OPTIONS_ONLY, type ReadOnlyCheck } from "./shell-options.js";
 export { awkProgramIsSafe, gitStartDirs, gitWritesConfig, sedScriptIsSafe } from "./shell-readonly-tools.js";
 
 /** A list of words written as one string. */

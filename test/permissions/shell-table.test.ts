@@ -477,6 +477,10 @@ describe("git runs only in the workspace's own repository: another's config runs
       "cd nested/ && git diff",
       "git -C . -C nested status",
       "sh -c 'cd nested && git log -p'",
+      // A relative --git-dir is read from the last -C directory, whatever the order.
+      "git -C nested --git-dir=.git log -p",
+      "git --git-dir=.git -C nested diff",
+      "git --git-dir nested/.git log -p",
     ]) {
       const verdict = gate.evaluate("Bash", { command });
       expect(verdict.behavior, command).toBe("ask");
@@ -488,6 +492,7 @@ describe("git runs only in the workspace's own repository: another's config runs
     const ruled = gateFor(fx, { allow: ["Bash(git log:*)", "Bash(git add:*)"] });
     expect(ruled.evaluate("Bash", { command: "cd nested && git log -p" }).behavior).toBe("ask");
     expect(ruled.evaluate("Bash", { command: "git -C nested add f" }).behavior).toBe("ask");
+    expect(ruled.evaluate("Bash", { command: "git -C nested --git-dir=.git log -p" }).behavior).toBe("ask");
     expect(ruled.evaluate("Bash", { command: "git log -p" }).behavior).toBe("allow");
   });
 
@@ -501,6 +506,8 @@ describe("git runs only in the workspace's own repository: another's config runs
       "cd src && git diff",
       "git -C sub log",
       "cd sub && git status",
+      "git --git-dir=.git log",
+      "git -C src --git-dir=../.git log",
     ])
       expect(gate.evaluate("Bash", { command }).behavior, command).toBe("allow");
   });
@@ -516,6 +523,8 @@ describe("git runs only in the workspace's own repository: another's config runs
       "git stash show -p --output=x",
     ])
       expect(gate.evaluate("Bash", { command }).behavior, command).toBe("ask");
+    for (const command of ["git config --list --file=../outside/x", "git config list --file ../outside/x"])
+      expect(gate.evaluate("Bash", { command }).message, command).toMatch(/outside the workspace/);
     for (const command of ["git reflog -5", "git stash list", "git stash show -p stash@{0}"])
       expect(gate.evaluate("Bash", { command }).behavior, command).toBe("allow");
   });
