@@ -2,7 +2,7 @@ import { lstatSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { resolvePhysical, SHELL_RC_FILES } from "../permissions/paths.js";
-import { isInsideOrSame, submoduleGitPaths } from "./paths.js";
+import { isInsideOrSame, nestedGitPaths } from "./paths.js";
 import {
   claimingPlaceholders,
   emptyDir,
@@ -50,8 +50,8 @@ function mountArgs(
 ): string[] {
   const selfBound = new Set<string>();
   const covered = new Set<string>();
-  const submodules = policy.writableRoots.flatMap((root) => submoduleGitPaths(root));
-  for (const protectedPath of [...policy.protectedPaths, ...submodules]) {
+  const nested = policy.writableRoots.flatMap((root) => nestedGitPaths(root));
+  for (const protectedPath of [...policy.protectedPaths, ...nested]) {
     // Mounts go where the path really leads: over a symlink's target (a dangling one included),
     // which needs covering only when it lies in a writable root.
     const target = realPath(protectedPath);

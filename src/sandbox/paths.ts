@@ -29,12 +29,31 @@ const MAX_MODULE_DEPTH = 8;
 const MAX_MODULES = 256;
 
 /**
- * Each submodule's git directory under `<root>/.git/modules` (names may hold slashes; a submodule's
- * own submodules are in its `modules`): its config and hooks run code when git works in the
- * submodule, `git status` of the repository above included. Looked for at each command, since a
- * command may add submodules.
+ * Inside `<root>/.git`, what points git elsewhere per submodule and linked worktree: each submodule's
+ * git directory under `modules` (names may hold slashes; a submodule's own submodules are in its
+ * `modules`) with its config and hooks, which run code when git works in the submodule, `git status`
+ * of the repository above included; and each linked worktree's `commondir` and `config.worktree`
+ * under `worktrees`. Looked for at each command, since a command may add either.
  */
-export function submoduleGitPaths(root: string): string[] {
+export function nestedGitPaths(root: string): string[] {
+  return [...submoduleGitPaths(root), ...worktreeGitPaths(root)];
+}
+
+function worktreeGitPaths(root: string): string[] {
+  const dir = path.join(root, ".git", "worktrees");
+  let names: string[];
+  try {
+    names = readdirSync(dir).slice(0, MAX_MODULES);
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => [
+    path.join(dir, name, "commondir"),
+    path.join(dir, name, "config.worktree"),
+  ]);
+}
+
+function submoduleGitPaths(root: string): string[] {
   const found: string[] = [];
   const visit = (dir: string, depth: number) => {
     if (depth > MAX_MODULE_DEPTH || found.length >= MAX_MODULES * 2) return;

@@ -122,8 +122,12 @@ export function recordHeld(placeholders: readonly string[]): void {
   else unlinkQuietly(file);
 }
 
-/** The placeholders live processes other than this one hold (call holding the lock). */
-export function heldByOtherProcesses(): Set<string> {
+/**
+ * The placeholders live processes other than this one hold (call holding the lock). The records of
+ * processes that are gone (killed with SIGKILL: no exit handler ran) are removed, and what they held
+ * goes to `orphaned`, for the caller to remove what nobody else holds.
+ */
+export function heldByOtherProcesses(orphaned?: (placeholder: string) => void): Set<string> {
   const held = new Set<string>();
   const dir = registry();
   if (!dir) return held;
@@ -131,15 +135,15 @@ export function heldByOtherProcesses(): Set<string> {
     const pid = Number(name);
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
     const file = path.join(dir, name);
-    if (!isAlive(pid)) {
-      unlinkQuietly(file);
-      continue;
-    }
+    const alive = isAlive(pid);
     try {
-      for (const placeholder of readFileSync(file, "utf8").split("\0")) held.add(placeholder);
+      for (const placeholder of readFileSync(file, "utf8").split("\0"))
+        if (alive) held.add(placeholder);
+        else orphaned?.(placeholder);
     } catch {
       // gone meanwhile
     }
+    if (!alive) unlinkQuietly(file);
   }
   return held;
 }

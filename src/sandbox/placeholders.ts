@@ -41,10 +41,14 @@ export function claimingPlaceholders<T>(work: (kindOf: PlaceholderKind) => T): {
 } {
   const claimed = new Set<string>();
   const result = withRegistryLock(() => {
-    let others: Set<string> | undefined;
+    // Placeholders of a process killed outright stay on disk: the first command after it removes
+    // them (if still empty and nobody holds them) before looking at what is there.
+    const orphans: string[] = [];
+    const others = heldByOtherProcesses((orphan) => orphans.push(orphan));
+    for (const orphan of orphans)
+      if (!others.has(orphan) && !placeholderUsers.has(orphan)) removeIfEmpty(orphan);
     const value = work((p) => {
       if (claimed.has(p)) return "missing";
-      others ??= heldByOtherProcesses();
       const kind = placeholderUsers.has(p) || others.has(p) ? "missing" : kindOf(p);
       if (kind === "missing") claimed.add(p);
       return kind;

@@ -219,12 +219,16 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
     // A submodule's git directory, as `git submodule add` leaves it.
     mkdirSync(join(dir, ".git/modules"));
     execFileSync("git", ["init", "-q", "--separate-git-dir", join(dir, ".git/modules/sm"), join(dir, "sm")]);
+    // A linked worktree: its commondir points git at the config and hooks it uses.
+    execFileSync("git", ["-C", dir, "worktree", "add", "-q", join(dirOutsideTmp(), "wt")]);
     const targets = [
       ".git/commondir",
       ".husky/pre-commit",
       ".envrc",
       ".codex/config.toml",
       ".git/modules/sm/config",
+      ".git/worktrees/wt/commondir",
+      ".git/worktrees/wt/config.worktree",
     ];
     // Words computed at run time: the checker cannot see these paths, the sandbox must hold them.
     const command = [
@@ -262,6 +266,26 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
     expect(run.output).toMatch(/ECONNREFUSED|ENOTSOCK|ENOENT|EACCES/);
     const control = await runBash(command, UNSANDBOXED, { dir, env });
     expect(control.output).toContain("AGENT-HELLO");
+  });
+
+  test("placeholders left by a cairn process killed outright are removed by the next command", async () => {
+    const dir = workspace();
+    const server = await startServer([
+      reply().tool("Bash", { command: "touch started; sleep 30" }),
+      reply().text("x"),
+    ]);
+    const killed = spawnCli(["-p", "Go", "--model", MODEL, ...SANDBOXED], {
+      cwd: dir,
+      env: serverEnv(server),
+    });
+    while (!existsSync(join(dir, "started"))) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(existsSync(join(dir, ".cursor"))).toBe(true); // a placeholder, while the command runs
+    killed.child.kill("SIGKILL");
+    await killed.exited;
+    expect(existsSync(join(dir, ".cursor"))).toBe(true); // no exit handler ran: left behind
+    const next = await runBash("echo next", SANDBOXED, { dir });
+    expect(next.output).toBe("next");
+    expect(readdirSync(dir)).toEqual(["started"]);
   });
 
   test("a record left by a cairn process that is gone holds no placeholder", async () => {
