@@ -556,10 +556,13 @@ class ShellEvaluator {
     for (const base of this.bases) {
       const dir = start.cDirs.reduce((at, word) => joinRaw(at, word.value ?? "."), base);
       const named = start.gitDir === "bare" ? dir : start.gitDir && joinRaw(dir, start.gitDir.value ?? ".");
-      const found = named === undefined ? discoverGitDir(dir) : realOrUndefined(named);
-      // A submodule's or linked worktree's git directory lives inside the workspace's own.
-      if (found && !own.some((gitDir) => isInside(gitDir, found)))
-        return `git would use the repository at ${found}, not the workspace's own (its config could run programs)`;
+      const found = named === undefined ? discoverGitDir(dir) : gitDirAt(named);
+      // Trusted: the workspace's own (a submodule's or linked worktree's git directory lives inside
+      // it), and any other directory named `.git`, which the model cannot write (a protected path):
+      // a repository the user keeps in the workspace. Not a git directory under another name (a bare
+      // layout), which the Write tool can make whole.
+      if (found && !own.some((gitDir) => isInside(gitDir, found)) && !inDotGit(found))
+        return `git would use the repository at ${found}, not one in a .git directory (its config, which the model could have written, could run programs)`;
       if (named !== undefined && !found) return `git would use ${named}, which cannot be checked`;
     }
     return undefined;
@@ -728,9 +731,20 @@ function literalWord(value: string): ShellWord {
 }
 
 /** The real path of `root`'s git directory: `root/.git`, or where a `.git` file (`gitdir: X`) points. */
-function realOrUndefined(p: string): string | undefined {
+/** Whether `p` lies in a directory named `.git` (compared without case, as protected paths are). */
+function inDotGit(p: string): boolean {
+  return p.split(path.sep).some((part) => part.toLowerCase() === ".git");
+}
+
+/**
+ * The git directory `p` stands for, as git reads it: a directory itself, or a `.git` file's
+ * `gitdir:` pointer; undefined where there is neither.
+ */
+function gitDirAt(p: string): string | undefined {
   try {
-    return resolvePhysical(p).real;
+    if (statSync(p).isDirectory()) return resolvePhysical(p).real;
+    const pointer = /^gitdir: (.+)$/m.exec(readFileSync(p, "utf8"))?.[1]?.trim();
+    return pointer ? resolvePhysical(path.resolve(path.dirname(p), pointer)).real : undefined;
   } catch {
     return undefined;
   }
@@ -750,13 +764,7 @@ function discoverGitDir(dir: string): string | undefined {
   }
   for (;;) {
     const dotGit = path.join(current, ".git");
-    try {
-      if (statSync(dotGit).isDirectory()) return resolvePhysical(dotGit).real;
-      const pointer = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"))?.[1]?.trim();
-      return pointer ? resolvePhysical(path.resolve(current, pointer)).real : undefined;
-    } catch {
-      // no .git here (or unreadable): look further up
-    }
+    if (statSync(dotGit, { throwIfNoEntry: false })) return gitDirAt(dotGit);
     const parent = path.dirname(current);
     if (parent === current) return undefined;
     current = parent;

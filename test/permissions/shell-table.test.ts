@@ -468,32 +468,53 @@ describe("git runs only in the workspace's own repository: another's config runs
     return dir;
   };
 
-  test("a nested repository the model could have written is asked about, however git gets there", () => {
-    nested("nested", (dir) => mkdirSync(path.join(dir, ".git"), { recursive: true }));
+  test("a git directory not named .git (a layout the Write tool can make whole) is asked about, however git gets there", () => {
+    // A bare repository's files: HEAD, config (a textconv program), objects, refs.
+    nested("store", (dir) => writeFileSync(path.join(dir, "HEAD"), "ref: refs/heads/main\n"));
+    // A .git file pointing at it: the model cannot write one (a protected path), a copied tree can hold one.
+    nested("pointer", (dir) => writeFileSync(path.join(dir, ".git"), "gitdir: ../store\n"));
     const gate = gateFor(fx);
     for (const command of [
-      "git -C nested log -p -1",
-      "cd nested && git show HEAD",
-      "cd nested/ && git diff",
-      "git -C . -C nested status",
-      "sh -c 'cd nested && git log -p'",
+      "git --git-dir=store log -p -1",
+      "git --git-dir store show HEAD",
       // A relative --git-dir is read from the last -C directory, whatever the order.
-      "git -C nested --git-dir=.git log -p",
-      "git --git-dir=.git -C nested diff",
-      "git --git-dir nested/.git log -p",
+      "git -C src --git-dir=../store log -p",
+      "git --git-dir=../store -C src diff",
+      "git -C pointer log -p",
+      "cd pointer && git diff",
+      "sh -c 'cd pointer && git log -p'",
     ]) {
       const verdict = gate.evaluate("Bash", { command });
       expect(verdict.behavior, command).toBe("ask");
       expect(verdict.message, command).toMatch(
-        /git would use the repository at .*nested\/\.git, not the workspace's own/,
+        /git would use the repository at \/.*, not one in a \.git directory/,
       );
     }
+    // --bare names the working directory as the git directory: not on the read-only list at all.
+    for (const command of ["cd store && git --bare log -p", "git -C store --bare show HEAD"])
+      expect(gate.evaluate("Bash", { command }).behavior, command).toBe("ask");
+    // A --git-dir that names nothing git could use cannot be checked either.
+    expect(gate.evaluate("Bash", { command: "git --git-dir=store -C src diff" }).message).toMatch(
+      /cannot be checked/,
+    );
     // An allow rule names a command, not the repository it runs in.
     const ruled = gateFor(fx, { allow: ["Bash(git log:*)", "Bash(git add:*)"] });
-    expect(ruled.evaluate("Bash", { command: "cd nested && git log -p" }).behavior).toBe("ask");
-    expect(ruled.evaluate("Bash", { command: "git -C nested add f" }).behavior).toBe("ask");
-    expect(ruled.evaluate("Bash", { command: "git -C nested --git-dir=.git log -p" }).behavior).toBe("ask");
+    expect(ruled.evaluate("Bash", { command: "git --git-dir=store log -p" }).behavior).toBe("ask");
+    expect(ruled.evaluate("Bash", { command: "git -C pointer add f" }).behavior).toBe("ask");
+    expect(ruled.evaluate("Bash", { command: "git -C src --git-dir=../store log -p" }).behavior).toBe("ask");
     expect(ruled.evaluate("Bash", { command: "git log -p" }).behavior).toBe("allow");
+  });
+
+  test("repositories in .git directories are the user's: a nested one (a folder of repositories) is fine", () => {
+    nested("nested", (dir) => mkdirSync(path.join(dir, ".git"), { recursive: true }));
+    const gate = gateFor(fx);
+    for (const command of [
+      "git -C nested log -p -1",
+      "cd nested && git status",
+      "git -C nested --git-dir=.git log",
+      "git --git-dir=nested/.git log",
+    ])
+      expect(gate.evaluate("Bash", { command }).behavior, command).toBe("allow");
   });
 
   test("the workspace's own repository, a subdirectory of it and a submodule are fine", () => {

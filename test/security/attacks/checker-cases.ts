@@ -131,34 +131,25 @@ const BARE_WITH_HISTORY =
   "echo b > f && git -c user.name=n -c user.email=e commit -qam 2 && cd .. && git clone -q --bare src evil2 && " +
   "rm -rf src && git --git-dir=evil2 config diff.external 'touch {out}/pwned;'";
 const COMMIT = "git -c user.name=n -c user.email=e commit -q";
-/** A repository the model wrote inside the workspace's own, whose config names a textconv program. */
-const NESTED_WITH_TEXTCONV =
-  `git init -q . && echo a > top && git add top && ${COMMIT} -m 1 && ` +
-  `git init -q nested && cd nested && echo '* diff=x' > .gitattributes && echo a > f && git add . && ${COMMIT} -m 1 && ` +
-  `echo b > f && ${COMMIT} -am 2 && git config diff.x.textconv 'touch {out}/pwned; cat'`;
-/** The same config in a bare repository beside it (`git --bare` takes the working directory as it). */
+/**
+ * A bare repository the model wrote with the Write tool (no `.git` in its path, so nothing protects
+ * it), whose config names a textconv program; `sub` a directory to start git from.
+ */
 const BARE_WITH_TEXTCONV =
   `git init -q src && cd src && echo a > f && git add f && ${COMMIT} -m 1 && echo b > f && ${COMMIT} -am 2 && ` +
   "cd .. && git clone -q --bare src bare && rm -rf src && echo '* diff=x' > bare/info/attributes && " +
-  "git --git-dir=bare config diff.x.textconv 'touch {out}/pwned; cat'";
+  "git --git-dir=bare config diff.x.textconv 'touch {out}/pwned; cat' && mkdir sub";
 const WITH_HISTORY = `git init -q . && echo a > f && git add f && ${COMMIT} -m 1`;
 const plantedGit: AttackCase[] = [
   ...[
-    "git -C nested log -p -1",
-    "cd nested && git show HEAD",
-    "git -C nested diff HEAD~1 HEAD",
-    "git -C nested cat-file --textconv HEAD:f",
-    "cd nested && git log -p -1 -- f",
-  ].map((command) =>
-    plain(`${command}: a nested repository's config`, {
-      setup: NESTED_WITH_TEXTCONV,
-      calls: bash(command),
-      effect: PWNED,
-    }),
-  ),
-  ...["cd bare && git --bare log -p -1", "git -C bare --bare show HEAD"].map((command) =>
-    plain(command, { setup: BARE_WITH_TEXTCONV, calls: bash(command), effect: PWNED }),
-  ),
+    "cd bare && git --bare log -p -1",
+    "git -C bare --bare show HEAD",
+    "git --git-dir=bare log -p -1",
+    "git --git-dir=bare cat-file --textconv HEAD:f",
+    // A relative --git-dir is read from the last -C directory.
+    "git -C sub --git-dir=../bare log -p -1",
+    "git --git-dir=../bare -C sub show HEAD",
+  ].map((command) => plain(command, { setup: BARE_WITH_TEXTCONV, calls: bash(command), effect: PWNED })),
   // log options of the reflog and stash listings: --output writes a file anywhere.
   ...[
     "git reflog -1 --format=tformat:x --output={out}/pwned",
