@@ -17,6 +17,7 @@ const APPLIED = new Set([
   "plugins",
   "agents",
   "forwardSubagentText",
+  "mcpServers",
 ]);
 
 /** What an `initialize` request sets: the system prompt, structured output, skills, plugins, agents, title. */
@@ -37,6 +38,10 @@ export function initializeOptions(init: Record<string, unknown>): Options {
   if (init.agents && typeof init.agents === "object") options.agents = init.agents as Options["agents"];
   if (typeof init.forwardSubagentText === "boolean") options.forwardSubagentText = init.forwardSubagentText;
   if (typeof init.title === "string") options.title = init.title;
+  // The SDK's process MCP servers (stdio, http, sse) with `mcpServersDelivery: "initialize"`, its
+  // default: the same configs `--mcp-config` takes (its in-process ones come as `sdkMcpServers`).
+  if (init.mcpServers && typeof init.mcpServers === "object" && !Array.isArray(init.mcpServers))
+    options.mcpServers = init.mcpServers as Options["mcpServers"];
   if (init.jsonSchema && typeof init.jsonSchema === "object")
     options.outputFormat = { type: "json_schema", schema: init.jsonSchema as Record<string, unknown> };
   const unapplied = Object.keys(init).filter((key) => !APPLIED.has(key) && init[key] !== undefined);
@@ -45,7 +50,15 @@ export function initializeOptions(init: Record<string, unknown>): Options {
   return options;
 }
 
-/** The `initialize` answer the SDKs require: the query's own (commands, agents, output styles, models, account). */
-export function initializeResponse(q: Query): Promise<SDKControlInitializeResponse> {
-  return q.initializationResult();
+/**
+ * The `initialize` answer the SDKs require: the query's own (commands, agents, output styles, models,
+ * account), and `mcp_servers_applied` when the request carried MCP servers (the SDK refuses to go on
+ * without it).
+ */
+export async function initializeResponse(
+  q: Query,
+  init: Record<string, unknown>,
+): Promise<SDKControlInitializeResponse> {
+  const result = await q.initializationResult();
+  return init.mcpServers === undefined ? result : { ...result, mcp_servers_applied: true };
 }

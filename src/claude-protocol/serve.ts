@@ -63,7 +63,7 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
     try {
       if (body.subtype === "initialize") {
         const q = start(body);
-        channel.respond(request, await initializeResponse(q));
+        channel.respond(request, await initializeResponse(q, body));
         return;
       }
       const q = running ?? start({});
@@ -143,7 +143,11 @@ function buildOptions(
   channel: Channel,
   permissionPromptStdio: boolean,
 ): Options {
-  const options: Options = { ...fromArgs, ...initializeOptions(init) };
+  const fromInit = initializeOptions(init);
+  const options: Options = { ...fromArgs, ...fromInit };
+  // `--mcp-config` servers and those `initialize` delivers together.
+  if (fromArgs.mcpServers && fromInit.mcpServers)
+    options.mcpServers = { ...fromArgs.mcpServers, ...fromInit.mcpServers };
   // The SDK's `enableFileCheckpointing` reaches its CLI as this variable.
   if (process.env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING === "true")
     options.enableFileCheckpointing = true;

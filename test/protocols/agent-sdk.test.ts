@@ -9,6 +9,7 @@ import { createSdkMcpServer, query, tool } from "@anthropic-ai/claude-agent-sdk"
 import { afterEach, describe, expect, test } from "vitest";
 import * as z from "zod";
 import { reply } from "../../src/testing/index.js";
+import { EVERYTHING } from "../mcp/helpers.js";
 import { cleanUp, startServer, workspace } from "../sdk/helpers.js";
 import { throughCairn } from "./agent-sdk.helpers.js";
 
@@ -162,6 +163,27 @@ describe("the official agent SDK drives cairn", () => {
     );
     expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "Sum is 5." });
     expect(JSON.stringify(server.requests[1]!.body)).toContain("sum=5");
+  });
+
+  test("a stdio MCP server from npm, delivered as the SDK does by default (initialize, --await-initialize)", async () => {
+    // The pinned SDK sends process MCP servers in `initialize` and refuses to go on unless the
+    // answer confirms them (`mcp_servers_applied`): before, every program passing one stopped there.
+    const server = await startServer([
+      reply().tool("mcp__everything__echo", { message: "PONG-42" }),
+      reply().text("It echoed."),
+    ]);
+    const messages = await collect(
+      query({
+        prompt: "Echo PONG-42",
+        options: {
+          ...throughCairn(server, workspace()),
+          mcpServers: { everything: { command: process.execPath, args: [EVERYTHING] } },
+          allowedTools: ["mcp__everything__echo"],
+        },
+      }),
+    );
+    expect(resultOf(messages)).toMatchObject({ subtype: "success", result: "It echoed." });
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("Echo: PONG-42");
   });
 
   test("streaming input: two turns in one conversation, setModel() between them", async () => {
