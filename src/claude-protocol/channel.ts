@@ -22,6 +22,9 @@ export class Channel {
   >();
   private closed = false;
 
+  /** Called when stdin ends while requests to the host are still unanswered. */
+  onAbandoned?: () => void;
+
   constructor(private readonly output: NodeJS.WritableStream = process.stdout) {}
 
   /** Every frame from `input`, until it ends; answers to our own requests are consumed here. */
@@ -42,6 +45,9 @@ export class Channel {
       }
     } finally {
       this.closed = true;
+      // The host went away while it owed answers (its query was aborted): stop the run first, so
+      // that the unanswered requests, rejected below, do not read as denials it carries on after.
+      if (this.pending.size > 0) this.onAbandoned?.();
       for (const waiter of this.pending.values())
         waiter.reject(new Error("stdin closed before the host answered"));
       this.pending.clear();

@@ -30,6 +30,8 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
     started = resolve;
   });
 
+  channel.onAbandoned = () => running?.close();
+
   const start = (init: Record<string, unknown>) => {
     if (running) return running;
     const options = buildOptions(args.options, init, channel, args.permissionPromptStdio);

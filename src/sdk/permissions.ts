@@ -83,15 +83,18 @@ export class SdkPermissions {
               message: `${decisionReason} (permission mode "dontAsk" denies what is not pre-approved)`,
             };
           }
-          const answer = await ask(toolName, input, {
+          const answer = await untilAborted(
             signal,
-            toolUseID,
-            requestId: randomUUID(),
-            suggestions: suggestionUpdates(suggestions),
-            decisionReason,
-            ...(blockedPath !== undefined ? { blockedPath } : {}),
-            ...(agentID !== undefined ? { agentID } : {}),
-          });
+            ask(toolName, input, {
+              signal,
+              toolUseID,
+              requestId: randomUUID(),
+              suggestions: suggestionUpdates(suggestions),
+              decisionReason,
+              ...(blockedPath !== undefined ? { blockedPath } : {}),
+              ...(agentID !== undefined ? { agentID } : {}),
+            }),
+          );
           return this.decision(answer);
         }
       : undefined;
@@ -197,4 +200,26 @@ function ruleText(value: { toolName?: unknown; ruleContent?: unknown }): string 
   return typeof value?.ruleContent === "string" && value.ruleContent !== ""
     ? `${tool}(${value.ruleContent})`
     : tool;
+}
+
+/**
+ * `answer`, unless `signal` aborts first: a callback that never settles (it missed the signal it
+ * was given) must not keep an aborted query, and its host process, waiting for ever.
+ */
+function untilAborted<T>(signal: AbortSignal, answer: Promise<T>): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    answer.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }

@@ -165,6 +165,31 @@ describe("the official agent SDK drives cairn", () => {
     expect(JSON.stringify(server.requests[1]!.body)).toContain("sum=5");
   });
 
+  test("an abort while canUseTool is still open stops the run: no further model request", async () => {
+    // The SDK closes stdin; the unanswered can_use_tool read as a denial and cairn called the model
+    // again (a paid request whose result nobody saw).
+    const server = await startServer([
+      reply().tool("Write", { file_path: "a.txt", content: "x" }),
+      reply().text("z"),
+    ]);
+    const abortController = new AbortController();
+    const messages = query({
+      prompt: "Write it",
+      options: {
+        ...throughCairn(server, workspace()),
+        abortController,
+        canUseTool: () => {
+          setTimeout(() => abortController.abort(), 50);
+          return new Promise(() => {});
+        },
+      },
+    });
+    await collect(messages).catch(() => []);
+    // The cairn process is gone once the SDK settles; give a straggler request no chance to hide.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(server.requests).toHaveLength(1);
+  });
+
   test("a stdio MCP server from npm, delivered as the SDK does by default (initialize, --await-initialize)", async () => {
     // The pinned SDK sends process MCP servers in `initialize` and refuses to go on unless the
     // answer confirms them (`mcp_servers_applied`): before, every program passing one stopped there.

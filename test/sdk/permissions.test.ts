@@ -18,6 +18,7 @@ import { reply } from "../../src/testing/index.js";
 import {
   cairnHome,
   cleanUp,
+  collect,
   envFor,
   init,
   labels,
@@ -89,6 +90,44 @@ describe("without canUseTool, ask means deny", () => {
 });
 
 describe("canUseTool", () => {
+  test("one that never answers does not keep an aborted query waiting, nor call the model again", async () => {
+    // It waited on the callback for ever: abort(), interrupt() and close() left the loop hanging.
+    for (const stop of ["abort", "interrupt", "close"] as const) {
+      const server = await startServer([
+        reply().tool("Write", { file_path: "a.txt", content: "x" }),
+        reply().text("z"),
+      ]);
+      const abortController = new AbortController();
+      let asked!: () => void;
+      const askedOnce = new Promise<void>((resolve) => {
+        asked = resolve;
+      });
+      const q = query({
+        prompt: "Go",
+        options: {
+          cwd: workspace(),
+          env: envFor(server),
+          abortController,
+          canUseTool: () => {
+            asked();
+            return new Promise(() => {});
+          },
+        },
+      });
+      const done = collect(q);
+      await askedOnce;
+      if (stop === "abort") abortController.abort();
+      else if (stop === "interrupt") await q.interrupt();
+      else q.close();
+      const messages = await done;
+      expect(
+        messages.filter((m) => m.type === "result").every((m) => m.subtype !== "success"),
+        stop,
+      ).toBe(true);
+      expect(server.requests, stop).toHaveLength(1);
+    }
+  });
+
   test("is asked only what rules and mode leave open, with the reason, the blocked path and suggestions", async () => {
     const asked: { name: string; input: Record<string, unknown>; options: Parameters<CanUseTool>[2] }[] = [];
     const canUseTool: CanUseTool = async (name, input, options) => {
