@@ -284,6 +284,8 @@ class QueryRun implements Query {
   private thinking: ThinkingSetting | undefined;
   /** What the turns of this query have cost so far (undefined once a cost was unknown). */
   private spentUsd: number | undefined = 0;
+  /** Every model call of the query so far, per model: results report these, not the turn's alone. */
+  private readonly spentByModel = new Map<string, { usage: Usage; costUsd: number | undefined }>();
   private configLoading: Promise<LoadedConfig> | undefined;
   private customizationLoading: Promise<Customization> | undefined;
   private assembled: AssembledRun | undefined;
@@ -667,6 +669,7 @@ class QueryRun implements Query {
         if (!end) return; // closed
         combined = combined ? mergeRunEnds(combined, end) : end;
         this.spentUsd = addCost(this.spentUsd, end.totalCostUsd ?? undefined);
+        this.addSpentByModel(end);
         next = undefined;
         if (structured && !structured.accepted && !structured.exhausted && end.subtype === "success") {
           structured.missed();
@@ -675,11 +678,38 @@ class QueryRun implements Query {
           }
         }
       }
-      if (combined) yield* projection.project(finishRun(combined, structured, this.options.maxTurns));
+      if (combined)
+        yield* projection.project(
+          this.withQueryTotals(finishRun(combined, structured, this.options.maxTurns)),
+        );
     } finally {
       this.stop.signal.removeEventListener("abort", onStop);
       if (this.currentRun === run) this.currentRun = undefined;
     }
+  }
+
+  private addSpentByModel(end: RunEndEvent): void {
+    for (const [model, usage] of Object.entries(end.modelUsage)) {
+      const spent = this.spentByModel.get(model) ?? { usage: emptyUsage(), costUsd: 0 };
+      spent.usage = addUsage(spent.usage, usage);
+      spent.costUsd = addCost(spent.costUsd, end.modelCostUsd[model] ?? undefined);
+      this.spentByModel.set(model, spent);
+    }
+  }
+
+  /**
+   * A turn's result with the query's totals so far (the convention: `total_cost_usd` and
+   * `modelUsage` are cumulative for the `query()` call, read the latest, never summed; `usage` stays
+   * the turn's). With streaming input each result used to cover its own turn only.
+   */
+  private withQueryTotals<T extends RunEndEvent | SdkRunEnd>(end: T): T {
+    const models = [...this.spentByModel];
+    return {
+      ...end,
+      totalCostUsd: this.spentUsd ?? null,
+      modelUsage: Object.fromEntries(models.map(([model, spent]) => [model, spent.usage])),
+      modelCostUsd: Object.fromEntries(models.map(([model, spent]) => [model, spent.costUsd ?? null])),
+    };
   }
 
   /**

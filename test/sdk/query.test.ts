@@ -137,6 +137,18 @@ describe("prompt forms", () => {
     ]);
     const results = seen.filter((m): m is SDKResultMessage => m.type === "result");
     expect(results.map((r) => r.subtype === "success" && r.result)).toEqual(["Paris.", "About 2 million."]);
+    // The convention: total_cost_usd and modelUsage are the query's so far (read the latest, never
+    // sum); usage is the turn's. Each result covered its own turn only before.
+    const [first, second] = results as [SDKResultMessage, SDKResultMessage];
+    const firstModel = Object.values(first.modelUsage)[0]!;
+    const secondModel = Object.values(second.modelUsage)[0]!;
+    expect(second.total_cost_usd).toBeGreaterThan(first.total_cost_usd);
+    expect(secondModel.costUSD).toBeCloseTo(second.total_cost_usd, 12);
+    expect(secondModel.inputTokens).toBe(firstModel.inputTokens + second.usage.input_tokens);
+    expect(second.total_cost_usd - first.total_cost_usd).toBeCloseTo(
+      secondModel.costUSD - firstModel.costUSD,
+      12,
+    );
   });
 
   test("streaming input accepts text blocks; a malformed block makes the iterator throw, naming it", async () => {
