@@ -362,8 +362,10 @@ export type SDKAssistantMessageError =
 /**
  * A model call failed with a retryable error (HTTP 408/409/429/5xx, a reset, a cut or idle stream)
  * and will be retried after `retry_delay_ms`. Arrives between the failed attempt and the retry. Stream
- * events the failed attempt already delivered are not repeated by the retry, so a consumer appending
- * `text_delta`s still rebuilds the text exactly once (SDK-9).
+ * events the failed attempt already delivered are not repeated by a retry that says the same, so a
+ * consumer appending `text_delta`s still rebuilds the text exactly once (SDK-9). A retry that says
+ * something else streams after what was already delivered, which cannot be taken back: this message
+ * marks the point, and the `assistant` message and `result` hold the new answer alone.
  */
 export type SDKAPIRetryMessage = {
   type: "system";
