@@ -39,6 +39,8 @@ export class AcpSession {
   private readonly query: Query;
   private running = false;
   private cancelled = false;
+  /** The running prompt, settled when its turn is over. */
+  private current: Promise<unknown> | undefined;
   /** The query failed before a turn could start (nothing more can run in this session). */
   private broken: Error | undefined;
 
@@ -74,9 +76,19 @@ export class AcpSession {
   }
 
   async prompt(blocks: ContentBlock[]): Promise<PromptResponse> {
+    // Editors send session/cancel and the next prompt together when the user types mid-turn: the
+    // new prompt waits for the cancelled turn to wind down (a tool's process group to end) instead
+    // of being refused while it does.
+    if (this.running && this.cancelled) await this.current?.catch(() => {});
     if (this.broken) throw RequestError.internalError(undefined, this.broken.message);
     if (this.running)
       throw RequestError.invalidRequest(undefined, "a prompt is already running in this session");
+    const turn = this.runPrompt(blocks);
+    this.current = turn;
+    return turn;
+  }
+
+  private async runPrompt(blocks: ContentBlock[]): Promise<PromptResponse> {
     const prompt = promptBlocks(blocks);
     this.running = true;
     this.cancelled = false;

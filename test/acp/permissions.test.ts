@@ -132,6 +132,27 @@ describe("cairn acp: session/cancel", () => {
     expect(await agent.end()).toBe(0);
   });
 
+  test("cancel and the next prompt sent together while a command runs: the next prompt waits its turn", async () => {
+    // What an editor sends when the user types mid-turn. The new prompt was refused ("a prompt is
+    // already running") in the few milliseconds the cancelled command took to end.
+    const server = await startServer([
+      reply().tool("Bash", { command: "touch started; sleep 30" }),
+      reply().text("Fresh answer."),
+    ]);
+    const dir = workspace();
+    const agent = startAgent(dir, { server });
+    const sessionId = await session(agent, dir);
+    agent.client.answer = select("allow_once");
+    const first = agent.connection.prompt(textPrompt(sessionId, "Wait a while"));
+    await until(() => existsSync(join(dir, "started")));
+    void agent.connection.cancel({ sessionId });
+    const second = agent.connection.prompt(textPrompt(sessionId, "Something else"));
+    expect(await first).toEqual({ stopReason: "cancelled" });
+    expect(await second).toEqual({ stopReason: "end_turn" });
+    expect(agent.client.text("agent_message_chunk")).toBe("Fresh answer.");
+    expect(await agent.end()).toBe(0);
+  });
+
   test("cancel while a permission request is open: the call does not run and the prompt resolves cancelled", async () => {
     const server = await startServer([reply().tool("Bash", { command: "touch marker" })]);
     const dir = workspace();
