@@ -61,7 +61,14 @@ export function permissionBridge(
       session.onCancelled();
       return { behavior: "deny", message: "The user cancelled the turn.", interrupt: true };
     }
-    return decision(response.outcome.optionId, always);
+    const result = decision(response.outcome.optionId, always);
+    // Allowed, it runs now: an editor shows it running rather than waiting for approval.
+    if (result.behavior === "allow")
+      await client.notify(methods.client.session.update, {
+        sessionId,
+        update: { sessionUpdate: "tool_call_update", toolCallId: toolUseID, status: "in_progress" },
+      });
+    return result;
   };
 }
 

@@ -76,13 +76,12 @@ export class AcpSession {
   }
 
   async prompt(blocks: ContentBlock[]): Promise<PromptResponse> {
-    // Editors send session/cancel and the next prompt together when the user types mid-turn: the
-    // new prompt waits for the cancelled turn to wind down (a tool's process group to end) instead
-    // of being refused while it does.
-    if (this.running && this.cancelled) await this.current?.catch(() => {});
+    // One turn at a time; a prompt that comes while one runs waits for it. Editors send
+    // session/cancel and the next prompt together when the user types mid-turn, and the cancelled
+    // turn takes a moment to wind down (a tool's process group to end): the new prompt was refused
+    // then. (The notification may even be handled after the request: both are dispatched async.)
+    while (this.running) await this.current?.catch(() => {});
     if (this.broken) throw RequestError.internalError(undefined, this.broken.message);
-    if (this.running)
-      throw RequestError.invalidRequest(undefined, "a prompt is already running in this session");
     const turn = this.runPrompt(blocks);
     this.current = turn;
     return turn;

@@ -28,6 +28,8 @@ import {
  */
 export class UpdateProjection {
   private readonly tools = new Map<string, string>();
+  /** Calls already shown as running. */
+  private readonly running = new Set<string>();
 
   constructor(private readonly cwd: string) {}
 
@@ -45,6 +47,13 @@ export class UpdateProjection {
         return message.message.content.flatMap((block) =>
           block.type === "tool_use" ? this.toolCall(block, { live: true }) : [],
         );
+      case "tool_progress":
+        // The heartbeat of a call still running (every 5 s): shown as running once.
+        if (this.running.has(message.tool_use_id) || isPlanTool(message.tool_name)) return [];
+        this.running.add(message.tool_use_id);
+        return [
+          { sessionUpdate: "tool_call_update", toolCallId: message.tool_use_id, status: "in_progress" },
+        ];
       case "user": {
         const content = message.message.content;
         if (typeof content === "string") return [];

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { hang, reply } from "../../src/testing/index.js";
-import { startServer, workspace } from "../conformance/pm/helpers.js";
+import { serverEnv, startServer, workspace } from "../conformance/pm/helpers.js";
 import { type Agent, initialize, startAgent, textPrompt, until } from "./helpers.js";
 
 async function session(agent: Agent, dir: string): Promise<string> {
@@ -41,8 +41,27 @@ describe("cairn acp: session/request_permission", () => {
     expect(existsSync(join(dir, "marker"))).toBe(true);
     const [call] = agent.client.updates("tool_call");
     expect(call).toMatchObject({ toolCallId: "toolu_touch", kind: "execute" });
+    // Allowed, it is shown running, then done.
     expect(agent.client.updates("tool_call_update")).toMatchObject([
+      { toolCallId: "toolu_touch", status: "in_progress" },
       { toolCallId: "toolu_touch", status: "completed" },
+    ]);
+  });
+
+  test("a call that needs no approval and runs a while is shown running (from its first heartbeat)", async () => {
+    const server = await startServer([
+      reply().tool("Bash", { command: "sleep 1" }, "toolu_sleep"),
+      reply().text("Slept."),
+    ]);
+    const dir = workspace();
+    const agent = startAgent(dir, { env: { ...serverEnv(server), CAIRN_TOOL_PROGRESS_SECONDS: "0.2" } });
+    const sessionId = await session(agent, dir);
+    await agent.connection.setSessionMode({ sessionId, modeId: "bypassPermissions" });
+    expect((await agent.connection.prompt(textPrompt(sessionId, "Sleep"))).stopReason).toBe("end_turn");
+    expect(agent.client.permissionRequests).toHaveLength(0);
+    expect(agent.client.updates("tool_call_update")).toMatchObject([
+      { toolCallId: "toolu_sleep", status: "in_progress" },
+      { toolCallId: "toolu_sleep", status: "completed" },
     ]);
   });
 
@@ -145,7 +164,7 @@ describe("cairn acp: session/cancel", () => {
     agent.client.answer = select("allow_once");
     const first = agent.connection.prompt(textPrompt(sessionId, "Wait a while"));
     await until(() => existsSync(join(dir, "started")));
-    void agent.connection.cancel({ sessionId });
+    await agent.connection.cancel({ sessionId }); // written before the prompt, as an editor does
     const second = agent.connection.prompt(textPrompt(sessionId, "Something else"));
     expect(await first).toEqual({ stopReason: "cancelled" });
     expect(await second).toEqual({ stopReason: "end_turn" });
