@@ -6,6 +6,7 @@ import { parseRule } from "../permissions/rules.js";
 import { type PermissionMode as GateMode, isPermissionMode } from "../permissions/types.js";
 import type { AssembledRun } from "../run/assemble.js";
 import { buildPermissionGate, type PermissionSetup } from "../run/permissions.js";
+import { unlessAborted } from "../util/unless-aborted.js";
 import type { PermissionMode } from "./messages.js";
 import type { CanUseTool, PermissionUpdate, ResolvedOptions } from "./options.js";
 import { promptToolAsker } from "./permission-prompt-tool.js";
@@ -83,7 +84,9 @@ export class SdkPermissions {
               message: `${decisionReason} (permission mode "dontAsk" denies what is not pre-approved)`,
             };
           }
-          const answer = await untilAborted(
+          // A callback that never settles (it missed the signal it was given) must not keep an
+          // aborted query, and its host process, waiting for ever.
+          const answer = await unlessAborted(
             signal,
             ask(toolName, input, {
               signal,
@@ -94,6 +97,9 @@ export class SdkPermissions {
               ...(blockedPath !== undefined ? { blockedPath } : {}),
               ...(agentID !== undefined ? { agentID } : {}),
             }),
+            () => {
+              throw signal.reason;
+            },
           );
           return this.decision(answer);
         }
@@ -200,26 +206,4 @@ function ruleText(value: { toolName?: unknown; ruleContent?: unknown }): string 
   return typeof value?.ruleContent === "string" && value.ruleContent !== ""
     ? `${tool}(${value.ruleContent})`
     : tool;
-}
-
-/**
- * `answer`, unless `signal` aborts first: a callback that never settles (it missed the signal it
- * was given) must not keep an aborted query, and its host process, waiting for ever.
- */
-function untilAborted<T>(signal: AbortSignal, answer: Promise<T>): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    answer.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }

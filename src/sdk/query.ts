@@ -25,6 +25,7 @@ import { SessionStore, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
 import { SessionWriteError } from "../sessions/writer.js";
 import { builtinTools } from "../tools/index.js";
 import type { Tool } from "../tools/types.js";
+import { unlessAborted } from "../util/unless-aborted.js";
 import { SYSTEM_PROMPT_DYNAMIC_BOUNDARY } from "./constants.js";
 import type {
   AccountInfo,
@@ -1038,22 +1039,7 @@ class QueryRun implements Query {
   }
 
   private untilStopped<T>(promise: Promise<T>): Promise<T | typeof STOPPED> {
-    const signal = this.stop.signal;
-    if (signal.aborted) return Promise.resolve(STOPPED);
-    return new Promise((resolve, reject) => {
-      const onStop = () => resolve(STOPPED);
-      signal.addEventListener("abort", onStop, { once: true });
-      promise.then(
-        (value) => {
-          signal.removeEventListener("abort", onStop);
-          resolve(value);
-        },
-        (error: unknown) => {
-          signal.removeEventListener("abort", onStop);
-          reject(error);
-        },
-      );
-    });
+    return unlessAborted(this.stop.signal, promise, () => STOPPED);
   }
 }
 
