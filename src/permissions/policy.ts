@@ -441,9 +441,6 @@ class ShellEvaluator {
     // The list trusts names; a name the model could have planted in the workspace (a PATH entry
     // there, `.` in PATH) is not trusted.
     const planted = first !== undefined && !first.includes("/") ? this.plantedProgram(first) : undefined;
-    // Nor is a repository the model wrote: its config runs programs (textconv, filters on `git add`).
-    const gitStart = first === "git" && !part.wrapper ? gitStartDirs(words.slice(1)) : undefined;
-    const foreignRepo = gitStart ? this.foreignRepository(gitStart) : undefined;
 
     for (const assign of part.assigns) {
       const verdict = this.assignment(assign.name, part.text, part);
@@ -468,7 +465,10 @@ class ShellEvaluator {
       if (matchShell(rule.target.matcher, written) === true) {
         if (guarded) return guarded;
         // A rule names a program (one on PATH in the workspace too: node_modules/.bin), not the
-        // repository git runs in: one the model wrote has a config that runs programs.
+        // repository git runs in: one the model wrote has a config that runs programs (textconv,
+        // filters on `git add`). Looked at only here: the read-only list checks it on its own.
+        const gitStart = first === "git" && !part.wrapper ? gitStartDirs(words.slice(1)) : undefined;
+        const foreignRepo = gitStart && this.foreignRepository(gitStart);
         if (foreignRepo) return { behavior: "ask", message: `\`${part.text}\`: ${foreignRepo}` };
         this.allowedByRule.add(part.index);
         return this.afterAllowed(part, byRule("allow", rule));

@@ -1,4 +1,3 @@
-import { lstatSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { resolvePhysical, SHELL_RC_FILES } from "../permissions/paths.js";
@@ -7,6 +6,7 @@ import {
   claimingPlaceholders,
   emptyDir,
   emptyFile,
+  kindOf,
   missingFileSource,
   type PlaceholderKind,
 } from "./placeholders.js";
@@ -22,8 +22,9 @@ import type { SandboxPolicy } from "./policy.js";
  * read-only directory or file, so it cannot be created either. bubblewrap has to create that mount
  * point in the (writable) root; `release()` removes it again once no command of any cairn process
  * uses it. Commands run side by side (the hooks of one event, SDK queries, other cairn processes in
- * the same workspace), so each covers the others' placeholders as missing and holds them too. Every directory between a root and a protected path
- * is bound onto itself as well: a mount point cannot be renamed or removed, so
+ * the same workspace), so each covers the others' placeholders as missing and holds them too.
+ * Every directory between a root and a protected path is bound onto itself as well: a mount point
+ * cannot be renamed or removed, so
  * `mv .git .git2 && mkdir -p .git/hooks` cannot sidestep the protection.
  */
 export function bwrapCommand(
@@ -130,15 +131,6 @@ function realPath(p: string): string | undefined {
     return resolvePhysical(p).real;
   } catch {
     return undefined;
-  }
-}
-
-function kindOf(p: string): "dir" | "file" | "missing" {
-  try {
-    const info = lstatSync(p);
-    return info.isDirectory() ? "dir" : "file";
-  } catch {
-    return "missing";
   }
 }
 

@@ -24,9 +24,9 @@ import path from "node:path";
  * The record is a directory of the user's own in /dev/shm (memory: a lock and a record cost a few
  * microseconds there, against about 40 µs per call on a disk), or /tmp where there is none; never
  * $TMPDIR, which may differ between processes. Sandboxed commands do not see /dev/shm (they get a
- * /dev of their own), nor /tmp unless a writable root contains it. In it: one file per process, named by its pid, listing the placeholders it
- * holds, and `lock` while one of them is deciding. A record whose process is gone is removed by the
- * next one to look.
+ * /dev of their own), nor /tmp unless a writable root contains it. In it: one file per process,
+ * named by its pid, listing the placeholders it holds, and `lock` while one of them is deciding. A
+ * record whose process is gone is removed by the next one to look.
  */
 
 const LOCK_WAIT_MS = 1;

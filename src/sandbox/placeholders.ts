@@ -109,7 +109,8 @@ function releaseAllAtExit(): void {
   });
 }
 
-function kindOf(p: string): "dir" | "file" | "missing" {
+/** What is at `p`, symbolic links not followed. */
+export function kindOf(p: string): "dir" | "file" | "missing" {
   try {
     return lstatSync(p).isDirectory() ? "dir" : "file";
   } catch {
