@@ -15,6 +15,7 @@ import type { AgentsSpec } from "../run/agents.js";
 import type { RunSpec } from "../run/assemble.js";
 import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
 import type { NoticeTag, PermissionAnswer, PermissionRequest, SessionEvent } from "../session/events.js";
+import { type ToolHeartbeat, ToolHeartbeats } from "../session/heartbeats.js";
 import { Session, type SessionSetup } from "../session/session.js";
 import type { RewindFilesResult } from "../sessions/checkpoints.js";
 import type { OpenedSession } from "../sessions/open-session.js";
@@ -36,6 +37,7 @@ import type {
   SDKInformationalMessage,
   SDKMessage,
   SDKStatusMessage,
+  SDKToolProgressMessage,
   SDKUserMessage,
 } from "./messages.js";
 import {
@@ -61,7 +63,6 @@ import {
   STRUCTURED_OUTPUT_TOOL,
   type StructuredOutputRun,
 } from "./structured-output.js";
-import { ToolProgress } from "./tool-progress.js";
 
 /** What `interrupt()` resolves to: cairn queues nothing, so there is never anything still queued. */
 export type SDKControlInterruptResponse = { still_queued: string[]; cancelled?: string[] };
@@ -612,10 +613,13 @@ class QueryRun implements Query {
     structured: StructuredOutputRun | undefined,
     announce: boolean,
   ): AsyncGenerator<SDKMessage, RunEndEvent | undefined> {
-    const progress = new ToolProgress((this.options.env ?? process.env) as NodeJS.ProcessEnv);
+    const heartbeats = new ToolHeartbeats((this.options.env ?? process.env) as NodeJS.ProcessEnv);
     try {
       while (true) {
-        const step = yield* progress.during(events.next(), this.session.id);
+        const pending = events.next();
+        // While tools run: `tool_progress` heartbeats.
+        for await (const beat of heartbeats.during(pending)) yield this.progressMessage(beat);
+        const step = await pending;
         if (step.done) return step.value;
         const event = step.value;
         if (this.closed) return undefined;
@@ -633,7 +637,7 @@ class QueryRun implements Query {
             if (announce) yield* projection.project(event);
             continue;
         }
-        progress.observe(event);
+        heartbeats.observe(event);
         yield* projection.project(event);
         // An accepted structured output ends the run by itself (a terminal tool outcome). When the
         // attempts are used up, no further model call can help: stop the run.
@@ -678,6 +682,18 @@ class QueryRun implements Query {
         (answer) => this.session.answer(request.id, answer as PermissionAnswer),
         (error: unknown) => this.session.fail(request.id, error),
       );
+  }
+
+  private progressMessage(beat: ToolHeartbeat): SDKToolProgressMessage {
+    return {
+      type: "tool_progress",
+      tool_use_id: beat.toolUseId,
+      tool_name: beat.toolName,
+      parent_tool_use_id: null,
+      elapsed_time_seconds: beat.elapsedSeconds,
+      uuid: randomUUID(),
+      session_id: this.session.id,
+    };
   }
 
   private statusMessage(permissionMode: PermissionMode): SDKStatusMessage {
