@@ -113,9 +113,11 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
   }
 
   // The SDKs ask for turn boundaries (`running` … `idle`); Zed's adapter ends a prompt on `idle`.
-  const reportsState =
-    process.env.CLAUDE_CODE_SDK_READS_SESSION_STATE === "1" ||
-    process.env.CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS === "1";
+  const programAsks = process.env.CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS === "1";
+  const reportsState = programAsks || process.env.CLAUDE_CODE_SDK_READS_SESSION_STATE === "1";
+  // Asked for by the SDK alone, they are its bookkeeping: marked `sdk_host_only`, which it keeps from
+  // the program (else a program's first message is a `running` before `init`).
+  const hostOnly = !programAsks;
   const onSignal = () => running?.close();
   signal.addEventListener("abort", onSignal, { once: true });
   try {
@@ -125,11 +127,11 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
       for await (const message of q) {
         const frame = message as unknown as Frame;
         if (reportsState && frame.type === "system" && frame.subtype === "init")
-          sendState(channel, frame, "running");
+          sendState(channel, frame, "running", hostOnly);
         channel.send(frame);
         const replayed = frame.type === "system" && frame.subtype === "init" ? toReplay.shift() : undefined;
         if (replayed) channel.send(replayOf(replayed, frame));
-        if (reportsState && frame.type === "result") sendState(channel, frame, "idle");
+        if (reportsState && frame.type === "result") sendState(channel, frame, "idle", hostOnly);
       }
     await reading;
     return 0;
@@ -194,11 +196,12 @@ function replayOf(prompt: Frame, init: Frame): Frame {
 }
 
 /** `system`/`session_state_changed`: a turn started (`running`) or is over (`idle`). */
-function sendState(channel: Channel, about: Frame, state: "running" | "idle"): void {
+function sendState(channel: Channel, about: Frame, state: "running" | "idle", hostOnly: boolean): void {
   channel.send({
     type: "system",
     subtype: "session_state_changed",
     state,
+    ...(hostOnly ? { sdk_host_only: true } : {}),
     session_id: about.session_id,
     uuid: randomUUID(),
   });
