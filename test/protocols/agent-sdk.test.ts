@@ -43,7 +43,11 @@ describe("the official agent SDK drives cairn", () => {
     // The program's first message is `init`, as with Claude Code: the turn's boundaries
     // (`session_state_changed`, which the SDK asks for with CLAUDE_CODE_SDK_READS_SESSION_STATE=1)
     // are marked `sdk_host_only`, and the SDK keeps them for itself.
-    expect(messages[0]).toMatchObject({ type: "system", subtype: "init", tools: expect.arrayContaining(["Read"]) });
+    expect(messages[0]).toMatchObject({
+      type: "system",
+      subtype: "init",
+      tools: expect.arrayContaining(["Read"]),
+    });
     expect(messages.filter((m) => m.subtype === "session_state_changed")).toEqual([]);
     expect(resultOf(messages)).toMatchObject({
       subtype: "success",

@@ -3,13 +3,16 @@
  * in the reference notes (0.2.143, read from its source): it spawns `cli_path` itself — an executable
  * with a shebang — with `--output-format stream-json --verbose --system-prompt "" … --input-format
  * stream-json`, values as separate elements, env `CLAUDE_CODE_ENTRYPOINT=sdk-py`, and writes
- * `initialize` then the user message on stdin. This test plays that part against the built CLI.
+ * `initialize` then the user message on stdin. These tests play that part against the built CLI
+ * (python-sdk.helpers.ts, with the source locations of what it imitates).
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
 import { CLI, serverEnv, startServer, workspace } from "../conformance/pm/helpers.js";
+import { type Line, runAsPythonSdk } from "./python-sdk.helpers.js";
 
 describe("the Python agent SDK's CLI contract", () => {
   test("cli_path spawned directly with its argv and env: initialize, one turn, exit 0 at stdin end", async () => {
@@ -77,5 +80,46 @@ describe("the Python agent SDK's CLI contract", () => {
     const sent = JSON.stringify(server.requests[0]!.body);
     expect(sent).toContain("Hi from Python");
     expect(sent).not.toContain("You are cairn");
+  });
+
+  test("a hook with matcher null (HookMatcher(matcher=None)) is called for every tool", async () => {
+    // query.py, initialize: each matcher is sent as {"matcher": matcher.get("matcher"), …}, so
+    // HookMatcher(matcher=None), the documented way to hook every tool, arrives as null. cairn
+    // answered initialize with an error, and the SDK's query() raises on that.
+    const server = await startServer([
+      reply().tool("Read", { file_path: "notes.txt" }),
+      reply().tool("Write", { file_path: "out.txt", content: "x\n" }),
+      reply().text("Could not write."),
+    ]);
+    const cwd = workspace();
+    writeFileSync(join(cwd, "notes.txt"), "hello\n");
+    const seen: string[] = [];
+    const run = await runAsPythonSdk({
+      argv: ["--permission-mode", "acceptEdits"],
+      initialize: { hooks: { PreToolUse: [{ matcher: null, hookCallbackIds: ["hook_0"] }] } },
+      prompt: "Copy notes.txt to out.txt",
+      cwd,
+      env: serverEnv(server),
+      answer: async (request) => {
+        if (request.subtype !== "hook_callback" || request.callback_id !== "hook_0")
+          throw new Error(`unexpected ${request.subtype}`);
+        const toolName = (request.input as { tool_name: string }).tool_name;
+        seen.push(toolName);
+        if (toolName !== "Write") return {};
+        return {
+          hookSpecificOutput: {
+            hookEventName: "PreToolUse",
+            permissionDecision: "deny",
+            permissionDecisionReason: "No writes today.",
+          },
+        };
+      },
+    });
+    expect(run.code).toBe(0);
+    expect(run.lines[0]).toMatchObject({ type: "control_response", response: { subtype: "success" } });
+    expect(seen).toEqual(["Read", "Write"]);
+    expect(existsSync(join(cwd, "out.txt"))).toBe(false);
+    expect(JSON.stringify(server.requests[2]!.body)).toContain("No writes today.");
+    expect(run.lines.find((line: Line) => line.type === "result")).toMatchObject({ subtype: "success" });
   });
 });
