@@ -8,7 +8,7 @@ import { parseProtocolArgs } from "./args.js";
 import { Channel, type ControlRequest, type Frame } from "./channel.js";
 import { bridgedHooks, type HostHookMatchers } from "./hooks-bridge.js";
 import { initializeOptions, initializeResponse } from "./initialize.js";
-import { bridgedServer } from "./mcp-bridge.js";
+import { withHostServers } from "./mcp-bridge.js";
 
 /**
  * The agent-SDK CLI protocol (docs/protocols.md): what the official agent SDKs (and the editor
@@ -155,13 +155,8 @@ function buildOptions(
   // The SDK's `enableFileCheckpointing` reaches its CLI as this variable.
   if (process.env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING === "true")
     options.enableFileCheckpointing = true;
-  const hostServers = Array.isArray(init.sdkMcpServers) ? (init.sdkMcpServers as string[]) : [];
-  if (hostServers.length > 0) {
-    options.mcpServers = {
-      ...options.mcpServers,
-      ...Object.fromEntries(hostServers.map((name) => [name, bridgedServer(name, channel) as never])),
-    };
-  }
+  const mcpServers = withHostServers(options.mcpServers, init.sdkMcpServers, channel);
+  if (mcpServers) options.mcpServers = mcpServers as Options["mcpServers"];
   if (init.hooks && typeof init.hooks === "object")
     options.hooks = bridgedHooks(init.hooks as HostHookMatchers, channel) as Options["hooks"];
   if (permissionPromptStdio) {

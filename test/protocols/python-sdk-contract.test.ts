@@ -9,10 +9,13 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createSdkMcpServer, tool } from "@anthropic-ai/claude-agent-sdk";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, test } from "vitest";
+import * as z from "zod";
 import { reply } from "../../src/testing/index.js";
 import { CLI, serverEnv, startServer, workspace } from "../conformance/pm/helpers.js";
-import { type Line, runAsPythonSdk } from "./python-sdk.helpers.js";
+import { hostMcpServer, type Line, runAsPythonSdk } from "./python-sdk.helpers.js";
 
 describe("the Python agent SDK's CLI contract", () => {
   test("cli_path spawned directly with its argv and env: initialize, one turn, exit 0 at stdin end", async () => {
@@ -80,6 +83,53 @@ describe("the Python agent SDK's CLI contract", () => {
     const sent = JSON.stringify(server.requests[0]!.body);
     expect(sent).toContain("Hi from Python");
     expect(sent).not.toContain("You are cairn");
+  });
+
+  test("an in-process MCP server passed as --mcp-config {type: sdk, name} runs through mcp_message", async () => {
+    // `ClaudeAgentOptions(mcp_servers={"calc": create_sdk_mcp_server("calc", tools=[add])})`: the SDK
+    // writes the server into --mcp-config without its instance (subprocess_cli.py, _build_command)
+    // and serves it itself. cairn refused the entry and exited 2 before the first turn.
+    const server = await startServer([
+      reply().tool("mcp__calc__add", { a: 2, b: 3 }),
+      reply().text("Sum is 5."),
+    ]);
+    const calc = createSdkMcpServer({
+      name: "calc",
+      version: "1.0.0",
+      tools: [
+        tool("add", "Add two numbers", { a: z.number(), b: z.number() }, async ({ a, b }) => ({
+          content: [{ type: "text", text: `sum=${a + b}` }],
+        })),
+      ],
+    });
+    const toCalc = await hostMcpServer(calc.instance);
+    const methods: string[] = [];
+    const run = await runAsPythonSdk({
+      argv: [
+        "--allowedTools",
+        "mcp__calc__add",
+        "--mcp-config",
+        JSON.stringify({ mcpServers: { calc: { type: "sdk", name: "calc" } } }),
+      ],
+      prompt: "Add 2 and 3",
+      cwd: workspace(),
+      env: serverEnv(server),
+      answer: async (request) => {
+        if (request.subtype !== "mcp_message" || request.server_name !== "calc")
+          throw new Error(`unexpected ${request.subtype}`);
+        const message = request.message as JSONRPCMessage & { method?: string };
+        if (message.method) methods.push(message.method);
+        return { mcp_response: await toCalc(message) };
+      },
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe("");
+    expect(run.lines.find((line) => line.type === "result")).toMatchObject({
+      subtype: "success",
+      result: "Sum is 5.",
+    });
+    expect(methods).toContain("tools/call");
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("sum=5");
   });
 
   test("a hook with matcher null (HookMatcher(matcher=None)) is called for every tool", async () => {
