@@ -7,14 +7,15 @@
  * (python-sdk.helpers.ts, with the source locations of what it imitates).
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants, existsSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSdkMcpServer, tool } from "@anthropic-ai/claude-agent-sdk";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, test } from "vitest";
 import * as z from "zod";
 import { reply } from "../../src/testing/index.js";
-import { CLI, serverEnv, startServer, workspace } from "../conformance/pm/helpers.js";
+import { CLI, cleanEnv, REPO, serverEnv, startServer, workspace } from "../conformance/pm/helpers.js";
+import { CAIRN_CLI } from "./agent-sdk.helpers.js";
 import { hostMcpServer, type Line, runAsPythonSdk } from "./python-sdk.helpers.js";
 
 describe("the Python agent SDK's CLI contract", () => {
@@ -171,5 +172,32 @@ describe("the Python agent SDK's CLI contract", () => {
     expect(existsSync(join(cwd, "out.txt"))).toBe(false);
     expect(JSON.stringify(server.requests[2]!.body)).toContain("No writes today.");
     expect(run.lines.find((line: Line) => line.type === "result")).toMatchObject({ subtype: "success" });
+  });
+
+  test("the version probe (cli_path -v) reads a Claude Code version at or above the SDK's minimum", async () => {
+    // subprocess_cli.py, _check_claude_version: before every query the SDK runs [cli_path, "-v"],
+    // takes re.match(r"([0-9]+\.[0-9]+\.[0-9]+)") of the output and logs a warning when it is
+    // below MINIMUM_CLAUDE_CODE_VERSION ("2.0.0"). cairn printed 0.1.0, its own version.
+    const probe = spawn(CAIRN_CLI, ["-v"], { cwd: workspace(), env: cleanEnv(), stdio: "pipe" });
+    let stdout = "";
+    let stderr = "";
+    probe.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    probe.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    expect(await new Promise((resolve) => probe.on("close", resolve))).toBe(0);
+    const version = /^([0-9]+)\.([0-9]+)\.([0-9]+)/.exec(stdout.trim());
+    expect(version).not.toBeNull();
+    // Python compares the lists [major, minor, patch]: the first part that differs decides.
+    const parts = version!.slice(1).map(Number);
+    const minimum = [2, 0, 0];
+    const differs = parts.findIndex((part, i) => part !== minimum[i]);
+    expect(differs === -1 || parts[differs]! > minimum[differs]!).toBe(true);
+    // cairn's own version is still named, after it.
+    const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string };
+    expect(stdout).toContain(`cairn ${pkg.version}`);
+    expect(stderr).toBe("");
   });
 });

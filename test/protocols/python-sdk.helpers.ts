@@ -15,7 +15,7 @@
 import { spawn } from "node:child_process";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { CLI } from "../conformance/pm/helpers.js";
+import { CAIRN_CLI } from "./agent-sdk.helpers.js";
 
 export type Line = Record<string, unknown> & { type?: string; subtype?: string };
 type ControlRequestBody = Record<string, unknown> & { subtype: string };
@@ -35,6 +35,7 @@ export async function runAsPythonSdk(options: {
   prompt: string;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** What `cli_path` names: by default dist/cli/main.js, as docs/protocols.md says. */
   cliPath?: string;
   /** The program's side of cairn's control requests; throwing answers with an error. */
   answer?: (request: ControlRequestBody) => Promise<Record<string, unknown>>;
@@ -49,7 +50,7 @@ export async function runAsPythonSdk(options: {
     "--input-format",
     "stream-json",
   ];
-  const child = spawn(options.cliPath ?? CLI, argv, {
+  const child = spawn(options.cliPath ?? CAIRN_CLI, argv, {
     cwd: options.cwd,
     env: { ...options.env, CLAUDE_CODE_ENTRYPOINT: "sdk-py" },
     stdio: ["pipe", "pipe", "pipe"],
