@@ -1,11 +1,16 @@
-import { randomUUID } from "node:crypto";
 import { suggestionUpdates } from "../engine/hooks.js";
 import type { CanUseTool as EngineCanUseTool, PermissionDecision } from "../engine/tool-runner.js";
 import type { AskCallback, PermissionGate } from "../permissions/gate.js";
 import { parseRule } from "../permissions/rules.js";
-import { gateMode, isSessionPermissionMode, type SessionPermissionMode } from "../permissions/types.js";
+import {
+  gateMode,
+  isSessionPermissionMode,
+  type PermissionMode,
+  type SessionPermissionMode,
+} from "../permissions/types.js";
 import type { AssembledRun } from "../run/assemble.js";
 import { buildPermissionGate, type PermissionSetup } from "../run/permissions.js";
+import { randomUuid } from "../util/random-id.js";
 import type { PermissionRequest } from "./events.js";
 
 /** What a door says about permissions when it opens a session (flags, SDK options, ACP's mode). */
@@ -24,6 +29,10 @@ export type PermissionSettings = {
   forceHint: string;
   /** Names the rules' origin in denial messages ("SDK", "--allowedTools"). */
   source: string;
+  /** The mode when neither the door nor the user config chose one (default `default`). */
+  fallbackMode?: PermissionMode;
+  /** How that fallback is reported (print mode runs `acceptEdits` and calls it `default`). */
+  fallbackReportedAs?: string;
 };
 
 /** How the session asks: emits the request as an event and resolves with the answer (or the abort). */
@@ -39,6 +48,8 @@ export class SessionPermissions {
   /** The mode as the door named it; undefined until `adopt()` when it named none. */
   mode: SessionPermissionMode | undefined;
   private gate: PermissionGate | undefined;
+  /** The door or the user chose the mode (else it is the config's or the fallback). */
+  private chosen: boolean;
   private run: AssembledRun | undefined;
   /** Rules and directories added by answers, for the rest of the session. */
   private readonly added = { allow: [] as string[], deny: [] as string[], dirs: [] as string[] };
@@ -48,6 +59,7 @@ export class SessionPermissions {
     private readonly ask: Asker,
   ) {
     this.mode = settings.mode;
+    this.chosen = settings.mode !== undefined;
   }
 
   /** The setup the run assembly builds the first gate from. */
@@ -63,7 +75,7 @@ export class SessionPermissions {
           }
           const answer = await this.ask(
             {
-              id: randomUUID(),
+              id: randomUuid(),
               toolName,
               input,
               toolUseId: toolUseID,
@@ -79,7 +91,10 @@ export class SessionPermissions {
       : undefined;
     return {
       ...(this.mode !== undefined ? { mode: gateMode(this.mode) } : {}),
-      fallbackMode: "default",
+      fallbackMode: settings.fallbackMode ?? "default",
+      ...(settings.fallbackReportedAs !== undefined
+        ? { fallbackReportedAs: settings.fallbackReportedAs }
+        : {}),
       allowedTools: [...(settings.allowedTools ?? []), ...this.added.allow],
       disallowedTools: [...(settings.disallowedTools ?? []), ...this.added.deny],
       addDirs: [...(settings.additionalDirectories ?? []), ...this.added.dirs],
@@ -103,8 +118,17 @@ export class SessionPermissions {
     return this.gate?.roots ?? [cwd];
   }
 
+  /**
+   * The mode to report when the door or the user chose it (undefined: the run assembly reports
+   * what its gate enforces, print mode's fallback under the reference's name).
+   */
+  get chosenMode(): SessionPermissionMode | undefined {
+    return this.chosen ? this.mode : undefined;
+  }
+
   /** Applies to the next tool call, also inside the running turn. */
   setMode(mode: SessionPermissionMode): void {
+    this.chosen = true;
     this.mode = mode;
     this.gate?.setMode(gateMode(mode));
   }

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +8,7 @@ import type { PluginConfig } from "../agents/plugins.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { SettingSource } from "../config/setting-sources.js";
 import type { EngineEvent, RunEndEvent } from "../engine/events.js";
-import { runAgentLoop } from "../engine/loop.js";
+import { runAgentLoopBatches } from "../engine/loop.js";
 import type { ConversationMessage, PromptBlock } from "../engine/messages.js";
 import type { ThinkingSetting } from "../engine/provider.js";
 import { estimateTokens } from "../engine/tokens.js";
@@ -17,12 +16,14 @@ import type { McpServerEntry } from "../mcp/config.js";
 import type { SessionPermissionMode } from "../permissions/types.js";
 import { type AgentsSpec, loadRunAgents, offeredAgents } from "../run/agents.js";
 import { type AssembledRun, assembleRun, type RunSpec, resolveModelFor } from "../run/assemble.js";
+import type { PromptExpansion } from "../run/customize.js";
 import type { RunModel } from "../run/model.js";
 import type { RewindFilesResult } from "../sessions/checkpoints.js";
 import { type OpenedSession, openSession } from "../sessions/open-session.js";
 import { SessionStore, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
 import { SessionWriteError } from "../sessions/writer.js";
 import type { Tool } from "../tools/types.js";
+import { randomUuid } from "../util/random-id.js";
 import { unlessAborted } from "../util/unless-aborted.js";
 import { EventChannel, mergeWith } from "./event-channel.js";
 import type {
@@ -45,6 +46,11 @@ export type SessionOpening = {
   /** Id for a new session (default: a fresh UUID). */
   sessionId?: string;
   resume?: string;
+  /**
+   * The reference CLI's semantics (its consumers make up an id, then resume it on every prompt): a
+   * `resume` id with no transcript starts a new session under that id, with one notice.
+   */
+  createMissing?: boolean;
   continueLatest?: boolean;
   fork?: boolean;
   /** Default true; false runs without a transcript. */
@@ -99,6 +105,8 @@ export type PromptOptions = {
   extraTools?: Tool[];
   /** Model calls this prompt may make. */
   maxTurns?: number;
+  /** `expandPrompt(text)` already worked out by the door (null: the prompt invokes no command). */
+  expansion?: PromptExpansion | null;
   /**
    * Part of the turn before it (the SDK asks again for a structured output in the same turn): runs
    * without waiting for the turn gate, which the caller already holds.
@@ -149,7 +157,7 @@ export class Session {
   private ended = false;
 
   constructor(private readonly setup: SessionSetup) {
-    this.newSessionId = setup.opening.sessionId ?? randomUUID();
+    this.newSessionId = setup.opening.sessionId ?? randomUuid();
     this.permissions = new SessionPermissions(setup.permissions, (request, signal) =>
       this.askFor(request, signal),
     );
@@ -180,13 +188,33 @@ export class Session {
 
   /**
    * Runs one prompt: the engine's events and the session's own, in order, then the run's
-   * `run_end` as the generator's return value (undefined when the session was closed mid-run).
+   * `run_end` as the generator's return value (undefined when the session was abandoned mid-run).
    * Nothing runs until the generator is read; ending the iteration early aborts the turn.
    */
   async *prompt(
     input: PromptInput,
     options: PromptOptions = {},
   ): AsyncGenerator<SessionEvent, RunEndEvent | undefined> {
+    const batches = this.promptBatches(input, options);
+    try {
+      while (true) {
+        const step = await batches.next();
+        if (step.done) return step.value;
+        yield* step.value;
+      }
+    } finally {
+      await batches.return(undefined);
+    }
+  }
+
+  /**
+   * `prompt()` in batches: every event of one network chunk together (or one other event), so a
+   * door that writes them (print mode) makes one write per chunk. `run_end` is not in them.
+   */
+  async *promptBatches(
+    input: PromptInput,
+    options: PromptOptions = {},
+  ): AsyncGenerator<SessionEvent[], RunEndEvent | undefined> {
     const release = options.continuation ? undefined : await this.gate.enter(options.whenBusy ?? "queue");
     const run = new AbortController();
     const onStop = () => run.abort(this.stop.signal.reason);
@@ -471,7 +499,7 @@ export class Session {
     input: PromptInput,
     run: AbortController,
     options: PromptOptions,
-  ): AsyncGenerator<SessionEvent, RunEndEvent | undefined> {
+  ): AsyncGenerator<SessionEvent[], RunEndEvent | undefined> {
     const assembled = await this.assembly();
     const model = this.model ?? assembled.model;
     if (this.closed) return undefined;
@@ -482,13 +510,14 @@ export class Session {
     let writer = session?.writer;
     const sessionId = session?.sessionId ?? this.newSessionId;
     const sessionStart = this.sessionStarted ? undefined : this.history.length > 0 ? "resume" : "startup";
-    const beforeFileChange = this.fileCheckpoints.begin(sessionId, options.userMessageId ?? randomUUID());
+    const beforeFileChange = this.fileCheckpoints.begin(sessionId, options.userMessageId ?? randomUuid());
     this.sessionStarted = true;
     const left = this.spend.budgetLeft(this.setup.maxBudgetUsd);
-    const engine = runAgentLoop(
+    const engine = runAgentLoopBatches(
       await assembled.loopOptions({
         prompt: input.text,
         ...(input.content ? { promptContent: input.content } : {}),
+        ...(options.expansion !== undefined ? { expansion: options.expansion } : {}),
         signal: run.signal,
         sessionId,
         transcriptPath: this.transcriptPath(sessionId),
@@ -496,7 +525,7 @@ export class Session {
         history: this.history,
         model,
         canUseTool: this.permissions.canUseTool,
-        permissionMode: this.permissions.mode ?? "default",
+        ...(this.permissions.chosenMode !== undefined ? { permissionMode: this.permissions.chosenMode } : {}),
         ...(options.extraTools ? { extraTools: options.extraTools } : {}),
         ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
         ...(this.thinking ? { thinking: this.thinking } : {}),
@@ -504,43 +533,56 @@ export class Session {
         ...(left !== undefined ? { maxBudgetUsd: left } : {}),
       }),
     );
-    const events = mergeWith<EngineEvent, SessionOwnEvent, RunEndEvent>(engine, this.side);
+    // Only a question somebody answers can keep the engine waiting on the door.
+    const steps = mergeWith(engine, this.side, this.setup.permissions.answered);
     let finished = false;
     try {
       while (true) {
-        const step = await events.next();
+        const step = await steps.next();
         if (step.done) {
           finished = true;
           return undefined;
         }
-        const event = step.value;
-        if (isOwnEvent(event)) {
-          yield event;
+        const item = step.value;
+        if (!Array.isArray(item)) {
+          yield [item];
           continue;
         }
-        // Every event reaches the transcript, also while the session is being closed.
-        writer?.recordEvent(event);
-        if (this.closed) return undefined;
-        if (event.type === "run_end") {
-          finished = true;
-          await engine.return(event);
-          this.spend.add(event);
-          return event;
+        // Every event reaches the transcript (deltas are not recorded), also while the session is
+        // being abandoned.
+        let end: RunEndEvent | undefined;
+        let started = false;
+        for (const event of item) {
+          if (event.type === "stream") continue;
+          writer?.recordEvent(event);
+          if (event.type === "run_end") end = event;
+          else if (event.type === "run_start") started = true;
         }
-        yield event;
-        if (event.type === "run_start") {
-          for (const notice of this.notices.splice(0)) yield { type: "session_notice", ...notice };
+        if (this.closed) return undefined;
+        if (end) {
+          finished = true;
+          await engine.return(end);
+          this.spend.add(end);
+          const rest = item.filter(
+            (event): event is Exclude<EngineEvent, RunEndEvent> => event.type !== "run_end",
+          );
+          if (rest.length > 0) yield rest;
+          return end;
+        }
+        yield item as SessionEvent[];
+        if (started) {
+          for (const notice of this.notices.splice(0)) yield [{ type: "session_notice", ...notice }];
           if (!session) {
             session = await this.open();
             writer = session.writer;
-            writer?.recordEvent(event);
+            for (const event of item) if (event.type !== "stream") writer?.recordEvent(event);
           }
         }
       }
     } finally {
       if (!finished) {
-        // Ended mid-run (the door stopped reading, or the session closed): abort the request and
-        // tools, then let the engine's own finally blocks close the stream.
+        // Ended mid-run (the door stopped reading, or the session was abandoned): abort the request
+        // and tools, then let the engine's own finally blocks close the stream.
         run.abort(new Error("The turn was abandoned."));
         await engine.return(undefined as never).catch(() => {});
       }
@@ -567,6 +609,7 @@ export class Session {
       cwd,
       sessionId: this.newSessionId,
       ...(opening.resume !== undefined ? { resume: opening.resume } : {}),
+      ...(opening.createMissing ? { createMissing: true } : {}),
       continueLatest: opening.continueLatest === true,
       fork: opening.fork === true,
       persist: opening.persist !== false,
@@ -612,9 +655,3 @@ type PendingAsk = {
   /** The tool call's signal: the turn's abort withdraws the request. */
   signal: AbortSignal;
 };
-
-const OWN_EVENTS = new Set<string>(["session_notice", "permission_request", "permission_mode_changed"]);
-
-function isOwnEvent(event: EngineEvent | SessionOwnEvent): event is SessionOwnEvent {
-  return OWN_EVENTS.has(event.type);
-}
