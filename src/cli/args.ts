@@ -63,6 +63,8 @@ export type CliOptions = {
   approveMcps: boolean;
   /** The prompt from the command line (undefined: none given). */
   prompt?: string;
+  /** What the flags ask that does not apply, one line each, for stderr (absent: nothing). */
+  notes?: string[];
   /** Long sessions and spend (docs/context.md): --max-budget-usd, --fallback-model, --context-window, --thinking, --max-thinking-tokens, --effort. */
   longSession: LongSessionFlags;
 };
@@ -194,11 +196,19 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
   const referenceMode = opts.plan || opts.mode !== undefined ? "plan" : undefined;
   if (referenceMode && opts.permissionMode !== undefined && opts.permissionMode !== referenceMode)
     throw new UsageError("--mode/--plan and --permission-mode contradict each other (see cairn --help)");
-  // A read-only mode and "run everything" cannot both hold: neither may quietly win.
-  if ((opts.force || opts.yolo) && (referenceMode || opts.permissionMode === "plan"))
-    throw new UsageError(
-      `${opts.force ? "--force" : "--yolo"} runs everything, ${opts.plan ? "--plan" : opts.mode !== undefined ? `--mode ${opts.mode}` : "--permission-mode plan"} keeps the run read-only: give one of them (see cairn --help)`,
-    );
+  const notes: string[] = [];
+  // A read-only mode with --force/--yolo: the reference accepts both (its consumers' health probes
+  // send both), and the read-only mode holds. Said once, so the dropped flag is not a silent one.
+  if ((opts.force || opts.yolo) && (referenceMode || opts.permissionMode === "plan")) {
+    const readOnly = opts.plan
+      ? "--plan"
+      : opts.mode !== undefined
+        ? `--mode ${opts.mode}`
+        : "--permission-mode plan";
+    notes.push(`${opts.force ? "--force" : "--yolo"} does not apply: ${readOnly} keeps the run read-only.`);
+    opts.force = false;
+    opts.yolo = false;
+  }
   if (opts.baseUrl !== undefined && !isHttpUrl(opts.baseUrl))
     throw new UsageError(`--base-url must be an http:// or https:// URL, not "${opts.baseUrl}"`);
   if (opts.mode === "ask") opts.disallowedTools = [...(opts.disallowedTools ?? []), "Bash"];
@@ -248,6 +258,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     ...(opts.sandbox !== undefined ? { sandbox: opts.sandbox } : {}),
     sandboxNetwork: opts.sandboxNetwork,
     ...(words.length > 0 ? { prompt: words.join(" ") } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
     longSession: {
       ...(opts.maxBudgetUsd !== undefined ? { maxBudgetUsd: opts.maxBudgetUsd } : {}),
       ...(opts.fallbackModel !== undefined ? { fallbackModel: opts.fallbackModel } : {}),

@@ -55,7 +55,7 @@ Options:
   --strict-mcp-config           Only the servers of --mcp-config (none from config files).
   --approve-mcps                Let the project's MCP servers (.mcp.json, .cursor/mcp.json) start.
   --mode plan|ask, --plan       The reference CLI's read-only modes: plan (= --permission-mode plan);
-                                ask is plan without shell commands.
+                                ask is plan without shell commands. They hold over --force.
   --new-session-id <uuid>       Start the new session under this id (a UUIDv4).
   --list-models                 List the models (as cairn models) and exit.
   -H, --header "Name: Value"    An extra header on every model request; repeatable.

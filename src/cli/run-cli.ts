@@ -75,6 +75,7 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
   }
   const options = parseArgs(argv, version);
   if (options === "handled") return EXIT.success;
+  for (const note of options.notes ?? []) writeError(note);
   if (options.listModels) return runModels([]);
   const terminal: Terminal = {
     // isatty(0), not process.stdin.isTTY: the getter builds the stdin stream (about 1 ms at start),
