@@ -8,6 +8,7 @@ import { UsageError } from "./exit-codes.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "./formats/types.js";
 import { HELP } from "./help.js";
 import { refuseReferenceOnlyFlags } from "./reference-flags.js";
+import { TOOL_PAYLOAD_SHAPES, type ToolPayloadShape } from "./tool-payload-shape.js";
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -37,9 +38,10 @@ export type CliOptions = {
   headers?: Record<string, string>;
   /**
    * stream-json extras of the reference CLI, off by default (the contract: PM-3, PM-24, PM-25):
-   * `--tool-payloads full` (or CAIRN_TOOL_PAYLOADS=full), `--print-thinking` (or CAIRN_PRINT_THINKING=1).
+   * `--tool-payloads` (or CAIRN_TOOL_PAYLOADS; default `full`: tool-payload-shape.ts), `--print-thinking`
+   * (or CAIRN_PRINT_THINKING=1).
    */
-  toolPayloads?: "contract" | "full";
+  toolPayloads?: ToolPayloadShape;
   printThinking: boolean;
   /** `--list-models`: print the models, as `cairn models` does, and exit. */
   listModels: boolean;
@@ -118,7 +120,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .option("--plan", "", false)
     .option("--new-session-id <uuid>")
     .option("--list-models", "", false)
-    .addOption(new Option("--tool-payloads <shape>").choices(["contract", "full"]))
+    .addOption(new Option("--tool-payloads <shape>").choices(TOOL_PAYLOAD_SHAPES))
     .option("--print-thinking", "", false)
     .option("-H, --header <header>", "", (value: string, list: string[]) => [...list, value], [] as string[])
     .option("--max-budget-usd <usd>", "", (value) => parseNumber("--max-budget-usd", value, 0))
@@ -182,7 +184,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     newSessionId?: string;
     listModels: boolean;
     header: string[];
-    toolPayloads?: "contract" | "full";
+    toolPayloads?: ToolPayloadShape;
     printThinking: boolean;
   }>();
   if (typeof opts.resume === "string" && opts.continue)

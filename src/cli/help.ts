@@ -61,9 +61,10 @@ Options:
   -H, --header "Name: Value"    An extra header on every model request; repeatable.
   --print-thinking              With stream-json: print the model's thinking as the reference CLI's
                                 thinking events (or CAIRN_PRINT_THINKING=1). Off by default.
-  --tool-payloads full          With stream-json: the reference CLI's richer tool payloads (file
-                                sizes, before/after contents, interleaved output), or
-                                CAIRN_TOOL_PAYLOADS=full. Default: contract.
+  --tool-payloads full|contract With stream-json: full (the default) prints the reference CLI's real
+                                tool payloads (file sizes, before/after contents, interleaved
+                                output); contract only the published contract's fields. Or
+                                CAIRN_TOOL_PAYLOADS.
   --trust                       Run the workspace's own hooks (.claude/settings.json, .cursor/hooks.json).
   --setting-sources <list>      Which files load: user,project,local (default: all; "" loads none):
                                 config, instruction files, commands, skills (docs/agents.md).

@@ -9,9 +9,10 @@ import { captureLibraryOutput } from "./library-output.js";
 import { runList } from "./list-sessions.js";
 import { isPrintMode, promptSource, type Terminal } from "./mode.js";
 import { runModels } from "./models.js";
-import { fullPayloads, type PrintOutcome, printsThinking, runPrint } from "./print.js";
+import { type PrintOutcome, printsThinking, runPrint } from "./print.js";
 import { Interrupts } from "./signals.js";
 import { readPromptFromStdin } from "./stdin.js";
+import { toolPayloadShape } from "./tool-payload-shape.js";
 
 /** Kept here (not in reference-commands.ts) so recognising a subcommand loads nothing more. */
 const REFERENCE_COMMANDS = new Set([
@@ -89,14 +90,16 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
     // Documented as ignored (PM-28): wrappers often pass it with every format.
     writeError("--stream-partial-output only applies to --output-format stream-json; ignored.");
   }
+  const payloads = toolPayloadShape(options.toolPayloads);
+  if (payloads.note) writeError(payloads.note);
   if (options.outputFormat !== "stream-json") {
     if (printsThinking(options))
       writeError(
         "--print-thinking (CAIRN_PRINT_THINKING) only applies to --output-format stream-json; ignored.",
       );
-    if (fullPayloads(options))
+    if (payloads.chosen)
       writeError(
-        "--tool-payloads full (CAIRN_TOOL_PAYLOADS) only applies to --output-format stream-json; ignored.",
+        "--tool-payloads (CAIRN_TOOL_PAYLOADS) only applies to --output-format stream-json; ignored.",
       );
   }
   const cwd = resolve(options.workspace ?? process.cwd());
