@@ -3,6 +3,7 @@ import { parseSettingSources, type SettingSource } from "../config/setting-sourc
 import type { EffortLevel, ThinkingSetting } from "../engine/provider.js";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
 import { checkModelName } from "../providers/model-names.js";
+import { referenceModel } from "../providers/reference-models.js";
 import { SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
 import { UsageError } from "./exit-codes.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "./formats/types.js";
@@ -222,8 +223,9 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     if (opts.resume !== undefined || opts.continue)
       throw new UsageError("--new-session-id starts a new session: it cannot go with --resume or --continue");
   }
-  // An unknown name fails here, before the prompt is read or anything runs (exit 2).
-  if (opts.model !== undefined) checkModelName(opts.model);
+  // An unknown name fails here, before the prompt is read or anything runs (exit 2). The reference
+  // CLI's ids are read when the run starts (reference-model.ts): what they run depends on the keys.
+  if (opts.model !== undefined && !referenceModel(opts.model)) checkModelName(opts.model);
   if (opts.fallbackModel !== undefined)
     for (const name of opts.fallbackModel.split(",")) checkModelName(name.trim());
   // The reference CLI's `agent` subcommand is its default command: `agent agent "<prompt>"` is a

@@ -37,6 +37,8 @@ Options:
                                 ollama/<model> and other local servers, or replay:<scenario.json>
                                 for an offline, scripted replay. sonnet, opus and haiku name the
                                 current model of that family; default and auto the default model.
+                                The reference CLI's ids (sonnet-4.6-thinking, gpt-5.2-high,
+                                composer-2, ...) run their matching model, else the default one.
                                 See cairn models.
   --api-key <key>               API key for the model's provider (else from the environment,
                                 e.g. ANTHROPIC_API_KEY).

@@ -10,6 +10,7 @@ import { runList } from "./list-sessions.js";
 import { isPrintMode, promptSource, type Terminal } from "./mode.js";
 import { runModels } from "./models.js";
 import { type PrintOutcome, printsThinking, runPrint } from "./print.js";
+import { routeReferenceModel } from "./reference-model.js";
 import { Interrupts } from "./signals.js";
 import { readPromptFromStdin } from "./stdin.js";
 import { toolPayloadShape } from "./tool-payload-shape.js";
@@ -108,7 +109,11 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
     if (!statSync(resolve(cwd, dir), { throwIfNoEntry: false })?.isDirectory())
       throw new UsageError(`--add-dir ${dir}: no such directory`);
   }
-  const outcome = await runPrint({ ...options, prompt, cwd }, interrupts.signal);
+  // The reference CLI's model ids: their matching model, or the default with a note.
+  const { note, ...routed } = await routeReferenceModel(options, cwd);
+  if (note) writeError(note);
+  const { model: _given, ...rest } = options;
+  const outcome = await runPrint({ ...rest, ...routed, prompt, cwd }, interrupts.signal);
   return exitCode(outcome, interrupts, options.failOnDenial);
 }
 
