@@ -39,7 +39,8 @@ export async function routeReferenceModel(
     if (reference.thinking && longSession.thinking === undefined) longSession.thinking = reference.thinking;
     if (reference.effort && longSession.effort === undefined) longSession.effort = reference.effort;
     return {
-      model: reference.model!,
+      // `gpt-5.2` stays as given (reported and priced as before); `sonnet-4.6` becomes the model it names.
+      model: reference.model!.endsWith(`/${reference.id}`) ? reference.id : reference.model!,
       longSession,
       ...(reference.unapplied.length > 0
         ? {
