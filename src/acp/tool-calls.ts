@@ -66,7 +66,7 @@ export function toolTitle(name: string, input: Record<string, unknown>): string 
 
 /** The files a call touches, absolute (ACP requires absolute paths), with the first line of a ranged Read. */
 export function toolLocations(name: string, input: Record<string, unknown>, cwd: string): ToolCallLocation[] {
-  const declared = DECLARATIONS.get(name)?.effects?.paths?.(input);
+  const declared = DECLARATIONS.get(name)?.effects?.paths?.(input, cwd);
   if (!declared || !Array.isArray(declared)) return [];
   const line = typeof input.offset === "number" ? { line: input.offset } : {};
   return declared.map((access) => ({ path: resolveToolPath(cwd, access.path), ...line }));

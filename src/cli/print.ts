@@ -13,6 +13,7 @@ import { UsageError } from "./exit-codes.js";
 import { projectionFor } from "./formats/select.js";
 import { StdoutWriter } from "./output.js";
 import { ProgressLine } from "./progress.js";
+import { toolPayloadShape } from "./tool-payload-shape.js";
 
 export type PrintOptions = CliOptions & { prompt: string; cwd: string };
 
@@ -220,9 +221,9 @@ function assertDirectory(dir: string): void {
   throw new UsageError(`Workspace ${dir} is not a directory.`);
 }
 
-/** `--tool-payloads`, else CAIRN_TOOL_PAYLOADS: the reference CLI's further payload fields (docs/events.md). */
+/** `--tool-payloads`, else CAIRN_TOOL_PAYLOADS, else full: the reference CLI's further payload fields (docs/events.md). */
 export function fullPayloads(options: Pick<PrintOptions, "toolPayloads">): boolean {
-  return (options.toolPayloads ?? process.env.CAIRN_TOOL_PAYLOADS) === "full";
+  return toolPayloadShape(options.toolPayloads).shape === "full";
 }
 
 /** `--print-thinking`, or CAIRN_PRINT_THINKING=1: the reference CLI's thinking events (docs/events.md). */

@@ -17,7 +17,7 @@ export const DEFAULT_OUTPUT_LIMIT = 30_000;
 
 /** `ToolEffects` with `paths` and `command` written for the tool's validated input. */
 export type ToolEffectsSpec<I> = Omit<ToolEffects, "paths" | "command"> & {
-  paths?(input: I): ToolPathAccess[] | { uncheckable: string };
+  paths?(input: I, cwd: string): ToolPathAccess[] | { uncheckable: string };
   command?(input: I): string | undefined;
 };
 
@@ -119,9 +119,9 @@ function checkedEffects<S extends z.ZodObject>(
     ...flags,
     ...(paths
       ? {
-          paths: (input: Record<string, unknown>) => {
+          paths: (input: Record<string, unknown>, cwd: string) => {
             const parsed = parse(input);
-            return parsed.success ? paths(parsed.data) : { uncheckable: "the input is invalid" };
+            return parsed.success ? paths(parsed.data, cwd) : { uncheckable: "the input is invalid" };
           },
         }
       : {}),

@@ -39,9 +39,10 @@ export type ToolEffects = {
   network: boolean;
   /**
    * The files a call touches, derived from its input; `uncheckable` says why they cannot be known
-   * (the call is then asked about). Called with any input: invalid input is `uncheckable`.
+   * (the call is then asked about). Called with any input: invalid input is `uncheckable`. `cwd` is
+   * the session's working directory, which relative paths in the input are resolved against.
    */
-  paths?(input: Record<string, unknown>): ToolPathAccess[] | { uncheckable: string };
+  paths?(input: Record<string, unknown>, cwd: string): ToolPathAccess[] | { uncheckable: string };
   /** The command line an `execute` tool runs (checked against the shell rules and the read-only list). */
   command?(input: Record<string, unknown>): string | undefined;
 };
