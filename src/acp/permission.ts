@@ -1,6 +1,6 @@
 import { type AgentContext, methods, type PermissionOption } from "@agentclientprotocol/sdk";
 import type { PermissionAnswer, PermissionRequest } from "../session/events.js";
-import { editDiff, toolKind, toolLocations, toolTitle } from "./tool-calls.js";
+import { toolCallFields } from "./tool-calls.js";
 
 const ALLOW_ONCE = "allow_once";
 const ALLOW_ALWAYS = "allow_always";
@@ -15,11 +15,11 @@ const REJECT = "reject_once";
  */
 export async function askClient(
   client: AgentContext,
-  session: { id: string; cwd: string },
+  session: { id: string },
   request: PermissionRequest,
   signal: AbortSignal,
 ): Promise<{ result: PermissionAnswer; cancelled: boolean }> {
-  const { toolName, input, toolUseId, suggestions } = request;
+  const { input, toolUseId, suggestions } = request;
   const always = suggestions.filter((update) => update.type === "addRules");
   const options: PermissionOption[] = [
     { optionId: ALLOW_ONCE, kind: "allow_once", name: "Allow once" },
@@ -36,11 +36,8 @@ export async function askClient(
         sessionId: session.id,
         toolCall: {
           toolCallId: toolUseId,
-          title: toolTitle(toolName, input),
-          kind: toolKind(toolName),
+          ...toolCallFields(request.display),
           status: "pending",
-          locations: toolLocations(toolName, input, session.cwd),
-          content: editDiff(toolName, input, session.cwd, { readBefore: true }),
           rawInput: input,
         },
         options,

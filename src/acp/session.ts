@@ -53,8 +53,11 @@ export class AcpSession {
     private readonly client: AgentContext,
     private readonly setup: SessionSetup,
   ) {
-    this.updates = new UpdateProjection(setup.cwd, setup.shows);
     const { cwd, model } = setup;
+    this.updates = new UpdateProjection(
+      (name, input, live) => this.session.describe(name, input, { live }),
+      setup.shows,
+    );
     this.session = new Session({
       cwd,
       assembly: (notice) => ({
@@ -200,7 +203,7 @@ export class AcpSession {
   private answer(request: PermissionRequest): void {
     const signal = this.session.requestSignal(request.id);
     if (!signal) return;
-    askClient(this.client, { id: this.id, cwd: this.setup.cwd }, request, signal)
+    askClient(this.client, { id: this.id }, request, signal)
       .then(async (answer) => {
         if (answer.cancelled) this.cancelled = true;
         if (answer.result.behavior === "allow")

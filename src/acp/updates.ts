@@ -10,15 +10,11 @@ import {
 } from "../engine/messages.js";
 import { toToolResult } from "../engine/tool-result.js";
 import type { SessionEvent } from "../session/events.js";
-import {
-  editDiff,
-  isPlanTool,
-  planEntries,
-  resultContent,
-  toolKind,
-  toolLocations,
-  toolTitle,
-} from "./tool-calls.js";
+import type { ToolDisplay } from "../tools/types.js";
+import { isPlanTool, planEntries, resultContent, toolCallFields } from "./tool-calls.js";
+
+/** How the session shows a call (`live`: it has not run yet). */
+export type Describe = (name: string, input: Record<string, unknown>, live: boolean) => ToolDisplay;
 
 /** What the client said it can show (ACP `clientCapabilities.session`). */
 export type ClientShows = { notices: boolean; compaction: boolean };
@@ -37,13 +33,14 @@ export type ClientShows = { notices: boolean; compaction: boolean };
  * thought, so an editor's user sees why a turn waits.
  */
 export class UpdateProjection {
-  private readonly tools = new Map<string, string>();
+  /** Each call's tool and how it was shown. */
+  private readonly tools = new Map<string, { name: string; kind: ToolDisplay["kind"] }>();
   /** Calls already shown as running. */
   private readonly running = new Set<string>();
   private compactions = 0;
 
   constructor(
-    private readonly cwd: string,
+    private readonly describe: Describe,
     private readonly shows: ClientShows = { notices: false, compaction: false },
   ) {}
 
@@ -105,7 +102,7 @@ export class UpdateProjection {
 
   /** A call the user allowed runs now: an editor shows it running rather than waiting for approval. */
   started(toolUseId: string): SessionUpdate[] {
-    if (this.running.has(toolUseId) || isPlanTool(this.tools.get(toolUseId) ?? "")) return [];
+    if (this.running.has(toolUseId) || isPlanTool(this.tools.get(toolUseId)?.name ?? "")) return [];
     this.running.add(toolUseId);
     return [{ sessionUpdate: "tool_call_update", toolCallId: toolUseId, status: "in_progress" }];
   }
@@ -125,11 +122,6 @@ export class UpdateProjection {
     });
   }
 
-  /** The tool a call id belongs to (for permission requests of the running turn). */
-  toolName(toolUseId: string): string | undefined {
-    return this.tools.get(toolUseId);
-  }
-
   private storedBlock(block: AssistantContentBlock): SessionUpdate[] {
     if (block.type === "text") return [chunk("agent_message_chunk", block.text)];
     if (block.type === "thinking") return [chunk("agent_thought_chunk", block.thinking)];
@@ -141,18 +133,19 @@ export class UpdateProjection {
     block: { id: string; name: string; input: Record<string, unknown> },
     { live }: { live: boolean },
   ): SessionUpdate[] {
-    this.tools.set(block.id, block.name);
-    if (isPlanTool(block.name)) return [{ sessionUpdate: "plan", entries: planEntries(block.input) }];
+    if (isPlanTool(block.name)) {
+      this.tools.set(block.id, { name: block.name, kind: "think" });
+      return [{ sessionUpdate: "plan", entries: planEntries(block.input) }];
+    }
+    // A stored Write's "before" is gone (the file holds what it wrote): only a live one reads it.
+    const display = this.describe(block.name, block.input, live);
+    this.tools.set(block.id, { name: block.name, kind: display.kind });
     return [
       {
         sessionUpdate: "tool_call",
         toolCallId: block.id,
-        title: toolTitle(block.name, block.input),
-        kind: toolKind(block.name),
+        ...toolCallFields(display),
         status: "pending",
-        locations: toolLocations(block.name, block.input, this.cwd),
-        // A stored Write's "before" is gone (the file holds what it wrote): only a live one reads it.
-        content: editDiff(block.name, block.input, this.cwd, { readBefore: live }),
         rawInput: block.input,
       },
     ];
@@ -197,18 +190,18 @@ export class UpdateProjection {
   }
 
   private toolResult(block: ToolResultBlock, rawOutput: unknown): SessionUpdate[] {
-    const name = this.tools.get(block.tool_use_id) ?? "";
-    if (isPlanTool(name)) return [];
+    const tool = this.tools.get(block.tool_use_id) ?? { name: "", kind: "other" };
+    if (isPlanTool(tool.name)) return [];
     const output = contentText(block.content);
     const failed = block.is_error === true;
     // A successful edit keeps the diff it was announced with; anything else shows its output.
-    const keepDiff = !failed && toolKind(name) === "edit";
+    const keepDiff = !failed && tool.kind === "edit";
     return [
       {
         sessionUpdate: "tool_call_update",
         toolCallId: block.tool_use_id,
         status: failed ? "failed" : "completed",
-        ...(keepDiff ? {} : { content: resultContent(name, output) }),
+        ...(keepDiff ? {} : { content: resultContent(tool.kind, output) }),
         rawOutput: rawOutput ?? output,
       },
     ];

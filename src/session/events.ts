@@ -1,6 +1,7 @@
 import type { EngineEvent, HookResultEvent, RunEndEvent } from "../engine/events.js";
 import type { SuggestedUpdate } from "../engine/hooks.js";
 import type { SessionPermissionMode } from "../permissions/types.js";
+import type { ToolDisplay } from "../tools/types.js";
 
 /**
  * What a session tells its door, in order: every event of the engine's runs (`EngineEvent`), plus
@@ -46,6 +47,8 @@ export type PermissionRequest = {
   suggestions: SuggestedUpdate[];
   /** The subagent making the call; absent on the main thread. */
   agentId?: string;
+  /** How to show the call (title, kind, files, the diff it would make). */
+  display: ToolDisplay;
 };
 
 /**

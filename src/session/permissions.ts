@@ -36,7 +36,7 @@ export type PermissionSettings = {
 };
 
 /** How the session asks: emits the request as an event and resolves with the answer (or the abort). */
-export type Asker = (request: PermissionRequest, signal: AbortSignal) => Promise<unknown>;
+export type Asker = (request: Omit<PermissionRequest, "display">, signal: AbortSignal) => Promise<unknown>;
 
 /**
  * The permissions of one session: the gate built from the door's settings and the config files, the

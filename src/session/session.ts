@@ -22,7 +22,9 @@ import type { RewindFilesResult } from "../sessions/checkpoints.js";
 import { type OpenedSession, openSession } from "../sessions/open-session.js";
 import { SessionStore, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
 import { SessionWriteError } from "../sessions/writer.js";
-import type { Tool } from "../tools/types.js";
+import { describeToolCall } from "../tools/display.js";
+import { builtinTools } from "../tools/index.js";
+import type { Tool, ToolDisplay } from "../tools/types.js";
 import { randomUuid } from "../util/random-id.js";
 import { unlessAborted } from "../util/unless-aborted.js";
 import { EventChannel, mergeWith } from "./event-channel.js";
@@ -589,8 +591,25 @@ export class Session {
     }
   }
 
+  /**
+   * How a call of the session's tools is shown (title, kind, files, diff) in every door; `live`:
+   * it has not run yet. A tool the run does not know is titled by its name.
+   */
+  describe(toolName: string, input: Record<string, unknown>, { live }: { live: boolean }): ToolDisplay {
+    // Before the run is assembled (a stored conversation replayed): the built-in tools.
+    const declarations = this.assembled?.declarations ?? builtinTools();
+    const declaration = declarations.find(
+      (tool) => tool.name === toolName || tool.aliases?.includes(toolName),
+    );
+    return describeToolCall(declaration, toolName, input, this.assembled?.cwd ?? this.setup.cwd, { live });
+  }
+
   /** The gate's "ask": a `permission_request` event, answered by `answer()` or ended by the abort. */
-  private askFor(request: PermissionRequest, signal: AbortSignal): Promise<unknown> {
+  private askFor(question: Omit<PermissionRequest, "display">, signal: AbortSignal): Promise<unknown> {
+    const request: PermissionRequest = {
+      ...question,
+      display: this.describe(question.toolName, question.input, { live: true }),
+    };
     const answered = new Promise<PermissionAnswer>((resolve, reject) =>
       this.asks.set(request.id, { resolve, reject, signal }),
     );

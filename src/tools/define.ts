@@ -4,6 +4,7 @@ import { once } from "../util/once.js";
 import type {
   Tool,
   ToolContext,
+  ToolDisplaySpec,
   ToolEffects,
   ToolOutcome,
   ToolOutput,
@@ -27,6 +28,8 @@ export type ToolDefinitionSpec<S extends z.ZodObject> = {
   /** What the tool touches (see `ToolEffects`); a tool without it is always asked about. */
   effects?: ToolEffectsSpec<z.infer<S>>;
   payload?: ToolPayload;
+  /** How a call is shown (see `ToolDisplay`), from its validated input. */
+  display?: ToolDisplaySpec<z.infer<S>>;
   /**
    * The input schema, or a function building it: a built-in tool passes a function, so zod's
    * schemas are built on the first call rather than at start-up.
@@ -64,6 +67,7 @@ export function defineTool<S extends z.ZodObject>(spec: ToolDefinitionSpec<S>): 
     },
     ...(spec.effects ? { effects: checkedEffects(schema, spec.effects) } : {}),
     ...(spec.payload ? { payload: spec.payload } : {}),
+    ...(spec.display ? { display: checkedDisplay(schema, spec.display) } : {}),
     validate,
     async execute(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome> {
       const started = nowMs();
@@ -133,6 +137,17 @@ function checkedEffects<S extends z.ZodObject>(
           },
         }
       : {}),
+  };
+}
+
+/** The declared display, callable with any input: invalid input gets none (the default is shown). */
+function checkedDisplay<S extends z.ZodObject>(
+  schema: () => S,
+  display: ToolDisplaySpec<z.infer<S>>,
+): ToolDisplaySpec<Record<string, unknown>> {
+  return (input, cwd, options) => {
+    const parsed = schema().safeParse(input);
+    return parsed.success ? display(parsed.data, cwd, options) : {};
   };
 }
 

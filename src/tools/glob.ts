@@ -35,6 +35,10 @@ export const globTool = defineTool({
     paths: (args, cwd) => globPaths(cwd, args.path ?? ".", args.pattern),
   },
   payload: "glob",
+  display: (args) => ({
+    title: `Find ${args.pattern}${args.path ? ` in ${args.path}` : ""}`,
+    kind: "search",
+  }),
   description:
     'Finds files by name with a glob pattern ("**/*.ts", "src/**/index.{js,ts}") and returns their absolute paths, most recently modified first. ' +
     "The path to search may be absolute or relative to the working directory. " +
