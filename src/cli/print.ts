@@ -66,7 +66,7 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     sandbox: async (roots, env) => {
       const { policy, warning } = await resolveSandboxPolicy(
         { ...(options.sandbox ? { mode: options.sandbox } : {}), network: options.sandboxNetwork },
-        { roots, env, onFallback: writeError },
+        { roots, env },
       );
       return { policy, warnings: warning ? [warning] : [] };
     },
