@@ -53,7 +53,7 @@ export type CliOptions = {
   trust: boolean;
   /** `--setting-sources user,project,local`: which files load (default: all; docs/agents.md). */
   settingSources?: SettingSource[];
-  /** `--sandbox`: the OS sandbox for shell commands (default `auto`). */
+  /** `--sandbox`: the OS sandbox for shell commands (unset: used where it works, quietly). */
   sandbox?: SandboxMode;
   /** `--sandbox-network`: sandboxed commands may use the network. */
   sandboxNetwork: boolean;

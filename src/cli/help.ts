@@ -71,8 +71,8 @@ Options:
   --setting-sources <list>      Which files load: user,project,local (default: all; "" loads none):
                                 config, instruction files, commands, skills (docs/agents.md).
   --sandbox <mode>              auto | enabled | disabled: the OS sandbox under shell commands
-                                (Linux, bubblewrap). auto (default) uses it where it works and
-                                says so once where it cannot; enabled makes that an error.
+                                (Linux, bubblewrap). By default it is used where it works; auto
+                                also says once where it cannot, enabled makes that an error.
   --sandbox-network             Let sandboxed commands use the network (default: none).
   -r, --resume [id]             Continue session <id> (same id; an unknown id starts a new session
                                 under it, with a note); without an id, the latest one here.

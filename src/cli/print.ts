@@ -75,7 +75,7 @@ function printSession(options: PrintOptions): SessionSetup {
       sandbox: async (roots, env) => {
         const { policy, warning } = await resolveSandboxPolicy(
           { ...(options.sandbox ? { mode: options.sandbox } : {}), network: options.sandboxNetwork },
-          { roots, env, onFallback: writeError },
+          { roots, env },
         );
         return { policy, warnings: warning ? [warning] : [] };
       },

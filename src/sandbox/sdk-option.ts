@@ -3,7 +3,8 @@ import { resolveSandboxPolicy, type SandboxPolicy, type SandboxSettings } from "
 /**
  * The SDK's `sandbox` option, in the convention's `SandboxSettings` shape, as cairn's settings:
  * - `enabled: false` → `disabled`; `enabled: true` with `failIfUnavailable: true` → `enabled`
- *   (the query fails where bubblewrap cannot run); otherwise `auto` (fallback with a warning);
+ *   (the query fails where bubblewrap cannot run); `enabled: true` → `auto` (fallback with a
+ *   warning); no `enabled` → no mode (the default: fallback without a word);
  * - `filesystem.allowWrite` → extra writable directories;
  * - `network.allowAll: true` (cairn's own key) → commands get the network. cairn cannot filter by
  *   domain: `allowedDomains` and the other network keys leave the network off, and say so.

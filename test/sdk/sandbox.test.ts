@@ -72,6 +72,28 @@ describe("SDK sandbox option (convention shape)", () => {
     },
   );
 
+  test("without the option, a query where bubblewrap is missing runs its commands and says nothing about it", async () => {
+    const bin = await pathWithoutBwrap();
+    const server = await startServer([reply().tool("Bash", { command: "touch made" }), reply().text("ok")]);
+    const cwd = workspace();
+    const stderr: string[] = [];
+    const messages = await collect(
+      query({
+        prompt: "Go",
+        options: {
+          cwd,
+          env: { ...envFor(server), PATH: bin },
+          permissionMode: "bypassPermissions",
+          stderr: (line) => stderr.push(line),
+        },
+      }),
+    );
+    expect(labels(messages)).not.toContain("system/informational");
+    expect(stderr).toEqual([]);
+    expect(result(messages).subtype).toBe("success");
+    expect(existsSync(join(cwd, "made"))).toBe(true);
+  });
+
   test("ignored keys and the fallback come as system/informational warnings after system/init", async () => {
     const bin = await pathWithoutBwrap();
     const server = await startServer([reply().text("ok")]);
