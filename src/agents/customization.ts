@@ -74,6 +74,15 @@ export async function loadCustomization(options: CustomizationOptions): Promise<
 }
 
 /** What `Query.supportedCommands()` and the ACP command list show: cairn's own, then the custom ones. */
+/**
+ * The built-in command a prompt invokes (`/compact [instructions]`): the one place prompt text is
+ * read for cairn's own commands (the engine is told what to do, never parses the prompt).
+ */
+export function invokedBuiltin(prompt: string): { name: "compact"; args: string } | undefined {
+  const parsed = parseSlashPrompt(prompt);
+  return parsed?.name === "compact" ? { name: "compact", args: parsed.args } : undefined;
+}
+
 export function slashCommandsOf(customization: Customization | undefined): SlashCommand[] {
   return [
     ...BUILTIN_COMMANDS.map((command) => ({ ...command })),

@@ -43,14 +43,6 @@ const SUMMARY_MAX_TOKENS = 8_192;
 /** What is left of a truncated tool result at least. */
 const MIN_RESULT_CHARS = 1_000;
 
-/** The prompt that compacts on demand: `/compact` or `/compact <instructions>`. */
-export function manualCompaction(prompt: string): { instructions: string | null } | undefined {
-  const match = /^\/compact(?:\s+([\s\S]*))?$/.exec(prompt.trim());
-  if (!match) return undefined;
-  const instructions = match[1]?.trim();
-  return { instructions: instructions ? instructions : null };
-}
-
 export type CompactionRequest = {
   trigger: CompactTrigger;
   instructions: string | null;

@@ -2,13 +2,7 @@ import type { SandboxPolicy } from "../sandbox/policy.js";
 import type { Tool, ToolOutcome } from "../tools/types.js";
 import { nowMs } from "../util/clock.js";
 import { eachEvent } from "./batches.js";
-import {
-  type CompactionHooks,
-  type CompactTrigger,
-  compactHistory,
-  fitToolResults,
-  manualCompaction,
-} from "./compaction.js";
+import { type CompactionHooks, type CompactTrigger, compactHistory, fitToolResults } from "./compaction.js";
 import { type ContextLimits, ContextMeter } from "./context-meter.js";
 import type {
   EngineEvent,
@@ -64,6 +58,11 @@ export type LoopOptions = {
    * `/compact` and the events see); the user message sent is these blocks.
    */
   promptContent?: PromptBlock[];
+  /**
+   * This run compacts the conversation instead of sending the prompt (the user's `/compact`, which
+   * the run assembly recognises: the engine never reads prompt text for commands).
+   */
+  compact?: { instructions: string | null };
   signal: AbortSignal;
   maxTurns?: number;
   maxTokens?: number;
@@ -330,7 +329,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
       startedAt,
     },
   ];
-  const manual = manualCompaction(options.prompt);
+  const manual = options.compact;
   const hooks = options.hooks;
   /** Runs one event's hooks outside a tool call, yielding what ran. */
   async function* runHooks(fields: HookEventFields): AsyncGenerator<EngineEvent[], HookVerdict | undefined> {

@@ -2,7 +2,12 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { agentTool } from "../agents/agent-tool.js";
 import type { SlashCommand } from "../agents/commands.js";
-import { type Customization, loadCustomization, slashCommandsOf } from "../agents/customization.js";
+import {
+  type Customization,
+  invokedBuiltin,
+  loadCustomization,
+  slashCommandsOf,
+} from "../agents/customization.js";
 import type { AgentInfo } from "../agents/definitions.js";
 import type { PluginConfig } from "../agents/plugins.js";
 import { subagentTools } from "../agents/subagent-tools.js";
@@ -407,6 +412,9 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
             ]
           : turn.promptContent;
       const chosen = expansion?.model ?? turn.model ?? model;
+      // cairn's own `/compact [instructions]`: the engine compacts instead of sending a prompt.
+      const builtin = expansion ? undefined : invokedBuiltin(turn.prompt);
+      const compact = builtin?.name === "compact" ? { instructions: builtin.args || null } : undefined;
       const permissionMode = turn.permissionMode ?? built?.reportedMode;
       hooks?.setContext({
         sessionId: turn.sessionId,
@@ -431,6 +439,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         history: turn.history,
         prompt,
         ...(promptContent ? { promptContent } : {}),
+        ...(compact ? { compact } : {}),
         signal: turn.signal,
         env: toolEnv,
         ...(sandbox ? { sandbox } : {}),
