@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { EXIT } from "../cli/exit-codes.js";
 import { MessageQueue } from "../sdk/message-queue.js";
 import type { SDKUserMessage } from "../sdk/messages.js";
 import type { Options, PermissionResult } from "../sdk/options.js";
@@ -7,7 +8,7 @@ import { query } from "../sdk/query.js";
 import { parseProtocolArgs } from "./args.js";
 import { Channel, type ControlRequest, type Frame } from "./channel.js";
 import { bridgedHooks, type HostHookMatchers } from "./hooks-bridge.js";
-import { initializeOptions, initializeResponse } from "./initialize.js";
+import { initializeFailure, initializeOptions, initializeResponse } from "./initialize.js";
 import { withHostServers } from "./mcp-bridge.js";
 
 /**
@@ -42,10 +43,14 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
 
   // With `--replay-user-messages`: the prompts whose turn has not started, echoed when it does.
   const toReplay: Frame[] = [];
+  // `initialize` failed: the session ends there (initializeFailure says why).
+  let initializeFailed = false;
   const reading = (async () => {
     for await (const frame of channel.frames()) {
-      if (frame.type === "control_request") await answer(frame as ControlRequest);
-      else if (frame.type === "user") {
+      if (frame.type === "control_request") {
+        await answer(frame as ControlRequest);
+        if (initializeFailed) break;
+      } else if (frame.type === "user") {
         start({});
         // The echo names the prompt by its uuid: one the host did not give is made here, and the
         // turn's user message gets the same.
@@ -109,6 +114,11 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
       }
     } catch (error) {
       channel.fail(request, (error as Error).message);
+      if (body.subtype === "initialize") {
+        initializeFailed = true;
+        running?.close();
+        process.stderr.write(initializeFailure((error as Error).message));
+      }
     }
   }
 
@@ -134,7 +144,7 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
         if (reportsState && frame.type === "result") sendState(channel, frame, "idle", hostOnly);
       }
     await reading;
-    return 0;
+    return initializeFailed ? EXIT.failure : EXIT.success;
   } finally {
     signal.removeEventListener("abort", onSignal);
   }

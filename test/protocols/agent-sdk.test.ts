@@ -155,6 +155,38 @@ describe("the official agent SDK drives cairn", () => {
     expect(JSON.stringify(server.requests[1]!.body)).toContain("No .env files.");
   });
 
+  test("a failed initialize ends the session: the prompt never runs without the program's hooks", async () => {
+    // The hook's matcher is not a regular expression, so cairn answers initialize with an error.
+    // The SDK writes the prompt anyway; running it would run the Write without the hook that
+    // forbids it.
+    const server = await startServer([
+      reply().tool("Write", { file_path: ".env", content: "SECRET=1\n" }),
+      reply().text("Written."),
+    ]);
+    const cwd = workspace();
+    const lines: string[] = [];
+    const run = collect(
+      query({
+        prompt: "Write .env",
+        options: {
+          ...throughCairn(server, cwd),
+          stderr: (line: string) => lines.push(line),
+          hooks: {
+            PreToolUse: [
+              { matcher: "Write(", hooks: [async () => ({ decision: "block", reason: "No .env files." })] },
+            ],
+          },
+        },
+      }),
+    );
+    await expect(run).rejects.toThrow(/exited with code 1/);
+    expect(lines.join("")).toContain(
+      'cairn: initialize failed: cairn query(): invalid option hooks.PreToolUse.0: matcher "Write("',
+    );
+    expect(server.requests).toEqual([]);
+    expect(existsSync(join(cwd, ".env"))).toBe(false);
+  });
+
   test("an in-process createSdkMcpServer tool of the host runs through mcp_message", async () => {
     const server = await startServer([
       reply().tool("mcp__probe__add", { a: 2, b: 3 }),
