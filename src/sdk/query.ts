@@ -10,7 +10,7 @@ import type { ThinkingSetting } from "../engine/provider.js";
 import { estimateTokens } from "../engine/tokens.js";
 import { entriesFromOptions } from "../mcp/sources.js";
 import { splitRuleList } from "../permissions/rules.js";
-import { MODEL_CATALOG } from "../providers/catalog.js";
+import { catalogModels, DEFAULT_MODEL_CHOICE } from "../providers/offered-models.js";
 import type { AgentsSpec } from "../run/agents.js";
 import type { RunSpec } from "../run/assemble.js";
 import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
@@ -140,7 +140,10 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
    * user (docs/agents.md), as the enabled `settingSources` load them.
    */
   supportedCommands(): Promise<SlashCommand[]>;
-  /** The models of cairn's catalog (any other `provider/model` id works too). */
+  /**
+   * `default` (the configured default model), then the models of cairn's catalog (any other
+   * `provider/model` id works too); every `value` is a name `setModel()` takes.
+   */
   supportedModels(): Promise<ModelInfo[]>;
   /** No subagents yet: `[]`. */
   supportedAgents(): Promise<AgentInfo[]>;
@@ -351,11 +354,7 @@ class QueryRun implements Query {
   }
 
   async supportedModels(): Promise<ModelInfo[]> {
-    return MODEL_CATALOG.map((entry) => ({
-      value: `${entry.provider}/${entry.id}`,
-      displayName: entry.displayName,
-      description: `${entry.displayName}: ${entry.contextWindow.toLocaleString("en-US")}-token context, up to ${entry.maxOutput.toLocaleString("en-US")} output tokens`,
-    }));
+    return [DEFAULT_MODEL_CHOICE, ...catalogModels()];
   }
 
   supportedAgents(): Promise<AgentInfo[]> {

@@ -80,6 +80,11 @@ function agentMethods(agent: ClientContext) {
     prompt: (params: Params<"session/prompt">) => agent.request(methods.agent.session.prompt, params),
     setSessionMode: (params: Params<"session/set_mode">) =>
       agent.request(methods.agent.session.setMode, params),
+    setConfigOption: (params: Params<"session/set_config_option">) =>
+      agent.request(methods.agent.session.setConfigOption, params),
+    /** The legacy model selector, which the stable SDK no longer types. */
+    setModel: (params: { sessionId: string; modelId: string }) =>
+      agent.request<Record<string, never>>("session/set_model", params),
     closeSession: (params: Params<"session/close">) => agent.request(methods.agent.session.close, params),
     cancel: (params: CancelNotification) => agent.notify(methods.agent.session.cancel, params),
   };
