@@ -11,6 +11,7 @@ import { isValidSessionId } from "../sessions/store.js";
 import type { OnElicitation, OnUserDialog, ToolConfig } from "./convention-types.js";
 import type { PermissionMode } from "./messages.js";
 import type { SandboxSettings, Settings } from "./settings-types.js";
+import { REPLAY_USER_MESSAGES } from "./turn-frames.js";
 
 /**
  * The options of `query()`: names and meaning as in the public agent-SDK convention, plus cairn's own
@@ -498,7 +499,12 @@ export type Options = {
   executable?: "bun" | "deno" | "node" | (string & {});
   /** No CLI process: accepted, no effect. */
   executableArgs?: string[];
-  /** No CLI process: ignored. */
+  /**
+   * The CLI's extra flags. `"replay-user-messages"` is applied: each prompt is echoed back as a
+   * `user` message with `isReplay: true` right after its turn's `system`/`init`, as the convention's
+   * CLI does with that flag (src/sdk/turn-frames.ts). No CLI process for the others: ignored, with
+   * a one-time warning naming them.
+   */
   extraArgs?: Record<string, string | null>;
   /** No CLI process: ignored. */
   pathToClaudeCodeExecutable?: string;
@@ -785,6 +791,16 @@ export function validateOptions(options: unknown): ResolvedOptions {
           "CAIRN_SDK_OPTION_NOT_YET_SUPPORTED",
         ),
       );
+    } else if (key === "extraArgs") {
+      const ignored = Object.keys(given.extraArgs as object).filter((flag) => flag !== REPLAY_USER_MESSAGES);
+      if (ignored.length > 0)
+        notes.push(
+          warnOnce(
+            key,
+            `cairn query(): option "extraArgs" has no effect for ${ignored.map((flag) => `--${flag}`).join(", ")}: cairn runs the agent in this process, there is no CLI child process to configure (of the CLI's flags, only --${REPLAY_USER_MESSAGES} applies).`,
+            "CAIRN_SDK_OPTION_NOT_APPLICABLE",
+          ),
+        );
     } else if (key in NOT_APPLICABLE_OPTIONS) {
       notes.push(
         warnOnce(

@@ -63,6 +63,7 @@ import {
   STRUCTURED_OUTPUT_TOOL,
   type StructuredOutputRun,
 } from "./structured-output.js";
+import { TurnFrames } from "./turn-frames.js";
 
 /** What `interrupt()` resolves to: cairn queues nothing, so there is never anything still queued. */
 export type SDKControlInterruptResponse = { still_queued: string[]; cancelled?: string[] };
@@ -276,6 +277,8 @@ class QueryRun implements Query {
   /** The user messages of the turns after the first: the prompt iterable and `streamInput()` streams. */
   private readonly input: QueryInput<SDKUserMessage>;
   private readonly promptIterator: AsyncIterator<SDKUserMessage> | undefined;
+  /** The state changes and prompt echoes the program asked for around each turn. */
+  private readonly frames: TurnFrames;
 
   constructor(
     private readonly prompt: string | AsyncIterable<SDKUserMessage>,
@@ -289,6 +292,7 @@ class QueryRun implements Query {
     );
     this.promptIterator = typeof prompt === "string" ? undefined : prompt[Symbol.asyncIterator]();
     this.input = new QueryInput(this.promptIterator);
+    this.frames = TurnFrames.of(options);
     this.generator = this.drive();
   }
 
@@ -530,7 +534,10 @@ class QueryRun implements Query {
     for (const note of this.options.optionNotes) this.diagnostic(note);
     let exhausted = false;
     try {
-      if (typeof this.prompt === "string") yield* this.turn({ text: this.prompt });
+      if (typeof this.prompt === "string") {
+        const prompt = this.frames.prompt(this.prompt);
+        yield* this.frames.around(this.turn({ text: this.prompt }, prompt.uuid), prompt);
+      }
       while (!this.session.isStopped) {
         const next = await this.session.unlessStopped(this.input.next(), (): typeof STOPPED => STOPPED);
         if (next === STOPPED) break;
@@ -538,7 +545,8 @@ class QueryRun implements Query {
           exhausted = true;
           break;
         }
-        yield* this.turn(promptOf(next.value), next.value.uuid);
+        const prompt = this.frames.prompt(next.value);
+        yield* this.frames.around(this.turn(promptOf(prompt), prompt.uuid), prompt);
       }
       if (exhausted || typeof this.prompt === "string") yield* this.endSession();
     } finally {

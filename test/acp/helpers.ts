@@ -105,11 +105,21 @@ export type Agent = {
  */
 export function startAgent(
   cwd: string,
-  options: { server?: ScriptedServer; env?: NodeJS.ProcessEnv; args?: string[]; program?: string },
+  options: {
+    server?: ScriptedServer;
+    env?: NodeJS.ProcessEnv;
+    args?: string[];
+    program?: string;
+    /** Node's own options, before the program (`--import` of a module hook). */
+    nodeArgs?: string[];
+  },
 ): Agent {
   const env = options.env ?? serverEnv(options.server!);
   const args = options.args ?? ["--model", MODEL];
-  const argv = options.program ? [options.program, ...(options.args ?? [])] : [CLI, "acp", ...args];
+  const argv = [
+    ...(options.nodeArgs ?? []),
+    ...(options.program ? [options.program, ...(options.args ?? [])] : [CLI, "acp", ...args]),
+  ];
   const child = spawn(process.execPath, argv, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
   children.push(child);
   let stderr = "";
