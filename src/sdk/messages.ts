@@ -404,6 +404,17 @@ export type SDKAssistantMessage = {
   error?: SDKAssistantMessageError;
   uuid: UUID;
   session_id: string;
+} & SDKSubagentOrigin;
+
+/**
+ * Which subagent a message comes from, on a subagent's `assistant` and `user` messages (absent on
+ * the main thread's), as the convention's CLI marks them: its agent id (the `task_id` of its task
+ * messages), its type and the task's description.
+ */
+export type SDKSubagentOrigin = {
+  agent_id?: string;
+  subagent_type?: string;
+  task_description?: string;
 };
 
 /**
@@ -434,7 +445,7 @@ export type SDKUserMessage = {
   /** On input: names the message for `Query.rewindFiles()` (file checkpoints). */
   uuid?: UUID;
   session_id?: string;
-};
+} & SDKSubagentOrigin;
 
 /**
  * A tool call the permission check refused: a deny rule, the mode (`plan`), an "ask" with no

@@ -409,8 +409,11 @@ export type Options = {
    */
   agent?: string;
   /**
-   * Also yield subagents' text and thinking (`assistant` and `stream_event` messages with
-   * `parent_tool_use_id`); their tool calls and results always come.
+   * Also yield subagents' text and thinking (`assistant` and, with `includePartialMessages`,
+   * `stream_event` messages with `parent_tool_use_id`), for a nested transcript. By default, as in
+   * the convention, only their tool calls and results come (with `parent_tool_use_id`, `agent_id`,
+   * `subagent_type`, `task_description`). Unset: `CLAUDE_CODE_FORWARD_SUBAGENT_TEXT=1` in `env`
+   * turns it on, as it does the convention's CLI.
    */
   forwardSubagentText?: boolean;
 

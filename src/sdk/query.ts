@@ -49,7 +49,13 @@ import {
   validateOptions,
 } from "./options.js";
 import { promptToolAsker } from "./permission-prompt-tool.js";
-import { createSdkProjection, hookMessages, type SdkProjection, type SdkRunEnd } from "./project.js";
+import {
+  createSdkProjection,
+  forwardsSubagentText,
+  hookMessages,
+  type SdkProjection,
+  type SdkRunEnd,
+} from "./project.js";
 import { type UserPrompt, userPrompt } from "./prompt-content.js";
 import { notApplied, readWorkspaceFile } from "./query-extras.js";
 import { QueryInput } from "./query-input.js";
@@ -578,7 +584,10 @@ class QueryRun implements Query {
     const projection = createSdkProjection({
       includePartialMessages: this.options.includePartialMessages,
       includeHookEvents: this.options.includeHookEvents === true,
-      forwardSubagentText: this.options.forwardSubagentText === true,
+      forwardSubagentText: forwardsSubagentText(
+        this.options.forwardSubagentText,
+        this.options.env ?? process.env,
+      ),
       version: cairnVersion(),
     });
     const structured = this.structuredOutput?.();
