@@ -710,9 +710,9 @@ export type SDKToolProgressMessage = {
 };
 
 /**
- * A user message replayed back to the program (the convention's CLI does so with
- * `--replay-user-messages`, which its SDK does not pass). cairn's `query()` does not echo prompts, so
- * it yields none; declared so programs that handle it type-check.
+ * A prompt echoed back to the program right after its turn's `system`/`init`, as the convention's
+ * CLI does with `--replay-user-messages`: only when the program asks, with
+ * `extraArgs: { "replay-user-messages": null }` (src/sdk/turn-frames.ts).
  */
 export type SDKUserMessageReplay = Omit<SDKUserMessage, "uuid" | "session_id"> & {
   uuid: UUID;
@@ -753,7 +753,8 @@ export type SDKRateLimitEvent = {
  * Everything `query()` can yield. cairn produces `system`/`init`, `system`/`api_retry`,
  * `system`/`informational`, the hook and compaction messages, `system`/`task_started` /
  * `task_progress` / `task_notification` (subagents), `stream_event`, `assistant`, `user` and
- * `result` today; the other members (`SDKUserMessageReplay`, `SDKRateLimitEvent` where the provider
+ * `result` today, and when the program asks for them (docs/sdk.md) `SDKUserMessageReplay` and
+ * `system`/`session_state_changed`; the other members (`SDKRateLimitEvent` where the provider
  * reports no limits, and the convention's messages in unemitted-messages.ts) are declared so
  * programs written against the convention that handle them still type-check.
  */
