@@ -20,7 +20,8 @@ import {
   type PromptRequest,
   type PromptResponse,
   RequestError,
-  type SessionModeState,
+  type SetSessionConfigOptionRequest,
+  type SetSessionConfigOptionResponse,
   type SetSessionModeRequest,
   type SetSessionModeResponse,
 } from "@agentclientprotocol/sdk";
@@ -29,6 +30,12 @@ import type { SessionPermissionMode as PermissionMode } from "../permissions/typ
 import { ConfigError } from "../providers/types.js";
 import { resolveModelFor } from "../run/assemble.js";
 import { SessionStore } from "../sessions/store.js";
+import {
+  MODE_OPTION,
+  MODEL_OPTION,
+  type SessionModelState,
+  type SetSessionModelRequest,
+} from "./config-options.js";
 import { mcpServersOf } from "./mcp-servers.js";
 import { SESSION_MODES, sessionMode } from "./modes.js";
 import { AcpSession } from "./session.js";
@@ -75,16 +82,27 @@ export class CairnAgent {
     return {};
   }
 
-  async newSession(params: NewSessionRequest, client: AgentContext): Promise<NewSessionResponse> {
-    const config = await this.checkedConfig(params.cwd);
+  /**
+   * A new session, with its selectors: `modes`, `configOptions` (mode and model) and the legacy
+   * `models`, for clients that read only that (src/acp/config-options.ts).
+   */
+  async newSession(
+    params: NewSessionRequest,
+    client: AgentContext,
+  ): Promise<NewSessionResponse & { models: SessionModelState }> {
+    const { config, model } = await this.checkedConfig(params.cwd);
     const sessionId = randomUUID();
     const mode = initialMode(config);
-    announceLater(this.open(client, { ...params, sessionId, resume: false, mode }));
-    return { sessionId, modes: modeState(mode) };
+    const session = this.open(client, { ...params, sessionId, resume: false, mode, startingModel: model });
+    announceLater(session);
+    return { sessionId, ...session.selectors() };
   }
 
-  async loadSession(params: LoadSessionRequest, client: AgentContext): Promise<LoadSessionResponse> {
-    const config = await this.checkedConfig(params.cwd);
+  async loadSession(
+    params: LoadSessionRequest,
+    client: AgentContext,
+  ): Promise<LoadSessionResponse & { models: SessionModelState }> {
+    const { config, model } = await this.checkedConfig(params.cwd);
     const stored = await new SessionStore({ env: process.env })
       .load(params.sessionId, params.cwd)
       .catch((error: unknown) => {
@@ -92,13 +110,13 @@ export class CairnAgent {
       });
     await this.sessions.get(params.sessionId)?.close();
     const mode = initialMode(config);
-    const session = this.open(client, { ...params, resume: true, mode });
+    const session = this.open(client, { ...params, resume: true, mode, startingModel: model });
     // ACP: the whole conversation is replayed as updates before the response.
     for (const update of session.updates.replay(stored.history)) {
       await client.notify(methods.client.session.update, { sessionId: params.sessionId, update });
     }
     announceLater(session);
-    return { modes: modeState(mode) };
+    return session.selectors();
   }
 
   /** `signal`: the client withdrew the request (`$/cancel_request`), which cancels the turn too. */
@@ -118,14 +136,44 @@ export class CairnAgent {
   }
 
   async setSessionMode(params: SetSessionModeRequest): Promise<SetSessionModeResponse> {
-    const mode = sessionMode(params.modeId);
-    if (!mode) {
+    const session = this.session(params.sessionId);
+    await session.setMode(checkedMode(params.modeId));
+    await session.announceSelectors();
+    return {};
+  }
+
+  /**
+   * `session/set_config_option`: the mode (also told as `current_mode_update`, for clients that
+   * follow `modes`) or the model; answers every option with its value now.
+   */
+  async setSessionConfigOption(
+    params: SetSessionConfigOptionRequest,
+  ): Promise<SetSessionConfigOptionResponse> {
+    const session = this.session(params.sessionId);
+    const { configId, value } = params;
+    if (typeof value !== "string") {
+      throw RequestError.invalidParams({ configId, value }, `config option "${configId}" takes a value id`);
+    }
+    if (configId === MODE_OPTION) {
+      const mode = checkedMode(value);
+      await session.setMode(mode);
+      await session.send({ sessionUpdate: "current_mode_update", currentModeId: mode });
+    } else if (configId === MODEL_OPTION) {
+      await session.setModel(value);
+    } else {
       throw RequestError.invalidParams(
-        { modeId: params.modeId },
-        `unknown mode "${params.modeId}"; modes: ${SESSION_MODES.map((entry) => entry.id).join(", ")}`,
+        { configId },
+        `unknown config option "${configId}"; options: ${MODE_OPTION}, ${MODEL_OPTION}`,
       );
     }
-    await this.session(params.sessionId).setMode(mode);
+    return { configOptions: session.selectors().configOptions };
+  }
+
+  /** `session/set_model`, the legacy model selector: as the model config option, then told as its update. */
+  async setSessionModel(params: SetSessionModelRequest): Promise<Record<string, never>> {
+    const session = this.session(params.sessionId);
+    await session.setModel(params.modelId);
+    await session.announceSelectors();
     return {};
   }
 
@@ -169,27 +217,37 @@ export class CairnAgent {
     return session;
   }
 
-  /** The config of `cwd`, once the model is known to resolve (else ACP's "authentication required"). */
-  private async checkedConfig(cwd: string): Promise<LoadedConfig> {
+  /**
+   * The config of `cwd` and the model a session there starts with, once that model is known to
+   * resolve (else ACP's "authentication required").
+   */
+  private async checkedConfig(cwd: string): Promise<{ config: LoadedConfig; model: string }> {
     if (!isAbsolute(cwd) || !isDirectory(cwd)) {
       throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path to a directory: ${cwd}`);
     }
     const config = await loadConfig({ cwd, env: process.env }).catch((error: unknown) => {
       throw RequestError.internalError(undefined, messageOf(error));
     });
-    const problem = await this.modelProblem(cwd, config);
-    if (problem) throw RequestError.authRequired(undefined, problem);
-    return config;
+    const model = await this.startingModel(cwd, config);
+    if ("problem" in model) throw RequestError.authRequired(undefined, model.problem);
+    return { config, model: model.name };
   }
 
   /** Why no model can be used in `cwd` (no key, unknown model…), or undefined when one can. */
-  private async modelProblem(cwd: string, config?: LoadedConfig): Promise<string | undefined> {
-    const loaded = config ?? (await loadConfig({ cwd, env: process.env }));
+  private async modelProblem(cwd: string): Promise<string | undefined> {
+    const model = await this.startingModel(cwd, await loadConfig({ cwd, env: process.env }));
+    return "problem" in model ? model.problem : undefined;
+  }
+
+  /** The model a session in `cwd` starts with (its resolved name), or why there is none. */
+  private async startingModel(
+    cwd: string,
+    config: LoadedConfig,
+  ): Promise<{ name: string } | { problem: string }> {
     try {
-      await resolveModelFor({ cwd, env: process.env }, loaded, this.settings.model);
-      return undefined;
+      return { name: (await resolveModelFor({ cwd, env: process.env }, config, this.settings.model)).model };
     } catch (error) {
-      if (error instanceof ConfigError) return error.message;
+      if (error instanceof ConfigError) return { problem: error.message };
       throw error;
     }
   }
@@ -202,6 +260,7 @@ type OpenRequest = {
   additionalDirectories?: string[] | undefined;
   resume: boolean;
   mode: PermissionMode;
+  startingModel: string;
 };
 
 /** The session's commands, right after the response that tells the client its id. */
@@ -218,8 +277,16 @@ function initialMode(config: LoadedConfig): PermissionMode {
   return (config.defaultMode && sessionMode(config.defaultMode)) || "default";
 }
 
-function modeState(mode: PermissionMode): SessionModeState {
-  return { currentModeId: mode, availableModes: SESSION_MODES };
+/** A mode id the client sent, as a permission mode (else invalid params naming the modes). */
+function checkedMode(modeId: string): PermissionMode {
+  const mode = sessionMode(modeId);
+  if (!mode) {
+    throw RequestError.invalidParams(
+      { modeId },
+      `unknown mode "${modeId}"; modes: ${SESSION_MODES.map((entry) => entry.id).join(", ")}`,
+    );
+  }
+  return mode;
 }
 
 function isDirectory(path: string): boolean {

@@ -3,6 +3,7 @@ import { agent as acpAgent, methods, ndJsonStream } from "@agentclientprotocol/s
 import { EXIT, UsageError } from "../cli/exit-codes.js";
 import type { Interrupts } from "../cli/signals.js";
 import { CairnAgent } from "./agent.js";
+import { SET_MODEL_METHOD, setModelParams } from "./config-options.js";
 
 const USAGE =
   "Usage: cairn acp [--model <model>] [--max-turns <n>] (an ACP agent on stdin/stdout, for editors)";
@@ -26,6 +27,8 @@ export async function runAcp(args: string[], version: string, interrupts: Interr
     .onRequest(methods.agent.session.load, ({ params, client }) => cairn.loadSession(params, client))
     .onRequest(methods.agent.session.prompt, ({ params, signal }) => cairn.prompt(params, signal))
     .onRequest(methods.agent.session.setMode, ({ params }) => cairn.setSessionMode(params))
+    .onRequest(methods.agent.session.setConfigOption, ({ params }) => cairn.setSessionConfigOption(params))
+    .onRequest(SET_MODEL_METHOD, setModelParams, ({ params }) => cairn.setSessionModel(params))
     .onRequest(methods.agent.session.close, ({ params }) => cairn.closeSession(params))
     .onNotification(methods.agent.session.cancel, ({ params }) => cairn.cancel(params))
     .connect(stream);

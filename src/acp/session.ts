@@ -11,11 +11,13 @@ import type { RunEndEvent } from "../engine/events.js";
 import type { McpServerConfig } from "../mcp/config.js";
 import { entriesFromOptions } from "../mcp/sources.js";
 import type { SessionPermissionMode } from "../permissions/types.js";
+import { ConfigError } from "../providers/types.js";
 import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
 import type { PermissionRequest, SessionEvent } from "../session/events.js";
 import { ToolHeartbeats } from "../session/heartbeats.js";
 import { Session } from "../session/session.js";
 import { builtinTools } from "../tools/index.js";
+import { type SessionSelectors, sessionSelectors } from "./config-options.js";
 import { askClient } from "./permission.js";
 import { promptInput } from "./prompt-input.js";
 import { type ClientShows, UpdateProjection } from "./updates.js";
@@ -29,7 +31,10 @@ export type SessionSetup = {
   /** Continue this stored session (`session/load`): same id, its history goes to the model. */
   resume: boolean;
   mode: SessionPermissionMode;
+  /** The door's model (`cairn acp --model`); undefined: the configured default. */
   model?: string;
+  /** The model the session starts with, resolved (`session/new` checked that it can be used). */
+  startingModel: string;
   maxTurns?: number;
   /** What the client can show besides messages and tool calls. */
   shows: ClientShows;
@@ -48,11 +53,14 @@ export class AcpSession {
   readonly updates: UpdateProjection;
   private readonly session: Session;
   private cancelled = false;
+  /** The model of the next turn, as resolved (the model selector's value). */
+  private modelName: string;
 
   constructor(
     private readonly client: AgentContext,
     private readonly setup: SessionSetup,
   ) {
+    this.modelName = setup.startingModel;
     const { cwd, model } = setup;
     this.updates = new UpdateProjection(
       (name, input, live) => this.session.describe(name, input, { live }),
@@ -164,6 +172,30 @@ export class AcpSession {
     this.session.setMode(mode);
   }
 
+  /**
+   * The model from the next turn on: any name `cairn -p --model` takes. One cairn cannot use (an
+   * unknown name, a provider without its key) is invalid params naming why; the model stays.
+   */
+  async setModel(name: string): Promise<void> {
+    try {
+      await this.session.setModel(name);
+    } catch (error) {
+      if (error instanceof ConfigError) throw RequestError.invalidParams({ modelId: name }, error.message);
+      throw error;
+    }
+    this.modelName = (await this.session.currentModel()).model;
+  }
+
+  /** The session's mode and model selectors (`modes`, `configOptions`, the legacy `models`). */
+  selectors(): SessionSelectors {
+    return sessionSelectors(this.session.mode ?? this.setup.mode, this.modelName);
+  }
+
+  /** `config_option_update`: a selector changed other than by `session/set_config_option`. */
+  async announceSelectors(): Promise<void> {
+    await this.send({ sessionUpdate: "config_option_update", configOptions: this.selectors().configOptions });
+  }
+
   /** Ends the session: the running turn is aborted, the transcript closed, MCP servers stopped. */
   async close(): Promise<void> {
     await this.session.close();
@@ -197,6 +229,8 @@ export class AcpSession {
       return;
     }
     for (const update of this.updates.project(event)) await this.send(update);
+    // A mode set inside the turn (an answer's "always allow" choosing one): the mode selector follows.
+    if (event.type === "permission_mode_changed") await this.announceSelectors();
   }
 
   /** Asks the client; not awaited, so the turn's other events (heartbeats) go on meanwhile. */
@@ -213,7 +247,7 @@ export class AcpSession {
       .catch((error: unknown) => this.session.fail(request.id, error));
   }
 
-  private send(update: SessionUpdate): Promise<void> {
+  send(update: SessionUpdate): Promise<void> {
     return this.client.notify(methods.client.session.update, { sessionId: this.id, update });
   }
 

@@ -133,6 +133,9 @@ export function parseProtocolArgs(argv: readonly string[]): ProtocolArgs {
       case "include-hook-events":
         options.includeHookEvents = true;
         break;
+      case "forward-subagent-text":
+        options.forwardSubagentText = true;
+        break;
       case "replay-user-messages":
         result.replayUserMessages = true;
         break;
@@ -212,6 +215,7 @@ const KNOWN_BOOLEANS = new Set([
   "verbose",
   "include-partial-messages",
   "include-hook-events",
+  "forward-subagent-text",
   "replay-user-messages",
   "continue",
   "fork-session",

@@ -62,3 +62,14 @@ export async function initializeResponse(
   const result = await q.initializationResult();
   return init.mcpServers === undefined ? result : { ...result, mcp_servers_applied: true };
 }
+
+/**
+ * What cairn says on stderr when `initialize` failed. The session ends there (exit 1): a prompt run
+ * without what `initialize` asked for would run without the program's hooks (its safety checks),
+ * system prompt and MCP servers. The TypeScript SDK (0.3.333) does not stop at the error answer: it
+ * writes the prompt anyway, so only cairn can refuse it.
+ */
+export function initializeFailure(message: string): string {
+  const reason = message.replace(/\.$/, "");
+  return `cairn: initialize failed: ${reason}; the session ends (no prompt runs without the hooks, system prompt and MCP servers initialize asked for)\n`;
+}

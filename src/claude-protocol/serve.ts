@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { EXIT } from "../cli/exit-codes.js";
 import { MessageQueue } from "../sdk/message-queue.js";
 import type { SDKUserMessage } from "../sdk/messages.js";
 import type { Options, PermissionResult } from "../sdk/options.js";
@@ -7,7 +8,7 @@ import { query } from "../sdk/query.js";
 import { parseProtocolArgs } from "./args.js";
 import { Channel, type ControlRequest, type Frame } from "./channel.js";
 import { bridgedHooks, type HostHookMatchers } from "./hooks-bridge.js";
-import { initializeOptions, initializeResponse } from "./initialize.js";
+import { initializeFailure, initializeOptions, initializeResponse } from "./initialize.js";
 import { withHostServers } from "./mcp-bridge.js";
 
 /**
@@ -42,10 +43,14 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
 
   // With `--replay-user-messages`: the prompts whose turn has not started, echoed when it does.
   const toReplay: Frame[] = [];
+  // `initialize` failed: the session ends there (initializeFailure says why).
+  let initializeFailed = false;
   const reading = (async () => {
     for await (const frame of channel.frames()) {
-      if (frame.type === "control_request") await answer(frame as ControlRequest);
-      else if (frame.type === "user") {
+      if (frame.type === "control_request") {
+        await answer(frame as ControlRequest);
+        if (initializeFailed) break;
+      } else if (frame.type === "user") {
         start({});
         // The echo names the prompt by its uuid: one the host did not give is made here, and the
         // turn's user message gets the same.
@@ -109,15 +114,21 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
       }
     } catch (error) {
       channel.fail(request, (error as Error).message);
+      if (body.subtype === "initialize") {
+        initializeFailed = true;
+        running?.close();
+        process.stderr.write(initializeFailure((error as Error).message));
+      }
     }
   }
 
-  // The SDKs ask for turn boundaries (`running` … `idle`); Zed's adapter ends a prompt on `idle`.
+  // The SDKs ask for turn boundaries (`running` … `idle`). A program that asks itself
+  // (CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS=1: Zed's adapter ends a prompt on `idle`) gets them from the
+  // query, as in-process (src/sdk/turn-frames.ts reads the same variable). Asked for by the SDK alone,
+  // they are its bookkeeping, sent here marked `sdk_host_only`, which it keeps from the program (else
+  // a program's first message is a `running` before `init`).
   const programAsks = process.env.CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS === "1";
-  const reportsState = programAsks || process.env.CLAUDE_CODE_SDK_READS_SESSION_STATE === "1";
-  // Asked for by the SDK alone, they are its bookkeeping: marked `sdk_host_only`, which it keeps from
-  // the program (else a program's first message is a `running` before `init`).
-  const hostOnly = !programAsks;
+  const reportsState = !programAsks && process.env.CLAUDE_CODE_SDK_READS_SESSION_STATE === "1";
   const onSignal = () => running?.close();
   signal.addEventListener("abort", onSignal, { once: true });
   try {
@@ -127,14 +138,14 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
       for await (const message of q) {
         const frame = message as unknown as Frame;
         if (reportsState && frame.type === "system" && frame.subtype === "init")
-          sendState(channel, frame, "running", hostOnly);
+          sendState(channel, frame, "running");
         channel.send(frame);
         const replayed = frame.type === "system" && frame.subtype === "init" ? toReplay.shift() : undefined;
         if (replayed) channel.send(replayOf(replayed, frame));
-        if (reportsState && frame.type === "result") sendState(channel, frame, "idle", hostOnly);
+        if (reportsState && frame.type === "result") sendState(channel, frame, "idle");
       }
     await reading;
-    return 0;
+    return initializeFailed ? EXIT.failure : EXIT.success;
   } finally {
     signal.removeEventListener("abort", onSignal);
   }
@@ -190,13 +201,13 @@ function replayOf(prompt: Frame, init: Frame): Frame {
   return { ...prompt, session_id: init.session_id, isReplay: true };
 }
 
-/** `system`/`session_state_changed`: a turn started (`running`) or is over (`idle`). */
-function sendState(channel: Channel, about: Frame, state: "running" | "idle", hostOnly: boolean): void {
+/** `system`/`session_state_changed` for the SDK alone: a turn started (`running`) or is over (`idle`). */
+function sendState(channel: Channel, about: Frame, state: "running" | "idle"): void {
   channel.send({
     type: "system",
     subtype: "session_state_changed",
     state,
-    ...(hostOnly ? { sdk_host_only: true } : {}),
+    sdk_host_only: true,
     session_id: about.session_id,
     uuid: randomUUID(),
   });

@@ -404,6 +404,17 @@ export type SDKAssistantMessage = {
   error?: SDKAssistantMessageError;
   uuid: UUID;
   session_id: string;
+} & SDKSubagentOrigin;
+
+/**
+ * Which subagent a message comes from, on a subagent's `assistant` and `user` messages (absent on
+ * the main thread's), as the convention's CLI marks them: its agent id (the `task_id` of its task
+ * messages), its type and the task's description.
+ */
+export type SDKSubagentOrigin = {
+  agent_id?: string;
+  subagent_type?: string;
+  task_description?: string;
 };
 
 /**
@@ -434,7 +445,7 @@ export type SDKUserMessage = {
   /** On input: names the message for `Query.rewindFiles()` (file checkpoints). */
   uuid?: UUID;
   session_id?: string;
-};
+} & SDKSubagentOrigin;
 
 /**
  * A tool call the permission check refused: a deny rule, the mode (`plan`), an "ask" with no
@@ -699,9 +710,9 @@ export type SDKToolProgressMessage = {
 };
 
 /**
- * A user message replayed back to the program (the convention's CLI does so with
- * `--replay-user-messages`, which its SDK does not pass). cairn's `query()` does not echo prompts, so
- * it yields none; declared so programs that handle it type-check.
+ * A prompt echoed back to the program right after its turn's `system`/`init`, as the convention's
+ * CLI does with `--replay-user-messages`: only when the program asks, with
+ * `extraArgs: { "replay-user-messages": null }` (src/sdk/turn-frames.ts).
  */
 export type SDKUserMessageReplay = Omit<SDKUserMessage, "uuid" | "session_id"> & {
   uuid: UUID;
@@ -742,7 +753,8 @@ export type SDKRateLimitEvent = {
  * Everything `query()` can yield. cairn produces `system`/`init`, `system`/`api_retry`,
  * `system`/`informational`, the hook and compaction messages, `system`/`task_started` /
  * `task_progress` / `task_notification` (subagents), `stream_event`, `assistant`, `user` and
- * `result` today; the other members (`SDKUserMessageReplay`, `SDKRateLimitEvent` where the provider
+ * `result` today, and when the program asks for them (docs/sdk.md) `SDKUserMessageReplay` and
+ * `system`/`session_state_changed`; the other members (`SDKRateLimitEvent` where the provider
  * reports no limits, and the convention's messages in unemitted-messages.ts) are declared so
  * programs written against the convention that handle them still type-check.
  */

@@ -11,6 +11,7 @@ import { isValidSessionId } from "../sessions/store.js";
 import type { OnElicitation, OnUserDialog, ToolConfig } from "./convention-types.js";
 import type { PermissionMode } from "./messages.js";
 import type { SandboxSettings, Settings } from "./settings-types.js";
+import { REPLAY_USER_MESSAGES } from "./turn-frames.js";
 
 /**
  * The options of `query()`: names and meaning as in the public agent-SDK convention, plus cairn's own
@@ -408,8 +409,11 @@ export type Options = {
    */
   agent?: string;
   /**
-   * Also yield subagents' text and thinking (`assistant` and `stream_event` messages with
-   * `parent_tool_use_id`); their tool calls and results always come.
+   * Also yield subagents' text and thinking (`assistant` and, with `includePartialMessages`,
+   * `stream_event` messages with `parent_tool_use_id`), for a nested transcript. By default, as in
+   * the convention, only their tool calls and results come (with `parent_tool_use_id`, `agent_id`,
+   * `subagent_type`, `task_description`). Unset: `CLAUDE_CODE_FORWARD_SUBAGENT_TEXT=1` in `env`
+   * turns it on, as it does the convention's CLI.
    */
   forwardSubagentText?: boolean;
 
@@ -498,7 +502,12 @@ export type Options = {
   executable?: "bun" | "deno" | "node" | (string & {});
   /** No CLI process: accepted, no effect. */
   executableArgs?: string[];
-  /** No CLI process: ignored. */
+  /**
+   * The CLI's extra flags. `"replay-user-messages"` is applied: each prompt is echoed back as a
+   * `user` message with `isReplay: true` right after its turn's `system`/`init`, as the convention's
+   * CLI does with that flag (src/sdk/turn-frames.ts). No CLI process for the others: ignored, with
+   * a one-time warning naming them.
+   */
   extraArgs?: Record<string, string | null>;
   /** No CLI process: ignored. */
   pathToClaudeCodeExecutable?: string;
@@ -785,6 +794,16 @@ export function validateOptions(options: unknown): ResolvedOptions {
           "CAIRN_SDK_OPTION_NOT_YET_SUPPORTED",
         ),
       );
+    } else if (key === "extraArgs") {
+      const ignored = Object.keys(given.extraArgs as object).filter((flag) => flag !== REPLAY_USER_MESSAGES);
+      if (ignored.length > 0)
+        notes.push(
+          warnOnce(
+            key,
+            `cairn query(): option "extraArgs" has no effect for ${ignored.map((flag) => `--${flag}`).join(", ")}: cairn runs the agent in this process, there is no CLI child process to configure (of the CLI's flags, only --${REPLAY_USER_MESSAGES} applies).`,
+            "CAIRN_SDK_OPTION_NOT_APPLICABLE",
+          ),
+        );
     } else if (key in NOT_APPLICABLE_OPTIONS) {
       notes.push(
         warnOnce(

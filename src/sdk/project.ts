@@ -29,6 +29,7 @@ import type {
   SDKRawMessageStreamEvent,
   SDKResultMessage,
   SDKStatusMessage,
+  SDKSubagentOrigin,
   SDKSystemMessage,
   SDKTaskNotificationMessage,
   SDKTaskProgressMessage,
@@ -86,9 +87,12 @@ export type _EngineBlockFitsContract = Assignable<AssistantContentBlock, SDKAssi
  * - `model_fallback` → `system`/`informational` (level `warning`, tag `model_fallback`)
  * - `run_end` → `result`, after an `assistant` message with `error` when a model call failed for good
  * - `subagent` (docs/agents.md) → `system`/`task_started` at its start, its tool calls' `assistant` and
- *   `user` messages with `parent_tool_use_id` = the Agent call's id, a `system`/`task_progress` after
- *   each of its tool results, `system`/`task_notification` at its end; its text and thinking only
- *   with `forwardSubagentText`
+ *   `user` messages with `parent_tool_use_id` = the Agent call's id (and `agent_id`, `subagent_type`,
+ *   `task_description`), a `system`/`task_progress` after each of its tool results,
+ *   `system`/`task_notification` at its end; its text and thinking (`assistant`, and `stream_event`
+ *   with `includePartialMessages`) only with `forwardSubagentText`, as the convention's CLI does
+ *   (the pinned SDK's doc comment of the option: "By default, only tool_use/tool_result blocks from
+ *   subagents are emitted")
  *
  * Payloads are copied, so a consumer mutating a message cannot change the engine's conversation.
  */
@@ -114,6 +118,12 @@ export function createSdkProjection(options: SdkProjectionOptions): SdkProjectio
   /** A subagent's event: its own messages, marked with the Agent call that runs it. */
   const projectSubagent = (report: SubagentEvent): SDKMessage[] => {
     const { event } = report;
+    // On its assistant and user messages: which subagent (the convention's CLI marks them so).
+    const origin: SDKSubagentOrigin = {
+      agent_id: report.agentId,
+      subagent_type: report.agentType,
+      task_description: report.description,
+    };
     const base = {
       task_id: report.agentId,
       tool_use_id: report.toolUseId,
@@ -155,7 +165,7 @@ export function createSdkProjection(options: SdkProjectionOptions): SdkProjectio
           },
           last_tool_name: event.name,
         };
-        return [toolResultMessage(event, sessionId, uuid(), report.toolUseId), progress];
+        return [{ ...toolResultMessage(event, sessionId, uuid(), report.toolUseId), ...origin }, progress];
       }
       case "run_end": {
         const task = tasks.get(report.agentId);
@@ -177,7 +187,7 @@ export function createSdkProjection(options: SdkProjectionOptions): SdkProjectio
       }
       case "assistant_block":
         if (event.block.type !== "tool_use" && !options.forwardSubagentText) return [];
-        return [assistantMessage(event, sessionId, uuid(), report.toolUseId)];
+        return [{ ...assistantMessage(event, sessionId, uuid(), report.toolUseId), ...origin }];
       case "stream":
         return options.forwardSubagentText ? project(event, report.toolUseId) : [];
       case "turn_end":
@@ -278,6 +288,20 @@ export function createSdkProjection(options: SdkProjectionOptions): SdkProjectio
     }
   };
   return { project: (event) => project(event) };
+}
+
+/**
+ * Whether a subagent's text and thinking are yielded: the `forwardSubagentText` option, else
+ * `CLAUDE_CODE_FORWARD_SUBAGENT_TEXT` (`1` or `true`) in the query's environment, which the
+ * convention's CLI reads too (its flag `--forward-subagent-text` sets the option).
+ */
+export function forwardsSubagentText(
+  option: boolean | undefined,
+  env: { [name: string]: string | undefined },
+): boolean {
+  if (option !== undefined) return option;
+  const value = env.CLAUDE_CODE_FORWARD_SUBAGENT_TEXT?.trim().toLowerCase();
+  return value === "1" || value === "true";
 }
 
 /** What a running subagent's `task_progress` counts. */

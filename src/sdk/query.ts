@@ -10,7 +10,7 @@ import type { ThinkingSetting } from "../engine/provider.js";
 import { estimateTokens } from "../engine/tokens.js";
 import { entriesFromOptions } from "../mcp/sources.js";
 import { splitRuleList } from "../permissions/rules.js";
-import { MODEL_CATALOG } from "../providers/catalog.js";
+import { catalogModels, DEFAULT_MODEL_CHOICE } from "../providers/offered-models.js";
 import type { AgentsSpec } from "../run/agents.js";
 import type { RunSpec } from "../run/assemble.js";
 import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
@@ -49,7 +49,13 @@ import {
   validateOptions,
 } from "./options.js";
 import { promptToolAsker } from "./permission-prompt-tool.js";
-import { createSdkProjection, hookMessages, type SdkProjection, type SdkRunEnd } from "./project.js";
+import {
+  createSdkProjection,
+  forwardsSubagentText,
+  hookMessages,
+  type SdkProjection,
+  type SdkRunEnd,
+} from "./project.js";
 import { type UserPrompt, userPrompt } from "./prompt-content.js";
 import { notApplied, readWorkspaceFile } from "./query-extras.js";
 import { QueryInput } from "./query-input.js";
@@ -63,6 +69,7 @@ import {
   STRUCTURED_OUTPUT_TOOL,
   type StructuredOutputRun,
 } from "./structured-output.js";
+import { TurnFrames } from "./turn-frames.js";
 
 /** What `interrupt()` resolves to: cairn queues nothing, so there is never anything still queued. */
 export type SDKControlInterruptResponse = { still_queued: string[]; cancelled?: string[] };
@@ -140,7 +147,10 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
    * user (docs/agents.md), as the enabled `settingSources` load them.
    */
   supportedCommands(): Promise<SlashCommand[]>;
-  /** The models of cairn's catalog (any other `provider/model` id works too). */
+  /**
+   * `default` (the configured default model), then the models of cairn's catalog (any other
+   * `provider/model` id works too); every `value` is a name `setModel()` takes.
+   */
   supportedModels(): Promise<ModelInfo[]>;
   /** No subagents yet: `[]`. */
   supportedAgents(): Promise<AgentInfo[]>;
@@ -273,6 +283,8 @@ class QueryRun implements Query {
   /** The user messages of the turns after the first: the prompt iterable and `streamInput()` streams. */
   private readonly input: QueryInput<SDKUserMessage>;
   private readonly promptIterator: AsyncIterator<SDKUserMessage> | undefined;
+  /** The state changes and prompt echoes the program asked for around each turn. */
+  private readonly frames: TurnFrames;
 
   constructor(
     private readonly prompt: string | AsyncIterable<SDKUserMessage>,
@@ -286,6 +298,7 @@ class QueryRun implements Query {
     );
     this.promptIterator = typeof prompt === "string" ? undefined : prompt[Symbol.asyncIterator]();
     this.input = new QueryInput(this.promptIterator);
+    this.frames = TurnFrames.of(options);
     this.generator = this.drive();
   }
 
@@ -351,11 +364,7 @@ class QueryRun implements Query {
   }
 
   async supportedModels(): Promise<ModelInfo[]> {
-    return MODEL_CATALOG.map((entry) => ({
-      value: `${entry.provider}/${entry.id}`,
-      displayName: entry.displayName,
-      description: `${entry.displayName}: ${entry.contextWindow.toLocaleString("en-US")}-token context, up to ${entry.maxOutput.toLocaleString("en-US")} output tokens`,
-    }));
+    return [DEFAULT_MODEL_CHOICE, ...catalogModels()];
   }
 
   supportedAgents(): Promise<AgentInfo[]> {
@@ -531,7 +540,10 @@ class QueryRun implements Query {
     for (const note of this.options.optionNotes) this.diagnostic(note);
     let exhausted = false;
     try {
-      if (typeof this.prompt === "string") yield* this.turn({ text: this.prompt });
+      if (typeof this.prompt === "string") {
+        const prompt = this.frames.prompt(this.prompt);
+        yield* this.frames.around(this.turn({ text: this.prompt }, prompt.uuid), prompt);
+      }
       while (!this.session.isStopped) {
         const next = await this.session.unlessStopped(this.input.next(), (): typeof STOPPED => STOPPED);
         if (next === STOPPED) break;
@@ -539,7 +551,8 @@ class QueryRun implements Query {
           exhausted = true;
           break;
         }
-        yield* this.turn(promptOf(next.value), next.value.uuid);
+        const prompt = this.frames.prompt(next.value);
+        yield* this.frames.around(this.turn(promptOf(prompt), prompt.uuid), prompt);
       }
       if (exhausted || typeof this.prompt === "string") yield* this.endSession();
     } finally {
@@ -571,7 +584,10 @@ class QueryRun implements Query {
     const projection = createSdkProjection({
       includePartialMessages: this.options.includePartialMessages,
       includeHookEvents: this.options.includeHookEvents === true,
-      forwardSubagentText: this.options.forwardSubagentText === true,
+      forwardSubagentText: forwardsSubagentText(
+        this.options.forwardSubagentText,
+        this.options.env ?? process.env,
+      ),
       version: cairnVersion(),
     });
     const structured = this.structuredOutput?.();

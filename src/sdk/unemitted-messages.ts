@@ -7,6 +7,7 @@ import type { SlashCommand } from "./query.js";
  * elicitation, plugin installs, model refusals with fallback, transcript mirrors, notifications of an
  * interactive interface. They are in the `SDKMessage` union, with the convention's shapes, so a
  * program that handles them type-checks, and its `switch` over `type`/`subtype` means the same.
+ * One exception: `session_state_changed`, which a program can ask for (below).
  */
 
 type Envelope = { uuid: UUID; session_id: string };
@@ -114,8 +115,11 @@ export type SDKThinkingTokensMessage = Envelope & {
 };
 
 /**
- * `running` / `requires_action` / `idle`. cairn's agent-SDK CLI protocol (docs/protocols.md) sends
- * `running` and `idle` to the host; its `query()` does not yield them: the `result` ends a turn.
+ * `running` / `requires_action` / `idle`. cairn yields `running` before a turn's `system`/`init` and
+ * `idle` after its `result` only when the program asks, with `CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS=1`
+ * in the query's environment (src/sdk/turn-frames.ts); otherwise the `result` ends a turn. Its
+ * agent-SDK CLI protocol sends them to the SDK too, for its bookkeeping (docs/protocols.md).
+ * `requires_action` is never sent.
  */
 export type SDKSessionStateChangedMessage = Envelope & {
   type: "system";

@@ -80,6 +80,11 @@ function agentMethods(agent: ClientContext) {
     prompt: (params: Params<"session/prompt">) => agent.request(methods.agent.session.prompt, params),
     setSessionMode: (params: Params<"session/set_mode">) =>
       agent.request(methods.agent.session.setMode, params),
+    setConfigOption: (params: Params<"session/set_config_option">) =>
+      agent.request(methods.agent.session.setConfigOption, params),
+    /** The legacy model selector, which the stable SDK no longer types. */
+    setModel: (params: { sessionId: string; modelId: string }) =>
+      agent.request<Record<string, never>>("session/set_model", params),
     closeSession: (params: Params<"session/close">) => agent.request(methods.agent.session.close, params),
     cancel: (params: CancelNotification) => agent.notify(methods.agent.session.cancel, params),
   };
@@ -100,11 +105,21 @@ export type Agent = {
  */
 export function startAgent(
   cwd: string,
-  options: { server?: ScriptedServer; env?: NodeJS.ProcessEnv; args?: string[]; program?: string },
+  options: {
+    server?: ScriptedServer;
+    env?: NodeJS.ProcessEnv;
+    args?: string[];
+    program?: string;
+    /** Node's own options, before the program (`--import` of a module hook). */
+    nodeArgs?: string[];
+  },
 ): Agent {
   const env = options.env ?? serverEnv(options.server!);
   const args = options.args ?? ["--model", MODEL];
-  const argv = options.program ? [options.program, ...(options.args ?? [])] : [CLI, "acp", ...args];
+  const argv = [
+    ...(options.nodeArgs ?? []),
+    ...(options.program ? [options.program, ...(options.args ?? [])] : [CLI, "acp", ...args]),
+  ];
   const child = spawn(process.execPath, argv, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
   children.push(child);
   let stderr = "";

@@ -183,6 +183,55 @@ describe("subagents through query()", () => {
     });
   });
 
+  test("by default a subagent's tool calls and results name the subagent (agent_id, subagent_type, task_description); main-thread messages do not", async () => {
+    const { messages } = await delegate();
+    const started = subtypes(messages, "task_started");
+    const taskOf = (toolUseId: string | null) => started.find((task) => task.tool_use_id === toolUseId)!;
+    const inner = messages.filter(
+      (m): m is SDKAssistantMessage | SDKUserMessage =>
+        (m.type === "assistant" || m.type === "user") && m.parent_tool_use_id !== null,
+    );
+    // Three tool calls and their three results, no text: the convention's default.
+    expect(inner.map((m) => m.type).sort()).toEqual([
+      "assistant",
+      "assistant",
+      "assistant",
+      "user",
+      "user",
+      "user",
+    ]);
+    for (const message of inner) {
+      const task = taskOf(message.parent_tool_use_id);
+      expect(message).toMatchObject({
+        agent_id: task.task_id,
+        subagent_type: task.subagent_type,
+        task_description: task.description,
+      });
+    }
+    expect(new Set(inner.map((m) => m.subagent_type))).toEqual(new Set(["reviewer", "lister"]));
+    const outer = messages.filter(
+      (m) => (m.type === "assistant" || m.type === "user") && m.parent_tool_use_id === null,
+    );
+    expect(outer.length).toBeGreaterThan(0);
+    for (const message of outer) expect(message).not.toHaveProperty("agent_id");
+  });
+
+  test("CLAUDE_CODE_FORWARD_SUBAGENT_TEXT=1 in env forwards a subagent's text, as the option does; forwardSubagentText: false wins", async () => {
+    const innerText = (messages: SDKMessage[]) =>
+      messages.filter(
+        (m) =>
+          m.type === "assistant" && m.parent_tool_use_id !== null && m.message.content[0]?.type === "text",
+      );
+    const byEnv = await delegate({}, { CLAUDE_CODE_FORWARD_SUBAGENT_TEXT: "1" });
+    expect(
+      innerText(byEnv.messages)
+        .map((m) => (m as SDKAssistantMessage).subagent_type)
+        .sort(),
+    ).toEqual(["lister", "reviewer"]);
+    const off = await delegate({ forwardSubagentText: false }, { CLAUDE_CODE_FORWARD_SUBAGENT_TEXT: "1" });
+    expect(innerText(off.messages)).toEqual([]);
+  });
+
   test("usage and cost of the subagents roll up into the result", async () => {
     const { messages } = await delegate();
     const end = result(messages);

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { createSdkMcpServer, query, tool } from "@anthropic-ai/claude-agent-sdk";
 import { afterEach, describe, expect, test } from "vitest";
 import * as z from "zod";
-import { reply } from "../../src/testing/index.js";
+import { reply, startScriptedServer } from "../../src/testing/index.js";
+import { twoAgentsScript } from "../agents/helpers.js";
 import { EVERYTHING } from "../mcp/helpers.js";
 import { cleanUp, startServer, workspace } from "../sdk/helpers.js";
 import { throughCairn } from "./agent-sdk.helpers.js";
@@ -155,6 +156,38 @@ describe("the official agent SDK drives cairn", () => {
     expect(JSON.stringify(server.requests[1]!.body)).toContain("No .env files.");
   });
 
+  test("a failed initialize ends the session: the prompt never runs without the program's hooks", async () => {
+    // The hook's matcher is not a regular expression, so cairn answers initialize with an error.
+    // The SDK writes the prompt anyway; running it would run the Write without the hook that
+    // forbids it.
+    const server = await startServer([
+      reply().tool("Write", { file_path: ".env", content: "SECRET=1\n" }),
+      reply().text("Written."),
+    ]);
+    const cwd = workspace();
+    const lines: string[] = [];
+    const run = collect(
+      query({
+        prompt: "Write .env",
+        options: {
+          ...throughCairn(server, cwd),
+          stderr: (line: string) => lines.push(line),
+          hooks: {
+            PreToolUse: [
+              { matcher: "Write(", hooks: [async () => ({ decision: "block", reason: "No .env files." })] },
+            ],
+          },
+        },
+      }),
+    );
+    await expect(run).rejects.toThrow(/exited with code 1/);
+    expect(lines.join("")).toContain(
+      'cairn: initialize failed: cairn query(): invalid option hooks.PreToolUse.0: matcher "Write("',
+    );
+    expect(server.requests).toEqual([]);
+    expect(existsSync(join(cwd, ".env"))).toBe(false);
+  });
+
   test("an in-process createSdkMcpServer tool of the host runs through mcp_message", async () => {
     const server = await startServer([
       reply().tool("mcp__probe__add", { a: 2, b: 3 }),
@@ -294,6 +327,53 @@ describe("the official agent SDK drives cairn", () => {
     for (const replay of replays) expect(replay).toMatchObject({ isReplay: true, session_id: sessionId });
     expect(replays[0]!.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(replays[1]!.uuid).toBe(secondUuid);
+  });
+
+  test("--forward-subagent-text (the CLI's flag, here through extraArgs) forwards a subagent's text; without it only its tool calls come", async () => {
+    const run = async (extraArgs: Record<string, null>) => {
+      const script = twoAgentsScript();
+      const server = await startScriptedServer({ respond: script.respond });
+      const lines: string[] = [];
+      try {
+        const messages = await collect(
+          query({
+            prompt: "Use both agents",
+            options: {
+              ...throughCairn(server, workspace({ "a.txt": "hello\n" })),
+              stderr: (line: string) => lines.push(line),
+              // cairn's own system prompt, which the scripted model tells the parent by.
+              systemPrompt: { type: "preset", preset: "claude_code" },
+              agents: {
+                reviewer: {
+                  description: "Reviews code.",
+                  prompt: "You are the REVIEWER subagent.",
+                  tools: ["Read"],
+                },
+                lister: {
+                  description: "Lists files.",
+                  prompt: "You are the LISTER subagent.",
+                  tools: ["Glob"],
+                },
+              },
+              extraArgs,
+            },
+          }),
+        );
+        return { messages, stderr: lines.join("") };
+      } finally {
+        await server.close();
+      }
+    };
+    const subagentBlocks = (messages: Message[]) =>
+      messages
+        .filter((m) => m.type === "assistant" && m.parent_tool_use_id !== null)
+        .map((m) => (m.message as { content: { type: string }[] }).content[0]!.type);
+    const forwarded = await run({ "forward-subagent-text": null });
+    expect(forwarded.stderr).not.toContain("forward-subagent-text");
+    expect(subagentBlocks(forwarded.messages)).toContain("text");
+    const plain = await run({});
+    expect(subagentBlocks(plain.messages)).not.toContain("text");
+    expect(subagentBlocks(plain.messages)).toContain("tool_use");
   });
 
   test("interrupt() ends a running turn with an error result", async () => {

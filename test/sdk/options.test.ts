@@ -285,11 +285,19 @@ describe("accepted but not yet supported", () => {
     await new Promise((resolve) => setImmediate(resolve));
     const names = Object.keys(options);
     expect(warnings.map((w) => w.message)).toEqual(
-      names.map(
-        (name) =>
-          `cairn query(): option "${name}" has no effect: cairn runs the agent in this process, there is no CLI child process to configure.`,
+      names.map((name) =>
+        name === "extraArgs"
+          ? `cairn query(): option "extraArgs" has no effect for --verbose: cairn runs the agent in this process, there is no CLI child process to configure (of the CLI's flags, only --replay-user-messages applies).`
+          : `cairn query(): option "${name}" has no effect: cairn runs the agent in this process, there is no CLI child process to configure.`,
       ),
     );
     expect(resolved.optionNotes).toHaveLength(names.length);
+  });
+
+  test("extraArgs with only --replay-user-messages, which cairn applies, warns nothing", async () => {
+    const resolved = validateOptions({ extraArgs: { "replay-user-messages": "" } });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings).toEqual([]);
+    expect(resolved.optionNotes).toEqual([]);
   });
 });

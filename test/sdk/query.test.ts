@@ -535,8 +535,9 @@ describe("control methods", () => {
   test("supportedModels, supportedCommands, supportedAgents, mcpServerStatus", async () => {
     const q = query({ prompt: "Go", options: { cwd: workspace(), env: baseEnv() } });
     const models = await q.supportedModels();
-    expect(models.length).toBeGreaterThan(0);
-    expect(models[0]).toEqual({
+    // `default` first, as in Claude Code: a program that takes the first entry keeps the configured model.
+    expect(models[0]).toMatchObject({ value: "default", displayName: "Default" });
+    expect(models[1]).toEqual({
       value: expect.stringMatching(/^anthropic\//),
       displayName: expect.any(String),
       description: expect.any(String),
