@@ -4,7 +4,7 @@ import type { McpServerState } from "../mcp/hub.js";
 import { parseMcpConfigFlags } from "../mcp/sources.js";
 import { startMcpServers } from "../mcp/start.js";
 import { resolveSandboxPolicy, SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
-import { UsageError } from "./exit-codes.js";
+import { UsageError } from "../util/exit-codes.js";
 
 const USAGE =
   "cairn mcp list [--json] | cairn mcp list-tools <server> [--json] | cairn mcp enable|disable <server>; options: --workspace <dir>, --mcp-config <config>, --strict-mcp-config, --approve-mcps, --sandbox auto|enabled|disabled";
