@@ -6,7 +6,7 @@
 //
 //   dist/cli/bin.cjs       the `cairn` bin (tsc's output of src/cli/bin.cts): `--version`, else it
 //                          compiles cli.cjs with a V8 code cache; this script stamps the bundle's hash in
-//   dist/cli/cli.cjs       the CLI: src/cli/start.ts and everything it imports, one CommonJS file (a
+//   dist/cli/cli.cjs       the CLI: src/entry/start.ts and everything it imports, one CommonJS file (a
 //                          code cache needs a script; Node 20 has none for ES modules)
 //   dist/cli/main.js       tsc's output of src/cli/main.ts: a `.js` entry that requires bin.cjs
 //   dist/lib/index.js      the root export "cairn" (dist/index.js re-exports it)
@@ -309,7 +309,7 @@ const lazyZod = {
 // dist/cli/cli.cjs sits two folders down like the modules that use it.
 const cli = await build({
   ...common,
-  entryPoints: { "cli/cli": "src/cli/start.ts" },
+  entryPoints: { "cli/cli": "src/entry/start.ts" },
   plugins: [...common.plugins, sharedBuiltins, wrappedPackages, lazyZod],
   outdir: "dist",
   outExtension: { ".js": ".cjs" },

@@ -1,49 +1,138 @@
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { readdirSync } from "node:fs";
 import { describe, expect, test } from "vitest";
+import { type SourceImport, SRC, sourceImports } from "./helpers/source-imports.js";
 
 /**
- * The layering docs/architecture.md promises, checked on the source: which top-level folders of src/
- * may import which. The engine receives its model, prices and permission gate injected (src/run/
- * assembles them), so it must not reach for a provider, a front door or the config files.
+ * The layering docs/architecture.md describes ("Where things live"), checked on the source: what
+ * each top-level folder (and file) of src/ may import. Bottom to top:
+ *
+ * - `util/` imports nothing of cairn's.
+ * - The parts: engine, tools, providers, permissions, config, sandbox, mcp, sessions (transcripts),
+ *   agents, hooks, each with the few parts it builds on. The engine receives its model, prices,
+ *   permission gate and hooks injected, so it reaches for no provider, config file or front door.
+ * - `run/`: the run assembly, which puts the parts together.
+ * - `session/`: the session controller every door drives.
+ * - The doors: `cli/`, `sdk/`, `acp/`, `claude-protocol/`. No door imports another, except where
+ *   one is built on another (DOOR_EXCEPTIONS, file by file, with the reason).
+ * - `entry/`: the executable, which picks the door; `index.ts`: the package's root export.
+ *
+ * `testing/` (the scripted model server, `cairn/testing`) is imported by no production module.
+ * Type-only imports count: a door that names another door's types depends on it all the same.
+ * A new folder must be given its place here before it can import or be imported.
  */
-const SRC = fileURLToPath(new URL("../src", import.meta.url));
+const UTIL = ["util"];
+const PARTS = [
+  "engine",
+  "tools",
+  "providers",
+  "permissions",
+  "config",
+  "sandbox",
+  "mcp",
+  "sessions",
+  "agents",
+  "hooks",
+];
+const BELOW_DOORS = [...UTIL, ...PARTS, "run", "session"];
+const DOORS = ["cli", "sdk", "acp", "claude-protocol"];
 
-const FORBIDDEN: Record<string, string[]> = {
-  engine: ["providers", "testing", "cli", "sdk", "run", "config", "sessions", "permissions", "hooks"],
-  tools: ["providers", "testing", "cli", "sdk", "run", "config", "sessions"],
+/** What each top-level folder or file of src/ may import besides itself. */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  util: [],
+  engine: ["util", "tools", "sandbox"],
+  tools: ["util", "engine", "sandbox"],
+  providers: ["util", "engine"],
+  permissions: ["util", "engine", "tools"],
+  config: ["util", "permissions"],
+  sandbox: ["util", "permissions", "tools"],
+  mcp: ["util", "config", "sandbox", "tools"],
+  sessions: ["util", "engine", "permissions"],
   // Subagents run on the engine with what the run assembly injects (models, prompts, transcripts);
   // commands and skills read their files where the config's setting sources say.
-  agents: ["providers", "testing", "cli", "sdk", "run", "sessions", "permissions", "hooks"],
-  permissions: ["providers", "testing", "cli", "sdk", "run", "config", "sessions"],
-  config: ["providers", "testing", "cli", "sdk", "run", "engine", "hooks"],
-  hooks: ["providers", "testing", "cli", "sdk", "run", "sessions"],
-  providers: ["testing", "cli", "sdk", "run", "config", "sessions", "permissions"],
-  run: ["cli", "sdk", "testing"],
-  acp: ["testing"],
+  agents: ["util", "config", "engine", "tools"],
+  hooks: ["util", "config", "engine", "sandbox", "tools"],
+  run: [...UTIL, ...PARTS],
+  session: [...UTIL, ...PARTS, "run"],
+  cli: BELOW_DOORS,
+  sdk: BELOW_DOORS,
+  acp: BELOW_DOORS,
+  "claude-protocol": BELOW_DOORS,
+  entry: [...BELOW_DOORS, ...DOORS],
+  "index.ts": [...BELOW_DOORS, "sdk"],
+  // The scripted model server speaks the providers' wires and shares the scenario format.
+  testing: ["util", "engine", "providers"],
 };
 
-/** Every relative import of every .ts file under `dir`, as [file, top-level folder it imports]. */
-function importsOf(dir: string): [string, string][] {
-  const found: [string, string][] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
-    const file = path.join(entry.parentPath, entry.name);
-    const text = readFileSync(file, "utf8");
-    for (const match of text.matchAll(/(?:from|import\()\s*"(\.[^"]+)"/g)) {
-      const target = path.relative(SRC, path.resolve(path.dirname(file), match[1]!));
-      found.push([path.relative(SRC, file), target.split(path.sep)[0]!]);
-    }
-  }
-  return found;
+/**
+ * Files that live in one folder and belong to another layer. The executables stay in cli/ because
+ * their built paths are public: package.json's `bin` is dist/cli/bin.cjs, and programs give the
+ * agent SDKs dist/cli/main.js as the CLI to spawn (docs/protocols.md). main.ts answers the SDKs'
+ * `-v` with the protocol's version; bin.cts runs the bundle of src/entry/start.ts.
+ */
+const LAYER_OF_FILE: Record<string, string> = {
+  "cli/bin.cts": "entry",
+  "cli/main.ts": "entry",
+};
+
+/**
+ * Where a door is built on another, exactly these files. The agent-SDK CLI protocol is the SDK over
+ * stdio: its frames are the SDK's messages and control requests, its flags and `initialize` map to
+ * the SDK's `Options`, and it serves every session with the SDK's own `query()`, so a program gets
+ * the same answers through either door.
+ */
+const DOOR_EXCEPTIONS: { files: readonly string[]; imports: string }[] = [
+  {
+    files: ["claude-protocol/args.ts", "claude-protocol/initialize.ts", "claude-protocol/serve.ts"],
+    imports: "sdk",
+  },
+];
+
+const imports = sourceImports();
+
+function layerOf(module: string): string {
+  return LAYER_OF_FILE[module] ?? module.split("/")[0]!;
+}
+
+function allowed({ from, to }: SourceImport): boolean {
+  const [layer, target] = [layerOf(from), layerOf(to)];
+  if (layer === target || MAY_IMPORT[layer]?.includes(target)) return true;
+  return DOOR_EXCEPTIONS.some((exception) => exception.imports === target && exception.files.includes(from));
+}
+
+function describeImport({ from, to, kind }: SourceImport): string {
+  return `${from} → ${to}${kind === "value" ? "" : ` (${kind})`}`;
 }
 
 describe("layering", () => {
-  test.each(Object.entries(FORBIDDEN))("src/%s imports none of the layers above it", (layer, forbidden) => {
-    const offending = importsOf(path.join(SRC, layer))
-      .filter(([, target]) => forbidden.includes(target))
-      .map(([file, target]) => `${file} → ${target}/`);
-    expect(offending).toEqual([]);
+  test("every folder and file at the top of src/ has its place in the table", () => {
+    const entries = readdirSync(SRC, { withFileTypes: true }).map((entry) => entry.name);
+    expect(entries.filter((name) => !(name in MAY_IMPORT))).toEqual([]);
+    expect(Object.keys(MAY_IMPORT).filter((name) => !entries.includes(name))).toEqual([]);
+  });
+
+  test.each(Object.keys(MAY_IMPORT))("src/%s imports only what lies below it", (layer) => {
+    const offending = imports.filter((one) => layerOf(one.from) === layer && !allowed(one));
+    expect(offending.map(describeImport)).toEqual([]);
+  });
+
+  test("no door imports another, beyond the files named with their reason", () => {
+    const betweenDoors = imports.filter(
+      (one) => DOORS.includes(layerOf(one.from)) && DOORS.includes(layerOf(one.to)),
+    );
+    const across = betweenDoors.filter((one) => layerOf(one.from) !== layerOf(one.to));
+    const named = DOOR_EXCEPTIONS.flatMap(({ files, imports: target }) =>
+      files.map((file) => `${file} → ${target}/`),
+    );
+    // Each exception still holds (a file that stopped importing the other door leaves the list).
+    expect([...new Set(across.map(({ from, to }) => `${from} → ${layerOf(to)}/`))].sort()).toEqual(
+      named.sort(),
+    );
+  });
+
+  test("src/testing/ is imported by no production module", () => {
+    const offending = imports.filter(
+      (one) => layerOf(one.to) === "testing" && layerOf(one.from) !== "testing",
+    );
+    expect(offending.map(describeImport)).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { Readable, Writable } from "node:stream";
 import { agent as acpAgent, methods, ndJsonStream } from "@agentclientprotocol/sdk";
-import { EXIT, UsageError } from "../cli/exit-codes.js";
-import type { Interrupts } from "../cli/signals.js";
+import { EXIT, UsageError } from "../util/exit-codes.js";
+import type { Interrupts } from "../util/signals.js";
 import { CairnAgent } from "./agent.js";
 import { SET_MODEL_METHOD, setModelParams } from "./config-options.js";
 

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { EXIT } from "../cli/exit-codes.js";
 import { MessageQueue } from "../sdk/message-queue.js";
 import type { SDKUserMessage } from "../sdk/messages.js";
 import type { Options, PermissionResult } from "../sdk/options.js";
 import type { Query } from "../sdk/query.js";
 import { query } from "../sdk/query.js";
+import { EXIT } from "../util/exit-codes.js";
 import { parseProtocolArgs } from "./args.js";
 import { Channel, type ControlRequest, type Frame } from "./channel.js";
 import { bridgedHooks, type HostHookMatchers } from "./hooks-bridge.js";

@@ -5,7 +5,7 @@ import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
 import { checkModelName } from "../providers/model-names.js";
 import { referenceModel } from "../providers/reference-models.js";
 import { SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
-import { UsageError } from "./exit-codes.js";
+import { UsageError } from "../util/exit-codes.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "./formats/types.js";
 import { HELP } from "./help.js";
 import { refuseReferenceOnlyFlags } from "./reference-flags.js";
@@ -93,7 +93,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .argument("[prompt...]")
     .option("-p, --print", "", false)
     .addOption(new Option("--output-format <format>").choices(OUTPUT_FORMATS).default("text"))
-    // `stream-json` selects the agent SDK's protocol before this parser runs (run-cli.ts); `text`,
+    // `stream-json` selects the agent SDK's protocol before this parser runs (src/entry/); `text`,
     // the reference's default, is accepted as the same thing as saying nothing.
     .addOption(new Option("--input-format <format>").choices(["text", "stream-json"]))
     .option("--stream-partial-output", "", false)

@@ -3,7 +3,7 @@
  * The `cairn` bin (package.json `bin`; tsc emits it as dist/cli/bin.cjs). A CommonJS file: Node starts
  * one about 5 ms sooner than an ES module, which is most of `--version`'s time.
  *
- * Everything else runs the CLI bundle, dist/cli/cli.cjs (src/cli/start.ts and all it imports, one
+ * Everything else runs the CLI bundle, dist/cli/cli.cjs (src/entry/start.ts and all it imports, one
  * CommonJS file built by scripts/post-build.mjs), compiled through `vm.Script` with a V8 code cache:
  * compiling the bundle's ES modules was the largest item of a run's start-up (docs/performance.md).
  * The cache is what V8 produced for this very bundle, Node and set of V8 flags; V8 checks Node's

@@ -3,7 +3,7 @@ import { McpConfigError } from "../mcp/config.js";
 import { RuleSyntaxError } from "../permissions/rules.js";
 import { ConfigError } from "../providers/types.js";
 import { SandboxUnavailableError } from "../sandbox/policy.js";
-import { EXIT, UsageError } from "./exit-codes.js";
+import { EXIT, UsageError } from "../util/exit-codes.js";
 
 /**
  * Errors reach the user as one line on stderr, `cairn: <message>`, never a stack trace: wrappers
@@ -35,4 +35,14 @@ export function exitCodeFor(error: unknown): number {
 
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** An interrupted run's last line (`interrupted (SIGINT).`); returns its exit code. */
+export function interrupted(code: number): number {
+  const what: Record<number, string> = {
+    [EXIT.sigint]: "interrupted (SIGINT).",
+    [EXIT.sighup]: "hung up (SIGHUP).",
+  };
+  writeError(what[code] ?? "terminated (SIGTERM).");
+  return code;
 }

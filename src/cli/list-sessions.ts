@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { UsageError } from "./exit-codes.js";
+import { UsageError } from "../util/exit-codes.js";
 
 /**
  * `cairn ls [--json] [--workspace <dir>]`: the sessions recorded for a directory, newest first —

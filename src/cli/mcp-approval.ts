@@ -3,8 +3,8 @@ import path from "node:path";
 import { readJsonObject } from "../config/files.js";
 import { loadConfig } from "../config/load.js";
 import { collectMcpServers } from "../mcp/sources.js";
+import { UsageError } from "../util/exit-codes.js";
 import { chmod, mkdir, rename, writeFile } from "../util/fs-async.js";
-import { UsageError } from "./exit-codes.js";
 
 /**
  * `cairn mcp enable|disable <server>`, the reference CLI's subcommands: approve (or withdraw the

@@ -4,8 +4,8 @@ import type { McpServerState } from "../mcp/hub.js";
 import { parseMcpConfigFlags } from "../mcp/sources.js";
 import { startMcpServers } from "../mcp/start.js";
 import { resolveSandboxPolicy, SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
+import { UsageError } from "../util/exit-codes.js";
 import { writeError } from "./errors.js";
-import { UsageError } from "./exit-codes.js";
 
 const USAGE =
   "cairn mcp list [--json] | cairn mcp list-tools <server> [--json] | cairn mcp enable|disable <server>; options: --workspace <dir>, --mcp-config <config>, --strict-mcp-config, --approve-mcps, --sandbox auto|enabled|disabled";

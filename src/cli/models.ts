@@ -1,4 +1,4 @@
-import { UsageError } from "./exit-codes.js";
+import { UsageError } from "../util/exit-codes.js";
 
 /**
  * `cairn models` (and `--list-models`): one `<id> - <display name>` line per model, as the reference

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { loadConfig } from "../config/load.js";
 import { ConfigError } from "../providers/types.js";
 import { resolveRunModel } from "../run/model.js";
-import { UsageError } from "./exit-codes.js";
+import { UsageError } from "../util/exit-codes.js";
 import { HELP } from "./help.js";
 
 /**

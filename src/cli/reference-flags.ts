@@ -1,4 +1,4 @@
-import { UsageError } from "./exit-codes.js";
+import { UsageError } from "../util/exit-codes.js";
 
 /**
  * Flags of the reference CLI that cairn does not have, each with the reason and what to do instead,

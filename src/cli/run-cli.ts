@@ -1,79 +1,35 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { isatty } from "node:tty";
+import { EXIT, UsageError } from "../util/exit-codes.js";
+import type { Interrupts } from "../util/signals.js";
 import { parseArgs } from "./args.js";
-import { exitCodeFor, messageOf, writeError } from "./errors.js";
-import { EXIT, UsageError } from "./exit-codes.js";
+import { interrupted, writeError } from "./errors.js";
 import { NO_INTERACTIVE } from "./help.js";
-import { captureLibraryOutput } from "./library-output.js";
 import { runList } from "./list-sessions.js";
 import { isPrintMode, promptSource, type Terminal } from "./mode.js";
 import { runModels } from "./models.js";
 import { type PrintOutcome, printsThinking, runPrint } from "./print.js";
 import { routeReferenceModel } from "./reference-model.js";
-import { Interrupts } from "./signals.js";
 import { readPromptFromStdin } from "./stdin.js";
+import { REFERENCE_COMMANDS } from "./subcommands.js";
 import { toolPayloadShape } from "./tool-payload-shape.js";
 
-/** Kept here (not in reference-commands.ts) so recognising a subcommand loads nothing more. */
-const REFERENCE_COMMANDS = new Set([
-  "status",
-  "whoami",
-  "about",
-  "create-chat",
-  "login",
-  "logout",
-  "update",
-  "upgrade",
-  "set-channel",
-  "help",
-]);
-
-/** Every subcommand cairn answers itself (docs/cli.md lists each with its reference counterpart). */
-export const SUBCOMMANDS: readonly string[] = ["models", "ls", "resume", "mcp", "acp", ...REFERENCE_COMMANDS];
-
 /**
- * The CLI after `--version`'s fast path: parse, decide the mode (PM-2), find the prompt, run print
- * mode and turn the outcome into an exit code (README: exit codes). Never throws.
+ * The CLI door: its own subcommands (`models`, `ls`, `mcp`, the reference CLI's) and print mode
+ * (PM-2: parse, decide the mode, find the prompt, run, turn the outcome into an exit code). The
+ * entry (src/entry/run-cairn.ts) chose this door and turns what it throws into a line on stderr and
+ * an exit code (README: exit codes).
  */
-export async function runCli(
-  argv: string[],
-  version: string,
-  interrupts: Interrupts = new Interrupts().install(),
-): Promise<number> {
-  const libraryOutput = captureLibraryOutput();
-  installLastResort(libraryOutput);
-  try {
-    return await run(argv, version, interrupts);
-  } catch (error) {
-    if (interrupts.exitCode !== undefined) return interrupted(interrupts.exitCode);
-    writeError(messageOf(error));
-    return exitCodeFor(error);
-  } finally {
-    interrupts.dispose();
-    libraryOutput.flush(); // after cairn's own lines: the first stderr line is cairn's
-  }
-}
-
-async function run(argv: string[], version: string, interrupts: Interrupts): Promise<number> {
+export async function runCli(argv: string[], version: string, interrupts: Interrupts): Promise<number> {
   // The one subcommand; a prompt that is the single word "models" goes with -p.
   if (argv[0] === "models") return runModels(argv.slice(1));
   if (argv[0] === "ls") return runList(argv.slice(1));
-  // The reference CLI's `resume`: the latest session of this directory, as --continue.
-  if (argv[0] === "resume") return run(["--continue", ...argv.slice(1)], version, interrupts);
   if (argv[0] === "mcp") return (await import("./mcp-command.js")).runMcp(argv.slice(1));
   // The reference CLI's subcommands: answered here, never sent to a model as a prompt.
   if (argv[0] !== undefined && REFERENCE_COMMANDS.has(argv[0])) {
     const { runReferenceCommand } = await import("./reference-commands.js");
     return runReferenceCommand(argv[0], argv.slice(1), version);
-  }
-  if (argv[0] === "acp")
-    return (await import("../acp/command.js")).runAcp(argv.slice(1), version, interrupts);
-  // The agent SDKs' dialect (docs/protocols.md): print mode's contract never reads stream-json input.
-  if (speaksAgentSdkProtocol(argv)) {
-    const { serveAgentSdkProtocol } = await import("../claude-protocol/serve.js");
-    const code = await serveAgentSdkProtocol(argv, interrupts.signal);
-    return interrupts.exitCode ?? code;
   }
   const options = parseArgs(argv, version);
   if (options === "handled") return EXIT.success;
@@ -155,36 +111,4 @@ function exitCode(outcome: PrintOutcome, interrupts: Interrupts, failOnDenial: b
     return EXIT.denied;
   }
   return EXIT.success;
-}
-
-function interrupted(code: number): number {
-  const what: Record<number, string> = {
-    [EXIT.sigint]: "interrupted (SIGINT).",
-    [EXIT.sighup]: "hung up (SIGHUP).",
-  };
-  writeError(what[code] ?? "terminated (SIGTERM).");
-  return code;
-}
-
-/**
- * Whatever escapes (a bug, an error event nobody listened to) still ends as one line on stderr and
- * exit 1, never a stack trace on the user's terminal; CAIRN_DEBUG=1 shows the stack.
- */
-function installLastResort(libraryOutput: { flush(): void }): void {
-  const fatal = (error: unknown) => {
-    if (process.env.CAIRN_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
-    writeError(messageOf(error));
-    libraryOutput.flush();
-    process.exit(EXIT.failure);
-  };
-  process.on("uncaughtException", fatal);
-  process.on("unhandledRejection", fatal);
-}
-
-/** `--input-format stream-json` (either spelling) selects the agent-SDK CLI protocol. */
-function speaksAgentSdkProtocol(argv: readonly string[]): boolean {
-  return argv.some(
-    (arg, i) =>
-      arg === "--input-format=stream-json" || (arg === "--input-format" && argv[i + 1] === "stream-json"),
-  );
 }

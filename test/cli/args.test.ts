@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { parseArgs } from "../../src/cli/args.js";
-import { UsageError } from "../../src/cli/exit-codes.js";
+import { UsageError } from "../../src/util/exit-codes.js";
 
 describe("parseArgs", () => {
   test("defaults", () => {

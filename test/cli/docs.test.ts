@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { TOOL_KINDS } from "../../src/cli/formats/tool-kinds.js";
 import { REFERENCE_ONLY_FLAG_NAMES } from "../../src/cli/reference-flags.js";
-import { SUBCOMMANDS } from "../../src/cli/run-cli.js";
+import { SUBCOMMANDS } from "../../src/entry/run-cairn.js";
 import { SCHEMA_FILES, validLine } from "./schemas.js";
 
 /** docs/events.md and docs/schema/ must cover every event and tool kind, with examples that validate. */

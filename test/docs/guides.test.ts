@@ -5,10 +5,10 @@ import { REPO } from "../conformance/pm/helpers.js";
 import { linksIn } from "./markdown.js";
 
 /**
- * CONTRIBUTING.md and AGENTS.md send a newcomer (or a coding agent) to files by name; when code
- * moves, this test says which sentence to update.
+ * CONTRIBUTING.md, AGENTS.md and docs/architecture.md send a newcomer (or a coding agent) to files
+ * by name; when code moves, this test says which sentence to update.
  */
-const GUIDES = ["CONTRIBUTING.md", "AGENTS.md", "README.md"];
+const GUIDES = ["CONTRIBUTING.md", "AGENTS.md", "README.md", "docs/architecture.md"];
 /** `src/tools/define.ts`, `test/helpers/`: a quoted repository path (no placeholders, no globs). */
 const QUOTED_PATH = /`((?:src|test|docs|scripts|examples|bench|\.ci)\/[^`\s<>*]*)`/g;
 

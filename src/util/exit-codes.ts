@@ -1,4 +1,7 @@
-/** The CLI's exit codes (documented in the README). */
+/**
+ * cairn's exit codes (documented in the README), whichever door the process runs: the CLI's
+ * commands and print mode, `cairn acp` or the agent-SDK protocol.
+ */
 export const EXIT = {
   success: 0,
   /** Runtime failure: provider error after retries, max turns, a failed run. */

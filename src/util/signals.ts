@@ -11,12 +11,13 @@ const EXIT_CODES: Record<(typeof SIGNALS)[number], number> = {
 };
 
 /**
- * SIGINT / SIGTERM / SIGHUP for the whole CLI, installed before anything can wait (reading stdin
- * included). The first signal aborts `signal`, which the prompt reader and the engine honour (the
- * engine stops the model call and the tools' process groups, the run its leftover processes); the
- * CLI then exits 130, 143 or 129. A second signal, or a run that does not wind down within
- * FORCE_EXIT_MS, exits at once with the same code. SIGHUP (the terminal or ssh session went away)
- * is handled like SIGTERM: without a handler Node would die at once and leave the commands running.
+ * SIGINT / SIGTERM / SIGHUP for the whole process, whichever door runs, installed before anything
+ * can wait (reading stdin included). The first signal aborts `signal`, which the prompt reader and
+ * the engine honour (the engine stops the model call and the tools' process groups, the run its
+ * leftover processes); the process then exits 130, 143 or 129. A second signal, or a run that does
+ * not wind down within FORCE_EXIT_MS, exits at once with the same code. SIGHUP (the terminal or ssh
+ * session went away) is handled like SIGTERM: without a handler Node would die at once and leave
+ * the commands running.
  */
 export class Interrupts {
   private readonly controller = new AbortController();

@@ -1,0 +1,71 @@
+import { exitCodeFor, interrupted, messageOf, writeError } from "../cli/errors.js";
+import { captureLibraryOutput } from "../cli/library-output.js";
+import { CLI_SUBCOMMANDS } from "../cli/subcommands.js";
+import { EXIT } from "../util/exit-codes.js";
+import type { Interrupts } from "../util/signals.js";
+
+/** Every subcommand cairn answers itself (docs/cli.md lists each with its reference counterpart). */
+export const SUBCOMMANDS: readonly string[] = ["resume", "acp", ...CLI_SUBCOMMANDS];
+
+/**
+ * The `cairn` executable after `--version`'s fast path: picks the door, runs it, and turns whatever
+ * escapes it into one line on stderr and an exit code (README: exit codes). Never throws.
+ */
+export async function runCairn(argv: string[], version: string, interrupts: Interrupts): Promise<number> {
+  const libraryOutput = captureLibraryOutput();
+  installLastResort(libraryOutput);
+  try {
+    return await runDoor(argv, version, interrupts);
+  } catch (error) {
+    if (interrupts.exitCode !== undefined) return interrupted(interrupts.exitCode);
+    writeError(messageOf(error));
+    return exitCodeFor(error);
+  } finally {
+    interrupts.dispose();
+    libraryOutput.flush(); // after cairn's own lines: the first stderr line is cairn's
+  }
+}
+
+/**
+ * Which door runs: `cairn acp` (ACP, for editors), `--input-format stream-json` (the agent-SDK CLI
+ * protocol the official SDKs speak, docs/protocols.md), else the CLI's own subcommands and print
+ * mode. A door is loaded when it is chosen, so a print-mode run loads nothing of ACP or the
+ * protocol; and only this module knows them all: no door imports another (test/layering.test.ts).
+ */
+async function runDoor(argv: string[], version: string, interrupts: Interrupts): Promise<number> {
+  // The reference CLI's `resume`: the latest session of this directory, as --continue.
+  if (argv[0] === "resume") return runDoor(["--continue", ...argv.slice(1)], version, interrupts);
+  if (argv[0] === "acp")
+    return (await import("../acp/command.js")).runAcp(argv.slice(1), version, interrupts);
+  // Print mode's contract never reads stream-json input; the CLI's subcommands read no input at all.
+  const subcommand = argv[0] !== undefined && CLI_SUBCOMMANDS.includes(argv[0]);
+  if (!subcommand && speaksAgentSdkProtocol(argv)) {
+    const { serveAgentSdkProtocol } = await import("../claude-protocol/serve.js");
+    const code = await serveAgentSdkProtocol(argv, interrupts.signal);
+    return interrupts.exitCode ?? code;
+  }
+  return (await import("../cli/run-cli.js")).runCli(argv, version, interrupts);
+}
+
+/** `--input-format stream-json` (either spelling) selects the agent-SDK CLI protocol. */
+function speaksAgentSdkProtocol(argv: readonly string[]): boolean {
+  return argv.some(
+    (arg, i) =>
+      arg === "--input-format=stream-json" || (arg === "--input-format" && argv[i + 1] === "stream-json"),
+  );
+}
+
+/**
+ * Whatever escapes (a bug, an error event nobody listened to) still ends as one line on stderr and
+ * exit 1, never a stack trace on the user's terminal; CAIRN_DEBUG=1 shows the stack.
+ */
+function installLastResort(libraryOutput: { flush(): void }): void {
+  const fatal = (error: unknown) => {
+    if (process.env.CAIRN_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    writeError(messageOf(error));
+    libraryOutput.flush();
+    process.exit(EXIT.failure);
+  };
+  process.on("uncaughtException", fatal);
+  process.on("unhandledRejection", fatal);
+}
