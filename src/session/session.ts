@@ -19,7 +19,7 @@ import { type AssembledRun, assembleRun, type RunSpec, resolveModelFor } from ".
 import type { PromptExpansion } from "../run/customize.js";
 import type { RunModel } from "../run/model.js";
 import type { RewindFilesResult } from "../sessions/checkpoints.js";
-import { type OpenedSession, openSession } from "../sessions/open-session.js";
+import { type OpenedSession, openSession, type SessionRequest } from "../sessions/open-session.js";
 import { SessionStore, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
 import { SessionWriteError } from "../sessions/writer.js";
 import { describeToolCall } from "../tools/display.js";
@@ -43,20 +43,14 @@ import { TurnGate, type WhenBusy } from "./turn-gate.js";
 
 export { BusyError } from "./turn-gate.js";
 
-/** How a door opens a session: new, resumed by id, the latest of the workspace, or a fork. */
-export type SessionOpening = {
-  /** Id for a new session (default: a fresh UUID). */
-  sessionId?: string;
-  resume?: string;
-  /**
-   * The reference CLI's semantics (its consumers make up an id, then resume it on every prompt): a
-   * `resume` id with no transcript starts a new session under that id, with one notice.
-   */
-  createMissing?: boolean;
-  continueLatest?: boolean;
-  fork?: boolean;
-  /** Default true; false runs without a transcript. */
-  persist?: boolean;
+/**
+ * How a door opens a session: new, resumed by id, the latest of the workspace, or a fork (the
+ * fields of `openSession`'s request, src/sessions/open-session.ts).
+ */
+export type SessionOpening = Pick<
+  SessionRequest,
+  "sessionId" | "resume" | "createMissing" | "continueLatest" | "fork" | "persist"
+> & {
   /**
    * Called once the session is opened, before its history goes to the model: returns the history
    * to continue from (the SDK's `resumeSessionAt` cuts it; its `title` is written here).
