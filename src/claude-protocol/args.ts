@@ -136,6 +136,9 @@ export function parseProtocolArgs(argv: readonly string[]): ProtocolArgs {
       case "replay-user-messages":
         result.replayUserMessages = true;
         break;
+      case "resume-session-at":
+        options.resumeSessionAt = value!;
+        break;
       case "resume":
         options.resume = value!;
         break;

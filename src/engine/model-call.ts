@@ -1,3 +1,4 @@
+import { randomUuid } from "../util/random-id.js";
 import { batchesOf } from "./event-batches.js";
 import type { EngineEvent } from "./events.js";
 import { MessageAssembler } from "./message-assembler.js";
@@ -78,6 +79,9 @@ export async function* callModel(
             messageId: snapshot.id,
             model: snapshot.model,
             usage: snapshot.usage,
+            // A block completes on its content_block_stop, which names its index.
+            index: (event as { index: number }).index,
+            uuid: randomUuid(),
           });
         }
       };

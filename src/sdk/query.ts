@@ -57,7 +57,8 @@ import { createSdkProjection, hookMessages, type SdkProjection, type SdkRunEnd }
 import { type UserPrompt, userPrompt } from "./prompt-content.js";
 import { notApplied, readWorkspaceFile } from "./query-extras.js";
 import { QueryInput } from "./query-input.js";
-import { messageIndex, setSessionTitle } from "./sessions.js";
+import { resumedAt } from "./resume-at.js";
+import { setSessionTitle } from "./sessions.js";
 import {
   compileOutputFormat,
   MAX_STRUCTURED_OUTPUT_RETRIES,
@@ -1041,39 +1042,6 @@ class QueryRun implements Query {
   private untilStopped<T>(promise: Promise<T>): Promise<T | typeof STOPPED> {
     return unlessAborted(this.stop.signal, promise, () => STOPPED);
   }
-}
-
-/**
- * `resumeSessionAt`: the history up to and including that message. The transcript gets a boundary
- * record, so the session goes on from there on a later resume too.
- */
-function resumedAt(
-  session: OpenedSession,
-  uuid: string,
-  resumedId: string | undefined,
-): ConversationMessage[] {
-  // Message ids are derived from the session they were read from (a fork copies them under a new id).
-  const sourceId = resumedId ?? session.forkedFrom ?? session.sessionId;
-  let index: number;
-  try {
-    index = messageIndex(sourceId, session.history, uuid);
-  } catch (error) {
-    throw new InvalidOptionsError(
-      `cairn query(): invalid option "resumeSessionAt": ${(error as Error).message}`,
-      "resumeSessionAt",
-    );
-  }
-  const kept = session.history.slice(0, index + 1);
-  session.writer?.append({
-    type: "compact_boundary",
-    ts: new Date().toISOString(),
-    trigger: "manual",
-    preTokens: estimateTokens(session.history),
-    postTokens: estimateTokens(kept),
-    summary: `Resumed at message ${uuid}; the ${session.history.length - kept.length} messages after it are left out.`,
-    messages: kept,
-  });
-  return kept;
 }
 
 /**
