@@ -63,6 +63,10 @@ export class SdkPermissions {
 
   /** `setPermissionMode()`: applies to the next tool call, also inside the running turn. */
   setMode(mode: PermissionMode): void {
+    if (mode === "bypassPermissions" && this.options.bypassDisabled)
+      throw new Error(
+        "cairn: bypassPermissions is disabled by the settings option (permissions.disableBypassPermissionsMode).",
+      );
     this.mode = mode;
     this.gate?.setMode(gateMode(mode));
   }
@@ -110,6 +114,7 @@ export class SdkPermissions {
       allowedTools: [...(options.allowedTools ?? []), ...this.added.allow],
       disallowedTools: [...(options.disallowedTools ?? []), ...this.added.deny],
       addDirs: [...(options.additionalDirectories ?? []), ...this.added.dirs],
+      rules: options.settingsRules,
       ...(onAsk ? { onAsk } : {}),
       forceHint: SDK_FORCE_HINT,
       source: "SDK",

@@ -941,6 +941,7 @@ class QueryRun implements Query {
       },
       hooks: {
         ...(this.options.hooks ? { callbacks: this.options.hooks } : {}),
+        ...(this.options.settingsHooks ? { files: [this.options.settingsHooks] } : {}),
         trust: this.options.settingSources?.includes("project") === true,
         trustHint:
           'add "project" to the settingSources option, or the workspace to trustedWorkspaces in the user config',

@@ -336,6 +336,28 @@ describe("the official agent SDK: resumeSessionAt (--resume-session-at)", () => 
   });
 });
 
+describe("the official agent SDK: sandbox and settings (--settings)", () => {
+  test("sandbox.filesystem.denyRead, which the SDK sends inside --settings, keeps a file from Read", async () => {
+    const server = await startServer([reply().tool("Read", { file_path: "secret.txt" }), reply().text("ok")]);
+    const cwd = workspace({ "secret.txt": "TOPSECRET-9920\n" });
+    const messages = await collect(
+      query({
+        prompt: "Read it",
+        options: {
+          ...throughCairn(server, cwd),
+          permissionMode: "bypassPermissions",
+          allowDangerouslySkipPermissions: true,
+          sandbox: { enabled: true, failIfUnavailable: false, filesystem: { denyRead: ["secret.txt"] } },
+        },
+      }),
+    );
+    expect(resultOf(messages)).toMatchObject({ subtype: "success" });
+    const sent = server.requests.map((request) => JSON.stringify(request.body)).join("\n");
+    expect(sent).toContain("denyRead");
+    expect(sent).not.toContain("TOPSECRET-9920");
+  });
+});
+
 describe("the official agent SDK: images and file checkpoints over the CLI protocol", () => {
   const PNG =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
