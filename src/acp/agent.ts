@@ -25,28 +25,33 @@ import {
   type SetSessionModeResponse,
 } from "@agentclientprotocol/sdk";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
+import type { SessionPermissionMode as PermissionMode } from "../permissions/types.js";
 import { ConfigError } from "../providers/types.js";
 import { resolveModelFor } from "../run/assemble.js";
-import type { PermissionMode } from "../sdk/messages.js";
 import { SessionStore } from "../sessions/store.js";
 import { mcpServersOf } from "./mcp-servers.js";
 import { SESSION_MODES, sessionMode } from "./modes.js";
 import { AcpSession } from "./session.js";
+import type { ClientShows } from "./updates.js";
 
 export type AgentSettings = { version: string; model?: string; maxTurns?: number };
 
 /**
- * cairn as an ACP agent: sessions are streaming-input `query()`s (src/acp/session.ts). What this
+ * cairn as an ACP agent: each ACP session drives one cairn session (src/acp/session.ts). What this
  * class adds is the protocol's session management: checking that a model can be used (ACP's
  * authentication: cairn needs none of its own, only a configured provider), the modes, and
  * replaying a stored conversation for `session/load`.
  */
 export class CairnAgent {
   private readonly sessions = new Map<string, AcpSession>();
+  /** What the client said it can show (notices, compaction), from `initialize`. */
+  private shows: ClientShows = { notices: false, compaction: false };
 
   constructor(private readonly settings: AgentSettings) {}
 
-  async initialize(_params: InitializeRequest): Promise<InitializeResponse> {
+  async initialize(params: InitializeRequest): Promise<InitializeResponse> {
+    const session = params.clientCapabilities?.session;
+    this.shows = { notices: Boolean(session?.notices), compaction: Boolean(session?.compaction) };
     const problem = await this.modelProblem(process.cwd()).catch((error: unknown) => messageOf(error));
     return {
       protocolVersion: PROTOCOL_VERSION,
@@ -146,6 +151,7 @@ export class CairnAgent {
       ...rest,
       mcpServers: mcpServersOf(mcpServers),
       additionalDirectories: additionalDirectories ?? [],
+      shows: this.shows,
       ...(this.settings.model !== undefined ? { model: this.settings.model } : {}),
       ...(this.settings.maxTurns !== undefined ? { maxTurns: this.settings.maxTurns } : {}),
     });

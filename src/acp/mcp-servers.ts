@@ -1,5 +1,5 @@
 import { type McpServer, RequestError } from "@agentclientprotocol/sdk";
-import type { McpServerConfig } from "../sdk/options.js";
+import type { McpServerConfig } from "../mcp/config.js";
 
 /**
  * The client's MCP servers (`session/new`, `session/load`) as the query's `mcpServers`: the same

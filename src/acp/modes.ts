@@ -1,5 +1,5 @@
 import type { SessionMode } from "@agentclientprotocol/sdk";
-import type { PermissionMode } from "../sdk/messages.js";
+import type { SessionPermissionMode as PermissionMode } from "../permissions/types.js";
 
 /** The permission modes a client can switch a session to (`session/set_mode`), as ACP session modes. */
 export const SESSION_MODES: (SessionMode & { id: PermissionMode })[] = [

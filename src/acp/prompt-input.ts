@@ -1,14 +1,13 @@
 import { type ContentBlock, RequestError } from "@agentclientprotocol/sdk";
 import type { PromptBlock } from "../engine/messages.js";
-import type { SDKUserMessage } from "../sdk/messages.js";
-import { IMAGE_MEDIA_TYPES } from "../sdk/prompt-content.js";
+import { IMAGE_MEDIA_TYPES } from "../engine/messages.js";
+import type { PromptInput } from "../session/session.js";
 
-/** One ACP prompt as the user message that starts its turn. */
-export function userMessage(blocks: PromptBlock[]): SDKUserMessage {
-  const content = blocks.every((block) => block.type === "text")
-    ? blocks.map((block) => block.text).join("\n\n")
-    : blocks;
-  return { type: "user", message: { role: "user", content }, parent_tool_use_id: null };
+/** One ACP prompt as the session's input: its text, and its blocks when it holds images or documents. */
+export function promptInput(blocks: ContentBlock[]): PromptInput {
+  const parts = promptBlocks(blocks);
+  const text = parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n\n");
+  return parts.every((part) => part.type === "text") ? { text } : { text, content: parts };
 }
 
 /**

@@ -4,15 +4,21 @@ import {
   methods,
   type PromptResponse,
   RequestError,
+  type SessionUpdate,
   type StopReason,
 } from "@agentclientprotocol/sdk";
-import { MessageQueue } from "../sdk/message-queue.js";
-import type { PermissionMode, SDKMessage, SDKResultMessage, SDKUserMessage } from "../sdk/messages.js";
-import type { McpServerConfig } from "../sdk/options.js";
-import { type Query, query } from "../sdk/query.js";
-import { permissionBridge } from "./permission.js";
-import { promptBlocks, userMessage } from "./prompt-input.js";
-import { UpdateProjection } from "./updates.js";
+import type { RunEndEvent } from "../engine/events.js";
+import type { McpServerConfig } from "../mcp/config.js";
+import { entriesFromOptions } from "../mcp/sources.js";
+import type { SessionPermissionMode } from "../permissions/types.js";
+import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
+import type { PermissionRequest, SessionEvent } from "../session/events.js";
+import { ToolHeartbeats } from "../session/heartbeats.js";
+import { Session } from "../session/session.js";
+import { builtinTools } from "../tools/index.js";
+import { askClient } from "./permission.js";
+import { promptInput } from "./prompt-input.js";
+import { type ClientShows, UpdateProjection } from "./updates.js";
 
 export type SessionSetup = {
   sessionId: string;
@@ -22,52 +28,69 @@ export type SessionSetup = {
   additionalDirectories: string[];
   /** Continue this stored session (`session/load`): same id, its history goes to the model. */
   resume: boolean;
-  mode: PermissionMode;
+  mode: SessionPermissionMode;
   model?: string;
   maxTurns?: number;
+  /** What the client can show besides messages and tool calls. */
+  shows: ClientShows;
 };
 
+/** How an ACP user lifts a restriction: the mode the client offers for it. */
+const ACP_FORCE_HINT = 'choose the "Bypass permissions" mode';
+
 /**
- * One ACP session: one streaming-input `query()` for its whole life, one turn per `session/prompt`.
- * The query owns everything else (transcript, permissions, MCP servers, hooks); this class turns
- * its messages into `session/update`s and its result into the stop reason.
+ * One ACP session: one cairn session (src/session/) for its whole life, one turn per
+ * `session/prompt`. The session owns everything else (transcript, permissions, MCP servers, hooks);
+ * this class turns its events into `session/update`s, its permission requests into
+ * `session/request_permission`, and its run's end into the stop reason.
  */
 export class AcpSession {
   readonly updates: UpdateProjection;
-  /** The session's prompts, as the streaming input of its query: one turn each. */
-  private readonly input = new MessageQueue<SDKUserMessage>();
-  private readonly query: Query;
-  private running = false;
+  private readonly session: Session;
   private cancelled = false;
-  /** The running prompt, settled when its turn is over. */
-  private current: Promise<unknown> | undefined;
-  /** The query failed before a turn could start (nothing more can run in this session). */
-  private broken: Error | undefined;
 
   constructor(
     private readonly client: AgentContext,
     private readonly setup: SessionSetup,
   ) {
-    this.updates = new UpdateProjection(setup.cwd);
-    this.query = query({
-      prompt: this.input,
-      options: {
-        cwd: setup.cwd,
-        ...(setup.resume ? { resume: setup.sessionId } : { sessionId: setup.sessionId }),
-        includePartialMessages: true,
-        permissionMode: setup.mode,
-        canUseTool: permissionBridge(client, {
-          id: setup.sessionId,
-          cwd: setup.cwd,
-          onCancelled: () => {
-            this.cancelled = true;
+    const { cwd, model } = setup;
+    this.updates = new UpdateProjection(
+      (name, input, live) => this.session.describe(name, input, { live }),
+      setup.shows,
+    );
+    this.session = new Session({
+      cwd,
+      assembly: (notice) => ({
+        cwd,
+        ...(model !== undefined ? { model } : {}),
+        tools: builtinTools(),
+        sandbox: async (roots, env) => {
+          const { policy, warnings } = await sdkSandboxPolicy(undefined, roots, env);
+          for (const content of warnings) notice("sandbox", content);
+          return { policy, warnings: [] };
+        },
+        mcp: {
+          explicit: entriesFromOptions(setup.mcpServers),
+          strict: false,
+          approveProject: false,
+          onLog: (server, line, kind) => {
+            if (kind === "event") notice("mcp", `MCP server ${server}: ${line}`);
           },
-        }),
-        mcpServers: setup.mcpServers,
+        },
+        hooks: {
+          trust: false,
+          trustHint: "add the workspace to trustedWorkspaces in the user config",
+        },
+      }),
+      permissions: {
+        mode: setup.mode,
         additionalDirectories: setup.additionalDirectories,
-        ...(setup.model !== undefined ? { model: setup.model } : {}),
-        ...(setup.maxTurns !== undefined ? { maxTurns: setup.maxTurns } : {}),
+        answered: true,
+        forceHint: ACP_FORCE_HINT,
+        source: "ACP",
       },
+      opening: setup.resume ? { resume: setup.sessionId } : { sessionId: setup.sessionId },
+      ...(model !== undefined ? { model } : {}),
     });
   }
 
@@ -75,32 +98,38 @@ export class AcpSession {
     return this.setup.sessionId;
   }
 
+  /**
+   * One turn. A prompt that comes while one runs waits for it (the session's one busy rule):
+   * editors send session/cancel and the next prompt together when the user types mid-turn, and the
+   * cancelled turn takes a moment to wind down (a tool's process group to end).
+   */
   async prompt(blocks: ContentBlock[]): Promise<PromptResponse> {
-    // One turn at a time; a prompt that comes while one runs waits for it. Editors send
-    // session/cancel and the next prompt together when the user types mid-turn, and the cancelled
-    // turn takes a moment to wind down (a tool's process group to end): the new prompt was refused
-    // then. (The notification may even be handled after the request: both are dispatched async.)
-    while (this.running) await this.current?.catch(() => {});
-    if (this.broken) throw RequestError.internalError(undefined, this.broken.message);
-    const turn = this.runPrompt(blocks);
-    this.current = turn;
-    return turn;
-  }
-
-  private async runPrompt(blocks: ContentBlock[]): Promise<PromptResponse> {
-    const prompt = promptBlocks(blocks);
-    this.running = true;
-    this.cancelled = false;
-    this.input.push(userMessage(prompt));
+    const input = promptInput(blocks);
+    const events = this.session.prompt(input, {
+      whenBusy: "queue",
+      ...(this.setup.maxTurns !== undefined ? { maxTurns: this.setup.maxTurns } : {}),
+    });
+    const heartbeats = new ToolHeartbeats(process.env);
+    let started = false;
+    let lastStop: string | null = null;
     try {
       while (true) {
-        const step = await this.nextMessage();
-        if (step.done) throw RequestError.internalError(undefined, "the session has ended");
-        if (step.value.type === "result") return { stopReason: this.stopReason(step.value) };
+        const step = await this.nextStep(events, heartbeats);
+        if (!started) {
+          // The turn has the session now (an earlier one ended): cancels from here on are its.
+          started = true;
+          this.cancelled = false;
+        }
+        if (step.done) {
+          if (!step.value) throw RequestError.internalError(undefined, "the session has ended");
+          return { stopReason: this.stopReason(step.value, lastStop) };
+        }
+        if (step.value.type === "turn_end") lastStop = step.value.stopReason;
+        heartbeats.observe(step.value);
         await this.deliver(step.value);
       }
     } finally {
-      this.running = false;
+      await events.return(undefined).catch(() => {});
     }
   }
 
@@ -110,7 +139,7 @@ export class AcpSession {
    * knows the session.
    */
   async announceCommands(): Promise<void> {
-    const commands = await this.query.supportedCommands();
+    const commands = await this.session.commands();
     await this.client.notify(methods.client.session.update, {
       sessionId: this.id,
       update: {
@@ -126,50 +155,77 @@ export class AcpSession {
 
   /** `session/cancel`: stops the running turn; its prompt then resolves with `cancelled`. */
   cancel(): void {
-    if (!this.running) return;
+    if (!this.session.busy) return;
     this.cancelled = true;
-    void this.query.interrupt();
+    this.session.interrupt(new Error("The client cancelled the turn."));
   }
 
-  async setMode(mode: PermissionMode): Promise<void> {
-    await this.query.setPermissionMode(mode);
+  async setMode(mode: SessionPermissionMode): Promise<void> {
+    this.session.setMode(mode);
   }
 
-  /** Ends the query: the running turn is aborted, the transcript closed, MCP servers stopped. */
+  /** Ends the session: the running turn is aborted, the transcript closed, MCP servers stopped. */
   async close(): Promise<void> {
-    this.input.end();
-    await this.query.return();
+    await this.session.close();
   }
 
-  private async nextMessage(): Promise<IteratorResult<SDKMessage, void>> {
+  /** The turn's next event, or a heartbeat tick while a tool runs (shown as running once). */
+  private async nextStep(
+    events: AsyncGenerator<SessionEvent, RunEndEvent | undefined>,
+    heartbeats: ToolHeartbeats,
+  ): Promise<IteratorResult<SessionEvent, RunEndEvent | undefined>> {
+    const pending = events.next();
+    for await (const tick of heartbeats.during(pending)) {
+      for (const update of this.updates.started(tick.toolUseId)) await this.send(update);
+    }
     try {
-      return await this.query.next();
+      return await pending;
     } catch (error) {
-      // The first turn could not start (a config file, the transcript): the query is over.
-      this.broken = error instanceof Error ? error : new Error(String(error));
-      throw RequestError.internalError(undefined, this.broken.message);
+      // The turn could not start (a config file, the transcript): the session cannot go on.
+      throw RequestError.internalError(undefined, (error as Error).message);
     }
   }
 
-  private async deliver(message: SDKMessage): Promise<void> {
-    if (message.type === "system" && message.subtype === "informational") {
-      process.stderr.write(`cairn: ${message.level}: ${message.content}\n`);
+  private async deliver(event: SessionEvent): Promise<void> {
+    if (event.type === "permission_request") {
+      this.answer(event.request);
       return;
     }
-    for (const update of this.updates.project(message)) {
-      await this.client.notify(methods.client.session.update, { sessionId: this.id, update });
+    if (event.type === "session_notice" && !this.setup.shows.notices) {
+      // An editor's agent log, rather than the answer.
+      process.stderr.write(`cairn: warning: ${event.content}\n`);
+      return;
     }
+    for (const update of this.updates.project(event)) await this.send(update);
   }
 
-  private stopReason(result: SDKResultMessage): StopReason {
-    if (this.cancelled) return "cancelled";
-    if (result.subtype === "success") {
-      if (result.stop_reason === "refusal") return "refusal";
-      if (result.stop_reason === "max_tokens") return "max_tokens";
+  /** Asks the client; not awaited, so the turn's other events (heartbeats) go on meanwhile. */
+  private answer(request: PermissionRequest): void {
+    const signal = this.session.requestSignal(request.id);
+    if (!signal) return;
+    askClient(this.client, { id: this.id }, request, signal)
+      .then(async (answer) => {
+        if (answer.cancelled) this.cancelled = true;
+        if (answer.result.behavior === "allow")
+          for (const update of this.updates.started(request.toolUseId)) await this.send(update);
+        this.session.answer(request.id, answer.result);
+      })
+      .catch((error: unknown) => this.session.fail(request.id, error));
+  }
+
+  private send(update: SessionUpdate): Promise<void> {
+    return this.client.notify(methods.client.session.update, { sessionId: this.id, update });
+  }
+
+  private stopReason(end: RunEndEvent, lastStop: string | null): StopReason {
+    if (this.cancelled || end.aborted) return "cancelled";
+    if (end.subtype === "success") {
+      if (lastStop === "refusal") return "refusal";
+      if (lastStop === "max_tokens") return "max_tokens";
       return "end_turn";
     }
-    if (result.subtype === "error_max_turns") return "max_turn_requests";
+    if (end.subtype === "error_max_turns") return "max_turn_requests";
     // A provider failure after its retries: the turn failed, the session goes on.
-    throw RequestError.internalError({ errors: result.errors }, result.errors.join("; ") || result.subtype);
+    throw RequestError.internalError({ errors: end.errors }, end.errors.join("; ") || end.subtype);
   }
 }

@@ -1,10 +1,13 @@
 import type { HookCallbackMatcher } from "../hooks/index.js";
 import type { Channel } from "./channel.js";
 
-/** `initialize.hooks` entries: callbacks that live in the host, named by id. */
+/**
+ * `initialize.hooks` entries: callbacks that live in the host, named by id. The Python SDK sends
+ * `"matcher": null` for `HookMatcher(matcher=None)`, its documented way to hook every tool.
+ */
 export type HostHookMatchers = Record<
   string,
-  { matcher?: string; hookCallbackIds?: string[]; timeout?: number }[] | undefined
+  { matcher?: string | null; hookCallbackIds?: string[]; timeout?: number }[] | undefined
 >;
 
 /**
@@ -18,7 +21,9 @@ export function bridgedHooks(
   const hooks: Record<string, HookCallbackMatcher[]> = {};
   for (const [event, entries] of Object.entries(matchers)) {
     hooks[event] = (entries ?? []).map((entry) => ({
-      ...(entry.matcher !== undefined ? { matcher: entry.matcher } : {}),
+      // No matcher (omitted or null) matches every tool, as a hook option without one does; any
+      // other value goes on to the option's check (a number is an error, not "every tool").
+      ...(entry.matcher !== undefined && entry.matcher !== null ? { matcher: entry.matcher } : {}),
       ...(entry.timeout !== undefined ? { timeout: entry.timeout } : {}),
       hooks: (entry.hookCallbackIds ?? []).map(
         (id) =>

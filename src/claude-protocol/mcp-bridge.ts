@@ -48,3 +48,29 @@ export function bridgedServer(name: string, channel: Channel): SdkServerConfig {
     },
   };
 }
+
+/**
+ * The query's MCP servers with the host's in-process ones bridged: those `initialize` names in
+ * `sdkMcpServers` (the TypeScript SDK), and the `--mcp-config` entries `{"type": "sdk", "name": …}`
+ * without a server object, which is how the Python SDK passes its `create_sdk_mcp_server()` servers
+ * (claude_agent_sdk/_internal/transport/subprocess_cli.py, `_build_command`: the config minus its
+ * `instance`). Either way the host answers by the entry's key, the name its tools are seen under.
+ */
+export function withHostServers(
+  servers: Record<string, unknown> | undefined,
+  sdkMcpServers: unknown,
+  channel: Channel,
+): Record<string, unknown> | undefined {
+  const hosted = Object.entries(servers ?? {})
+    .filter(([, config]) => isHostedEntry(config))
+    .map(([name]) => name);
+  if (Array.isArray(sdkMcpServers))
+    hosted.push(...sdkMcpServers.filter((name): name is string => typeof name === "string"));
+  if (hosted.length === 0) return servers;
+  return { ...servers, ...Object.fromEntries(hosted.map((name) => [name, bridgedServer(name, channel)])) };
+}
+
+function isHostedEntry(config: unknown): boolean {
+  const entry = config as { type?: unknown; instance?: unknown } | null;
+  return typeof entry === "object" && entry !== null && entry.type === "sdk" && entry.instance === undefined;
+}

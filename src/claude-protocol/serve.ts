@@ -8,7 +8,7 @@ import { parseProtocolArgs } from "./args.js";
 import { Channel, type ControlRequest, type Frame } from "./channel.js";
 import { bridgedHooks, type HostHookMatchers } from "./hooks-bridge.js";
 import { initializeOptions, initializeResponse } from "./initialize.js";
-import { bridgedServer } from "./mcp-bridge.js";
+import { withHostServers } from "./mcp-bridge.js";
 
 /**
  * The agent-SDK CLI protocol (docs/protocols.md): what the official agent SDKs (and the editor
@@ -113,9 +113,11 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
   }
 
   // The SDKs ask for turn boundaries (`running` … `idle`); Zed's adapter ends a prompt on `idle`.
-  const reportsState =
-    process.env.CLAUDE_CODE_SDK_READS_SESSION_STATE === "1" ||
-    process.env.CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS === "1";
+  const programAsks = process.env.CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS === "1";
+  const reportsState = programAsks || process.env.CLAUDE_CODE_SDK_READS_SESSION_STATE === "1";
+  // Asked for by the SDK alone, they are its bookkeeping: marked `sdk_host_only`, which it keeps from
+  // the program (else a program's first message is a `running` before `init`).
+  const hostOnly = !programAsks;
   const onSignal = () => running?.close();
   signal.addEventListener("abort", onSignal, { once: true });
   try {
@@ -125,11 +127,11 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
       for await (const message of q) {
         const frame = message as unknown as Frame;
         if (reportsState && frame.type === "system" && frame.subtype === "init")
-          sendState(channel, frame, "running");
+          sendState(channel, frame, "running", hostOnly);
         channel.send(frame);
         const replayed = frame.type === "system" && frame.subtype === "init" ? toReplay.shift() : undefined;
         if (replayed) channel.send(replayOf(replayed, frame));
-        if (reportsState && frame.type === "result") sendState(channel, frame, "idle");
+        if (reportsState && frame.type === "result") sendState(channel, frame, "idle", hostOnly);
       }
     await reading;
     return 0;
@@ -153,13 +155,8 @@ function buildOptions(
   // The SDK's `enableFileCheckpointing` reaches its CLI as this variable.
   if (process.env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING === "true")
     options.enableFileCheckpointing = true;
-  const hostServers = Array.isArray(init.sdkMcpServers) ? (init.sdkMcpServers as string[]) : [];
-  if (hostServers.length > 0) {
-    options.mcpServers = {
-      ...options.mcpServers,
-      ...Object.fromEntries(hostServers.map((name) => [name, bridgedServer(name, channel) as never])),
-    };
-  }
+  const mcpServers = withHostServers(options.mcpServers, init.sdkMcpServers, channel);
+  if (mcpServers) options.mcpServers = mcpServers as Options["mcpServers"];
   if (init.hooks && typeof init.hooks === "object")
     options.hooks = bridgedHooks(init.hooks as HostHookMatchers, channel) as Options["hooks"];
   if (permissionPromptStdio) {
@@ -194,11 +191,12 @@ function replayOf(prompt: Frame, init: Frame): Frame {
 }
 
 /** `system`/`session_state_changed`: a turn started (`running`) or is over (`idle`). */
-function sendState(channel: Channel, about: Frame, state: "running" | "idle"): void {
+function sendState(channel: Channel, about: Frame, state: "running" | "idle", hostOnly: boolean): void {
   channel.send({
     type: "system",
     subtype: "session_state_changed",
     state,
+    ...(hostOnly ? { sdk_host_only: true } : {}),
     session_id: about.session_id,
     uuid: randomUUID(),
   });

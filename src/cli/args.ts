@@ -3,11 +3,13 @@ import { parseSettingSources, type SettingSource } from "../config/setting-sourc
 import type { EffortLevel, ThinkingSetting } from "../engine/provider.js";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
 import { checkModelName } from "../providers/model-names.js";
+import { referenceModel } from "../providers/reference-models.js";
 import { SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
 import { UsageError } from "./exit-codes.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "./formats/types.js";
 import { HELP } from "./help.js";
 import { refuseReferenceOnlyFlags } from "./reference-flags.js";
+import { TOOL_PAYLOAD_SHAPES, type ToolPayloadShape } from "./tool-payload-shape.js";
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -37,9 +39,10 @@ export type CliOptions = {
   headers?: Record<string, string>;
   /**
    * stream-json extras of the reference CLI, off by default (the contract: PM-3, PM-24, PM-25):
-   * `--tool-payloads full` (or CAIRN_TOOL_PAYLOADS=full), `--print-thinking` (or CAIRN_PRINT_THINKING=1).
+   * `--tool-payloads` (or CAIRN_TOOL_PAYLOADS; default `full`: tool-payload-shape.ts), `--print-thinking`
+   * (or CAIRN_PRINT_THINKING=1).
    */
-  toolPayloads?: "contract" | "full";
+  toolPayloads?: ToolPayloadShape;
   printThinking: boolean;
   /** `--list-models`: print the models, as `cairn models` does, and exit. */
   listModels: boolean;
@@ -50,7 +53,7 @@ export type CliOptions = {
   trust: boolean;
   /** `--setting-sources user,project,local`: which files load (default: all; docs/agents.md). */
   settingSources?: SettingSource[];
-  /** `--sandbox`: the OS sandbox for shell commands (default `auto`). */
+  /** `--sandbox`: the OS sandbox for shell commands (unset: used where it works, quietly). */
   sandbox?: SandboxMode;
   /** `--sandbox-network`: sandboxed commands may use the network. */
   sandboxNetwork: boolean;
@@ -63,6 +66,8 @@ export type CliOptions = {
   approveMcps: boolean;
   /** The prompt from the command line (undefined: none given). */
   prompt?: string;
+  /** What the flags ask that does not apply, one line each, for stderr (absent: nothing). */
+  notes?: string[];
   /** Long sessions and spend (docs/context.md): --max-budget-usd, --fallback-model, --context-window, --thinking, --max-thinking-tokens, --effort. */
   longSession: LongSessionFlags;
 };
@@ -116,7 +121,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .option("--plan", "", false)
     .option("--new-session-id <uuid>")
     .option("--list-models", "", false)
-    .addOption(new Option("--tool-payloads <shape>").choices(["contract", "full"]))
+    .addOption(new Option("--tool-payloads <shape>").choices(TOOL_PAYLOAD_SHAPES))
     .option("--print-thinking", "", false)
     .option("-H, --header <header>", "", (value: string, list: string[]) => [...list, value], [] as string[])
     .option("--max-budget-usd <usd>", "", (value) => parseNumber("--max-budget-usd", value, 0))
@@ -180,7 +185,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     newSessionId?: string;
     listModels: boolean;
     header: string[];
-    toolPayloads?: "contract" | "full";
+    toolPayloads?: ToolPayloadShape;
     printThinking: boolean;
   }>();
   if (typeof opts.resume === "string" && opts.continue)
@@ -194,11 +199,19 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
   const referenceMode = opts.plan || opts.mode !== undefined ? "plan" : undefined;
   if (referenceMode && opts.permissionMode !== undefined && opts.permissionMode !== referenceMode)
     throw new UsageError("--mode/--plan and --permission-mode contradict each other (see cairn --help)");
-  // A read-only mode and "run everything" cannot both hold: neither may quietly win.
-  if ((opts.force || opts.yolo) && (referenceMode || opts.permissionMode === "plan"))
-    throw new UsageError(
-      `${opts.force ? "--force" : "--yolo"} runs everything, ${opts.plan ? "--plan" : opts.mode !== undefined ? `--mode ${opts.mode}` : "--permission-mode plan"} keeps the run read-only: give one of them (see cairn --help)`,
-    );
+  const notes: string[] = [];
+  // A read-only mode with --force/--yolo: the reference accepts both (its consumers' health probes
+  // send both), and the read-only mode holds. Said once, so the dropped flag is not a silent one.
+  if ((opts.force || opts.yolo) && (referenceMode || opts.permissionMode === "plan")) {
+    const readOnly = opts.plan
+      ? "--plan"
+      : opts.mode !== undefined
+        ? `--mode ${opts.mode}`
+        : "--permission-mode plan";
+    notes.push(`${opts.force ? "--force" : "--yolo"} does not apply: ${readOnly} keeps the run read-only.`);
+    opts.force = false;
+    opts.yolo = false;
+  }
   if (opts.baseUrl !== undefined && !isHttpUrl(opts.baseUrl))
     throw new UsageError(`--base-url must be an http:// or https:// URL, not "${opts.baseUrl}"`);
   if (opts.mode === "ask") opts.disallowedTools = [...(opts.disallowedTools ?? []), "Bash"];
@@ -210,8 +223,9 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     if (opts.resume !== undefined || opts.continue)
       throw new UsageError("--new-session-id starts a new session: it cannot go with --resume or --continue");
   }
-  // An unknown name fails here, before the prompt is read or anything runs (exit 2).
-  if (opts.model !== undefined) checkModelName(opts.model);
+  // An unknown name fails here, before the prompt is read or anything runs (exit 2). The reference
+  // CLI's ids are read when the run starts (reference-model.ts): what they run depends on the keys.
+  if (opts.model !== undefined && !referenceModel(opts.model)) checkModelName(opts.model);
   if (opts.fallbackModel !== undefined)
     for (const name of opts.fallbackModel.split(",")) checkModelName(name.trim());
   // The reference CLI's `agent` subcommand is its default command: `agent agent "<prompt>"` is a
@@ -248,6 +262,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     ...(opts.sandbox !== undefined ? { sandbox: opts.sandbox } : {}),
     sandboxNetwork: opts.sandboxNetwork,
     ...(words.length > 0 ? { prompt: words.join(" ") } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
     longSession: {
       ...(opts.maxBudgetUsd !== undefined ? { maxBudgetUsd: opts.maxBudgetUsd } : {}),
       ...(opts.fallbackModel !== undefined ? { fallbackModel: opts.fallbackModel } : {}),

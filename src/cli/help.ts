@@ -37,6 +37,8 @@ Options:
                                 ollama/<model> and other local servers, or replay:<scenario.json>
                                 for an offline, scripted replay. sonnet, opus and haiku name the
                                 current model of that family; default and auto the default model.
+                                The reference CLI's ids (sonnet-4.6-thinking, gpt-5.2-high,
+                                composer-2, ...) run their matching model, else the default one.
                                 See cairn models.
   --api-key <key>               API key for the model's provider (else from the environment,
                                 e.g. ANTHROPIC_API_KEY).
@@ -55,21 +57,22 @@ Options:
   --strict-mcp-config           Only the servers of --mcp-config (none from config files).
   --approve-mcps                Let the project's MCP servers (.mcp.json, .cursor/mcp.json) start.
   --mode plan|ask, --plan       The reference CLI's read-only modes: plan (= --permission-mode plan);
-                                ask is plan without shell commands.
+                                ask is plan without shell commands. They hold over --force.
   --new-session-id <uuid>       Start the new session under this id (a UUIDv4).
   --list-models                 List the models (as cairn models) and exit.
   -H, --header "Name: Value"    An extra header on every model request; repeatable.
   --print-thinking              With stream-json: print the model's thinking as the reference CLI's
                                 thinking events (or CAIRN_PRINT_THINKING=1). Off by default.
-  --tool-payloads full          With stream-json: the reference CLI's richer tool payloads (file
-                                sizes, before/after contents, interleaved output), or
-                                CAIRN_TOOL_PAYLOADS=full. Default: contract.
+  --tool-payloads full|contract With stream-json: full (the default) prints the reference CLI's real
+                                tool payloads (file sizes, before/after contents, interleaved
+                                output); contract only the published contract's fields. Or
+                                CAIRN_TOOL_PAYLOADS.
   --trust                       Run the workspace's own hooks (.claude/settings.json, .cursor/hooks.json).
   --setting-sources <list>      Which files load: user,project,local (default: all; "" loads none):
                                 config, instruction files, commands, skills (docs/agents.md).
   --sandbox <mode>              auto | enabled | disabled: the OS sandbox under shell commands
-                                (Linux, bubblewrap). auto (default) uses it where it works and
-                                says so once where it cannot; enabled makes that an error.
+                                (Linux, bubblewrap). By default it is used where it works; auto
+                                also says once where it cannot, enabled makes that an error.
   --sandbox-network             Let sandboxed commands use the network (default: none).
   -r, --resume [id]             Continue session <id> (same id; an unknown id starts a new session
                                 under it, with a note); without an id, the latest one here.

@@ -4,6 +4,7 @@ import type { McpServerState } from "../mcp/hub.js";
 import { parseMcpConfigFlags } from "../mcp/sources.js";
 import { startMcpServers } from "../mcp/start.js";
 import { resolveSandboxPolicy, SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
+import { writeError } from "./errors.js";
 import { UsageError } from "./exit-codes.js";
 
 const USAGE =
@@ -25,7 +26,7 @@ export async function runMcp(args: string[]): Promise<number> {
     configs: [] as string[],
     strict: false,
     approve: false,
-    sandbox: "auto" as SandboxMode,
+    sandbox: undefined as SandboxMode | undefined,
   };
   let server: string | undefined;
   for (let i = 0; i < rest.length; i++) {
@@ -45,10 +46,10 @@ export async function runMcp(args: string[]): Promise<number> {
 
   const config = await loadConfig({ cwd: options.cwd, env: process.env });
   // The project's servers start under the sandbox, as in a run (where bubblewrap runs).
-  const { policy } = await resolveSandboxPolicy(
-    { mode: options.sandbox },
-    { roots: [options.cwd, ...config.additionalDirectories] },
-  );
+  const { policy, warning } = await resolveSandboxPolicy(options.sandbox ? { mode: options.sandbox } : {}, {
+    roots: [options.cwd, ...config.additionalDirectories],
+  });
+  if (warning) writeError(warning);
   let named = true;
   const hub = await startMcpServers(config, {
     cwd: options.cwd,

@@ -23,8 +23,7 @@ const REFERENCE_ONLY_FLAGS: Readonly<Record<string, string>> = {
   "--background": "cairn has no interactive mode to leave in the background: run it with -p",
   "-b": "cairn has no interactive mode to leave in the background: run it with -p",
   "--fullscreen": "cairn has no interactive mode: run it with -p",
-  "--with-diffs":
-    "stream-json with --tool-payloads full carries the diffs (diffString, before/after contents)",
+  "--with-diffs": "stream-json carries the diffs (diffString, before/after contents) by default",
   "--prompt": 'give the prompt as an argument: cairn -p "<prompt>"',
 };
 

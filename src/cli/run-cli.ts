@@ -9,9 +9,11 @@ import { captureLibraryOutput } from "./library-output.js";
 import { runList } from "./list-sessions.js";
 import { isPrintMode, promptSource, type Terminal } from "./mode.js";
 import { runModels } from "./models.js";
-import { fullPayloads, type PrintOutcome, printsThinking, runPrint } from "./print.js";
+import { type PrintOutcome, printsThinking, runPrint } from "./print.js";
+import { routeReferenceModel } from "./reference-model.js";
 import { Interrupts } from "./signals.js";
 import { readPromptFromStdin } from "./stdin.js";
+import { toolPayloadShape } from "./tool-payload-shape.js";
 
 /** Kept here (not in reference-commands.ts) so recognising a subcommand loads nothing more. */
 const REFERENCE_COMMANDS = new Set([
@@ -75,6 +77,7 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
   }
   const options = parseArgs(argv, version);
   if (options === "handled") return EXIT.success;
+  for (const note of options.notes ?? []) writeError(note);
   if (options.listModels) return runModels([]);
   const terminal: Terminal = {
     // isatty(0), not process.stdin.isTTY: the getter builds the stdin stream (about 1 ms at start),
@@ -88,14 +91,16 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
     // Documented as ignored (PM-28): wrappers often pass it with every format.
     writeError("--stream-partial-output only applies to --output-format stream-json; ignored.");
   }
+  const payloads = toolPayloadShape(options.toolPayloads);
+  if (payloads.note) writeError(payloads.note);
   if (options.outputFormat !== "stream-json") {
     if (printsThinking(options))
       writeError(
         "--print-thinking (CAIRN_PRINT_THINKING) only applies to --output-format stream-json; ignored.",
       );
-    if (fullPayloads(options))
+    if (payloads.chosen)
       writeError(
-        "--tool-payloads full (CAIRN_TOOL_PAYLOADS) only applies to --output-format stream-json; ignored.",
+        "--tool-payloads (CAIRN_TOOL_PAYLOADS) only applies to --output-format stream-json; ignored.",
       );
   }
   const cwd = resolve(options.workspace ?? process.cwd());
@@ -104,7 +109,11 @@ async function run(argv: string[], version: string, interrupts: Interrupts): Pro
     if (!statSync(resolve(cwd, dir), { throwIfNoEntry: false })?.isDirectory())
       throw new UsageError(`--add-dir ${dir}: no such directory`);
   }
-  const outcome = await runPrint({ ...options, prompt, cwd }, interrupts.signal);
+  // The reference CLI's model ids: their matching model, or the default with a note.
+  const { note, ...routed } = await routeReferenceModel(options, cwd);
+  if (note) writeError(note);
+  const { model: _given, ...rest } = options;
+  const outcome = await runPrint({ ...rest, ...routed, prompt, cwd }, interrupts.signal);
   return exitCode(outcome, interrupts, options.failOnDenial);
 }
 

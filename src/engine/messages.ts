@@ -121,3 +121,6 @@ export function contentText(content: string | readonly PromptBlock[], separator 
     .map((block) => (block.type === "text" ? block.text : mediaPlaceholder(block)))
     .join(separator);
 }
+
+/** The image types every provider with vision takes (Anthropic's and OpenAI's lists agree). */
+export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;

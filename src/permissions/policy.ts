@@ -157,7 +157,7 @@ export function evaluateToolCall(
   if (shell) return evaluateShellCommand(shell.command?.(input), ctx);
   const verdicts: PermissionVerdict[] = [];
   if (effects?.paths) {
-    const paths = effects.paths(input);
+    const paths = effects.paths(input, ctx.cwd);
     if ("uncheckable" in paths)
       return { behavior: ctx.mode === "bypassPermissions" ? "allow" : "ask", message: paths.uncheckable };
     for (const p of paths) verdicts.push(evaluatePath(p.access, name, p.path, ctx, bareAllow));

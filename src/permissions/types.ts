@@ -22,6 +22,25 @@ export function isPermissionMode(value: unknown): value is PermissionMode {
   return typeof value === "string" && (PERMISSION_MODES as readonly string[]).includes(value);
 }
 
+/**
+ * The one permission-mode type of a session and every door (the SDK's `PermissionMode`, ACP's modes,
+ * the CLI's `--permission-mode`): the gate's four modes plus the convention's two that map onto
+ * `default` (`gateMode`):
+ * - `dontAsk`: `default`, and what would be asked is denied without asking anyone.
+ * - `auto`: no classifier in cairn; the rules and the read-only list decide without asking, and the
+ *   rest is asked, exactly as `default`.
+ */
+export type SessionPermissionMode = PermissionMode | "dontAsk" | "auto";
+
+export function isSessionPermissionMode(value: unknown): value is SessionPermissionMode {
+  return isPermissionMode(value) || value === "dontAsk" || value === "auto";
+}
+
+/** The mode the gate enforces for a session's mode. */
+export function gateMode(mode: SessionPermissionMode): PermissionMode {
+  return mode === "dontAsk" || mode === "auto" ? "default" : mode;
+}
+
 export type RuleBehavior = "allow" | "deny" | "ask";
 
 /** How a shell rule matches a command's words (after quotes are removed and wrappers unwrapped). */

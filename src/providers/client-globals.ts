@@ -133,18 +133,14 @@ export class LazyFormData {
 
 /**
  * `globalThis.ReadableStream && value instanceof globalThis.ReadableStream`, which the Anthropic
- * client asks of every request body, without reading the global: in Node 20 its first read loads
- * Node's web streams (about a millisecond of every run). While the global is still its lazy getter,
- * a value can only be a stream made from `node:stream/web`, which carries the tag.
+ * client asks of every request body, without touching the global unless the value could be one: the
+ * global's first use loads Node's web streams (about a millisecond of every run). In Node 22 and 24
+ * even reading its property descriptor does (the global is a lazy data property there, no longer a
+ * getter), so nothing but the value is looked at first: every `ReadableStream`, Node's own and its
+ * subclasses, carries the tag, and a request body (a string, bytes) does not.
  */
 export function isReadableStreamBody(value: unknown): boolean {
   if (typeof value !== "object" || value === null) return false;
-  const global = Object.getOwnPropertyDescriptor(globalThis, "ReadableStream");
-  if (
-    global &&
-    !("value" in global) &&
-    (value as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] !== "ReadableStream"
-  )
-    return false;
+  if ((value as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] !== "ReadableStream") return false;
   return typeof globalThis.ReadableStream === "function" && value instanceof globalThis.ReadableStream;
 }

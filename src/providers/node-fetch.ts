@@ -2,24 +2,23 @@
  * `fetch` over node:http / node:https, for the official clients (`new Anthropic({ fetch })`,
  * `new OpenAI({ fetch })`).
  *
- * Node 20's own `fetch` (undici, with web streams and a WebAssembly HTTP parser) is loaded and
- * initialised on first use: about 25 ms of CPU in every CLI run, more than the request itself
- * (docs/performance.md). This does what the clients need from `fetch`, with Node's HTTP stack:
- * one request with a string or byte body, the response's status, headers and body (read with
- * `getReader()` or `for await`, or whole with `text()` / `json()`), the abort signal (before the
- * response and while reading the body), and keep-alive through Node's global agents (on by default
- * in Node 20; idle sockets never hold the process open). Errors look like `fetch`'s: a failed
- * connection rejects with `TypeError("fetch failed")` whose `cause` is Node's error (ECONNREFUSED,
- * ECONNRESET, …); an abort with an `AbortError`. Anything else — another body type, a `Request`
- * object, a redirect to follow — goes to the global `fetch`, unchanged. So does every request once
- * undici is loaded and has a global dispatcher: the host program may have set one (a proxy agent,
- * custom TLS options) that its requests are meant to go through, and undici costs nothing more by
- * then. Like Node 20's `fetch`, it does not read HTTPS_PROXY. It asks for no compression, so a body
- * never needs decoding.
+ * Node's own `fetch` (undici, with web streams and a WebAssembly HTTP parser; in Node 20, 22 and
+ * 24 alike) is loaded and initialised on first use: about 25 ms of CPU in every CLI run, more than
+ * the request itself (docs/performance.md). This does what the clients need from `fetch`, with
+ * Node's HTTP stack: one request with a string or byte body, the response's status, headers and
+ * body (read with `getReader()` or `for await`, or whole with `text()` / `json()`), the abort
+ * signal (before the response and while reading the body), and keep-alive through Node's global
+ * agents (on by default since Node 19; idle sockets never hold the process open). Errors look like
+ * `fetch`'s: a failed connection rejects with `TypeError("fetch failed")` whose `cause` is Node's
+ * error (ECONNREFUSED, ECONNRESET, …); an abort with an `AbortError`. Anything else — another body
+ * type, a `Request` object, a redirect to follow — goes to the global `fetch`, unchanged. So does
+ * every request once undici is loaded and has a global dispatcher: the host program may have set
+ * one (a proxy agent, custom TLS options) that its requests are meant to go through, and undici
+ * costs nothing more by then. Like Node's `fetch`, it does not read HTTPS_PROXY. It asks for no
+ * compression, so a body never needs decoding.
  */
 import type { IncomingMessage } from "node:http";
-import { request as httpRequest } from "node:http";
-import { createRequire } from "node:module";
+import { lazyRequire } from "../util/lazy-require.js";
 import { type HeadersInitLike, headerPairs, LightHeaders } from "./client-globals.js";
 
 type FetchInit = {
@@ -61,16 +60,21 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const UNDICI_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
 
 export function nodeFetch(input: unknown, init: FetchInit = {}): Promise<unknown> {
+  // Also true in a host program that never fetched: in Node 22 and 24 reading the property
+  // descriptor of a fetch global (`Headers`, `fetch`, …) loads undici, and test runners do that.
+  const undiciInUse = (globalThis as Record<symbol, unknown>)[UNDICI_DISPATCHER] !== undefined;
+  return undiciInUse ? globalThis.fetch(input as string, init as RequestInit) : httpFetch(input, init);
+}
+
+/**
+ * The node:http / node:https transport itself, whatever the process has loaded (nodeFetch picks it
+ * while undici is not in use). What it does not do goes to the global `fetch`.
+ */
+export function httpFetch(input: unknown, init: FetchInit = {}): Promise<unknown> {
   const url = typeof input === "string" ? input : input instanceof URL ? input.href : undefined;
   const body = requestBody(init.body);
   const target = url === undefined ? undefined : new URL(url);
-  const undiciInUse = (globalThis as Record<symbol, unknown>)[UNDICI_DISPATCHER] !== undefined;
-  if (
-    undiciInUse ||
-    !target ||
-    body === unsupported ||
-    (target.protocol !== "http:" && target.protocol !== "https:")
-  ) {
+  if (!target || body === unsupported || (target.protocol !== "http:" && target.protocol !== "https:")) {
     return globalThis.fetch(input as string, init as RequestInit);
   }
   const signal = init.signal ?? undefined;
@@ -81,7 +85,7 @@ export function nodeFetch(input: unknown, init: FetchInit = {}): Promise<unknown
     if (init.headers)
       for (const [name, value] of headerPairs(init.headers)) headers[name.toLowerCase()] = value;
     if (body !== undefined) headers["content-length"] = String(body.byteLength);
-    const send = target.protocol === "https:" ? httpsRequest() : httpRequest;
+    const send = target.protocol === "https:" ? httpsRequest() : httpRequest();
     const request = send(target, { method: (init.method ?? "GET").toUpperCase(), headers });
     let response: IncomingMessage | undefined;
 
@@ -202,9 +206,18 @@ function abortError(signal: AbortSignal | undefined): Error {
   return new DOMException("This operation was aborted", "AbortError");
 }
 
-let https: typeof import("node:https") | undefined;
+/**
+ * node:http through `require`, not an ES import: in Node 22 and 24 an ES import of node:http reads
+ * every export to build its namespace, `WebSocket` among them, and that loads undici (Node's fetch),
+ * which this module exists to avoid; nodeFetch would then hand every request to it.
+ */
+const require = lazyRequire(import.meta.url);
+
+function httpRequest(): typeof import("node:http").request {
+  return (require("node:http") as typeof import("node:http")).request;
+}
+
 /** node:https (with node:tls) is loaded for the first https request: a local model's run never needs it. */
 function httpsRequest(): typeof import("node:https").request {
-  https ??= createRequire(import.meta.url)("node:https") as typeof import("node:https");
-  return https.request;
+  return (require("node:https") as typeof import("node:https")).request;
 }

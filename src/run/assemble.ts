@@ -154,7 +154,7 @@ export type AssembledRun = {
   slashCommands: SlashCommand[];
   /**
    * Ends what the run started: its MCP servers, any process its commands left running (tagged
-   * `CAIRN_RUN_TAG`), and waits for the sandbox probe (so its warning is said before exit).
+   * `CAIRN_RUN_TAG`), and waits for a sandbox probe still running (no child left behind).
    */
   close(): Promise<void>;
   /** Works out tools, gate and system prompt again after the MCP servers changed (SDK `setMcpServers` …). */

@@ -17,7 +17,7 @@ export function withFileCheckpoints(tools: Tool[], before: BeforeFileChange | un
     return {
       ...tool,
       async execute(input, ctx) {
-        const access = paths(input);
+        const access = paths(input, ctx.cwd);
         const files = "uncheckable" in access ? [] : access.filter((entry) => entry.access === "write");
         for (const entry of files) {
           const file = resolve(ctx.cwd, entry.path);

@@ -10,7 +10,9 @@ import { probeBwrap } from "./probe.js";
 /**
  * - `enabled`: every shell command runs under bubblewrap; a run where it cannot is refused.
  * - `disabled`: commands run with the permission checker alone.
- * - `auto` (the default): enabled where bubblewrap works, else the checker alone, said once.
+ * - `auto`: enabled where bubblewrap works, else the checker alone, said once (with the reason).
+ * No mode at all (the default) is `auto` that says nothing: only a user who asked for the sandbox
+ * is told it is not there, and a plain run prints nothing on stderr (docs/security.md, "Sandbox").
  */
 export const SANDBOX_MODES = ["auto", "enabled", "disabled"] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
@@ -39,7 +41,8 @@ export type SandboxSettings = {
 export type SandboxPolicy = {
   /**
    * `enabled`: commands run under bubblewrap at `bwrapPath`. `disabled`: the checker alone.
-   * `auto`: bubblewrap is probed when the first command needs it; `sandboxRunner` waits for that.
+   * `auto` (no mode set): bubblewrap is probed when the first command needs it; `sandboxRunner`
+   * waits for that.
    */
   mode: "enabled" | "disabled" | "auto";
   bwrapPath?: string;
@@ -49,7 +52,7 @@ export type SandboxPolicy = {
    * process never probes.
    */
   probe?: () => Promise<string | undefined>;
-  /** `auto` only: the probe if it was started (a run waits for it before it ends, for its warning). */
+  /** `auto` only: the probe if it was started (a run waits for it before it ends: no stray child). */
   probeStarted?: () => Promise<string | undefined> | undefined;
   /** Absolute, lexical and real forms: the workspace, `--add-dir` directories, `extraWritable`. */
   writableRoots: string[];
@@ -81,18 +84,15 @@ export type SandboxContext = {
   env?: NodeJS.ProcessEnv;
   home?: string;
   platform?: NodeJS.Platform;
-  /**
-   * With it, `auto` does not wait for the probe (about 10 ms: a process creating namespaces), which
-   * runs when the first command needs it (a run without commands never pays for it); the fallback
-   * warning comes through here, once, before that command runs.
-   */
-  onFallback?: (warning: string) => void;
 };
 
 /**
- * Resolves the settings into the run's policy. `warning` says, once, why `auto` fell back to the
- * checker alone (unless `onFallback` takes it). Throws SandboxUnavailableError when `enabled` cannot
- * be honoured: that is always known before the run starts.
+ * Resolves the settings into the run's policy. `warning` says why an `auto` the user asked for fell
+ * back to the checker alone; throws SandboxUnavailableError when `enabled` cannot be honoured. Both
+ * are known before the run starts, whatever it then does: the answer never depends on whether, or
+ * when, a command runs. With no mode set nothing is said, so nothing needs to be known before the
+ * run: bubblewrap is probed (about 10 ms: a process creating namespaces) when the first command
+ * needs it, and a run without commands never pays for it.
  */
 export async function resolveSandboxPolicy(
   settings: SandboxSettings,
@@ -112,7 +112,7 @@ export async function resolveSandboxPolicy(
     deniedEnv: [...(settings.deniedEnv ?? [])],
     runTag: randomUuid(),
   };
-  const mode = settings.mode ?? "auto";
+  const { mode } = settings;
   if (mode === "disabled") return { policy: { mode, protectedPaths: [], hiddenPaths: [], ...base } };
 
   // Worked out when the first command is wrapped (bwrap.ts), not for every run: most runs start none.
@@ -121,15 +121,15 @@ export async function resolveSandboxPolicy(
   const unavailable = (reason: string) => `the command sandbox is not available: ${reason}`;
   const fallback = (reason: string) =>
     `${unavailable(reason)}; shell commands run with the permission checker alone`;
-  const { onFallback } = context;
-  if (mode === "auto" && onFallback) {
+  if (mode === undefined) {
     let probing: Promise<string | undefined> | undefined;
     const probe = () =>
-      (probing ??= findWorkingBwrap(context, writableRoots, env, settings.bwrapPath).then((found) => {
-        if (found.reason !== undefined) onFallback(fallback(found.reason));
-        return found.bwrapPath;
-      }));
-    return { policy: withLazyPaths({ mode, probe, probeStarted: () => probing, ...base }, paths) };
+      (probing ??= findWorkingBwrap(context, writableRoots, env, settings.bwrapPath).then(
+        (found) => found.bwrapPath,
+      ));
+    return {
+      policy: withLazyPaths({ mode: "auto", probe, probeStarted: () => probing, ...base }, paths),
+    };
   }
   const found = await findWorkingBwrap(context, writableRoots, env, settings.bwrapPath);
   if (found.reason === undefined)

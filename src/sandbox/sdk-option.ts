@@ -4,11 +4,14 @@ import { resolveSandboxPolicy, type SandboxPolicy, type SandboxSettings } from "
 
 /**
  * The SDK's `sandbox` option, in the convention's `SandboxSettings` shape, as cairn's settings. Every
- * key is applied, refused, or named in one warning (docs/security.md, "Sandbox", has the table):
+ * key is applied, refused, or named in one warning (docs/security.md, "SDK sandbox settings", has
+ * the table):
  *
- * - applied: `enabled` / `failIfUnavailable` (the mode), `filesystem.allowWrite`, `denyWrite`,
- *   `denyRead`, `credentials.files` and `credentials.envVars` with mode `deny`, `bwrapPath`, and
- *   cairn's own `network.allowAll`;
+ * - applied: `enabled` / `failIfUnavailable` (the mode: `enabled: false` → `disabled`, with
+ *   `failIfUnavailable: true` → `enabled`, `enabled: true` → `auto`, said once where it cannot run;
+ *   no `enabled` → no mode, silent, unless a deny list is set: then `auto`, as the deny depends on
+ *   it), `filesystem.allowWrite`, `denyWrite`, `denyRead`, `credentials.files` and
+ *   `credentials.envVars` with mode `deny`, `bwrapPath`, and cairn's own `network.allowAll`;
  * - refused (an error): what would leave the user believing in a protection cairn cannot give — a
  *   glob in a deny list, masking or re-signing credentials, network filtering (domains, proxies)
  *   on a network `allowAll` opens;
@@ -76,6 +79,9 @@ export function sandboxSettingsFromSdk(
     } else if (key in LOOSENING) out.ignored.push(`${key} (${LOOSENING[key]})`);
     else out.ignored.push(`${key} (not a sandbox setting cairn knows)`);
   }
+  // Whether a deny holds for every shell command depends on the sandbox: the user is told if not.
+  const denies = (settings.readDenied?.length ?? 0) + (settings.writeDenied?.length ?? 0) > 0;
+  if (settings.mode === undefined && denies) settings.mode = "auto";
   return out;
 }
 

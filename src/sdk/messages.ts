@@ -25,6 +25,7 @@
  * See docs/sdk.md for examples.
  */
 
+import type { SessionPermissionMode } from "../permissions/types.js";
 import type {
   SDKAuthStatusMessage,
   SDKBackgroundTasksChangedMessage,
@@ -272,7 +273,7 @@ export type ApiKeySource =
  * - `auto`: cairn has no classifier; the rules and the built-in read-only list decide what they can,
  *   and `canUseTool` is asked about the rest — the same as `default`.
  */
-export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "dontAsk" | "auto";
+export type PermissionMode = SessionPermissionMode;
 
 /** The first message of every turn: the session as the engine configured it. */
 export type SDKSystemMessage = {

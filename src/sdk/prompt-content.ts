@@ -1,13 +1,15 @@
-import type { DocumentBlock, MediaSource, PromptBlock } from "../engine/messages.js";
+import {
+  type DocumentBlock,
+  IMAGE_MEDIA_TYPES,
+  type MediaSource,
+  type PromptBlock,
+} from "../engine/messages.js";
 
 /**
  * One user prompt as the engine takes it: its text (what hooks, `/compact` and the events see) and,
  * when it holds images or documents, all its blocks in order (what the model is sent).
  */
 export type UserPrompt = { text: string; content?: PromptBlock[] };
-
-/** The image types every provider with vision takes (Anthropic's and OpenAI's lists agree). */
-export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
 
 /**
  * The prompt of a user message's `content`: a string, or text / image / document blocks in the

@@ -1,31 +1,24 @@
 import { randomUUID } from "node:crypto";
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { join, resolve as resolvePath } from "node:path";
+import { appendFileSync, readFileSync } from "node:fs";
+import { resolve as resolvePath } from "node:path";
 import type { SlashCommand } from "../agents/commands.js";
-import { type Customization, loadCustomization, slashCommandsOf } from "../agents/customization.js";
 import type { AgentDefinition, AgentInfo } from "../agents/definitions.js";
 import { isAgentToolName } from "../agents/subagent-tools.js";
-import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { RunEndEvent } from "../engine/events.js";
-import { runAgentLoop } from "../engine/loop.js";
-import { addCost, addUsage, type ConversationMessage, emptyUsage, type Usage } from "../engine/messages.js";
+import { addUsage, emptyUsage, type Usage } from "../engine/messages.js";
 import type { ThinkingSetting } from "../engine/provider.js";
-import { estimateTokens } from "../engine/tokens.js";
 import { entriesFromOptions } from "../mcp/sources.js";
 import { splitRuleList } from "../permissions/rules.js";
 import { MODEL_CATALOG } from "../providers/catalog.js";
-import { type AgentsSpec, loadRunAgents, offeredAgents } from "../run/agents.js";
-import { type AssembledRun, assembleRun, type RunSpec, resolveModelFor } from "../run/assemble.js";
-import type { RunModel } from "../run/model.js";
+import type { AgentsSpec } from "../run/agents.js";
+import type { RunSpec } from "../run/assemble.js";
 import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
+import type { NoticeTag, PermissionAnswer, PermissionRequest, SessionEvent } from "../session/events.js";
+import { type ToolHeartbeat, ToolHeartbeats } from "../session/heartbeats.js";
+import { Session, type SessionSetup } from "../session/session.js";
 import type { RewindFilesResult } from "../sessions/checkpoints.js";
-import { type OpenedSession, openSession } from "../sessions/open-session.js";
-import { SessionStore, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
-import { SessionWriteError } from "../sessions/writer.js";
 import { builtinTools } from "../tools/index.js";
 import type { Tool } from "../tools/types.js";
-import { unlessAborted } from "../util/unless-aborted.js";
 import { SYSTEM_PROMPT_DYNAMIC_BOUNDARY } from "./constants.js";
 import type {
   AccountInfo,
@@ -37,22 +30,23 @@ import type {
   SDKControlReloadPluginsResponse,
   SDKControlReloadSkillsResponse,
 } from "./control-types.js";
-import { QueryFileCheckpoints } from "./file-checkpointing.js";
 import type {
   PermissionMode,
   SDKInformationalMessage,
   SDKMessage,
   SDKStatusMessage,
+  SDKToolProgressMessage,
   SDKUserMessage,
 } from "./messages.js";
 import {
+  type CanUseTool,
   InvalidOptionsError,
   type McpServerConfig,
   type Options,
   type ResolvedOptions,
   validateOptions,
 } from "./options.js";
-import { SdkPermissions } from "./permissions.js";
+import { promptToolAsker } from "./permission-prompt-tool.js";
 import { createSdkProjection, hookMessages, type SdkProjection, type SdkRunEnd } from "./project.js";
 import { type UserPrompt, userPrompt } from "./prompt-content.js";
 import { notApplied, readWorkspaceFile } from "./query-extras.js";
@@ -68,7 +62,6 @@ import {
   STRUCTURED_OUTPUT_TOOL,
   type StructuredOutputRun,
 } from "./structured-output.js";
-import { ToolProgress } from "./tool-progress.js";
 
 /** What `interrupt()` resolves to: cairn queues nothing, so there is never anything still queued. */
 export type SDKControlInterruptResponse = { still_queued: string[]; cancelled?: string[] };
@@ -255,54 +248,27 @@ export function query(params: QueryParams): Query {
   return new QueryRun(prompt, options, tools, structuredOutput);
 }
 
-/** SessionEnd hooks get this long in all, whatever their own timeouts (the query is over). */
-const SESSION_END_LIMIT_MS = 60_000;
 const STOPPED: unique symbol = Symbol("stopped");
+/** How denial messages tell an SDK user to lift a restriction (the CLI says "use --force"). */
+const SDK_FORCE_HINT = 'set permissionMode: "bypassPermissions"';
 /** Abort reason when a run is ended because the structured output can no longer come. */
 const STRUCTURED_OUTPUT_EXHAUSTED = new Error("The structured output retries are used up.");
 
-type Notice = { tag: "config" | "session" | "mcp" | "sandbox"; content: string };
-
+/**
+ * The convention's `Query` over one session (src/session/): the session owns the conversation,
+ * permissions, model, spend, MCP servers and hooks; this class reads the prompt iterable, answers
+ * permission requests with `canUseTool`, asks again for a structured output, and projects the
+ * session's events to SDK messages.
+ */
 class QueryRun implements Query {
   private readonly generator: AsyncGenerator<SDKMessage, void>;
-  /** The conversation: a resumed session's history, then every turn of this query. */
-  private readonly history: ConversationMessage[] = [];
-  /** Opened when the first turn starts (so a query that never runs writes nothing). */
-  private session: OpenedSession | undefined;
-  /** The id of the session if this query starts a new one. */
-  private readonly newSessionId: string;
-  private readonly permissions: SdkPermissions;
-  /** Warnings and notes to report as `system`/`informational` after the next `system`/`init`. */
-  private readonly notices: Notice[] = [];
-  /** Aborted by the caller's abortController, close(), return() and throw(): no further turns. */
-  private readonly stop = new AbortController();
-  private currentRun: AbortController | undefined;
-  /** close(), return() or throw(): no further messages at all. */
-  private closed = false;
-  /** Set by `setModel()`; undefined: the model the run was assembled with. */
-  private model: RunModel | undefined;
-  private assembling: Promise<AssembledRun> | undefined;
-  /** Set by `setMaxThinkingTokens()`. */
-  private thinking: ThinkingSetting | undefined;
-  /** What the turns of this query have cost so far (undefined once a cost was unknown). */
-  private spentUsd: number | undefined = 0;
-  /** Every model call of the query so far, per model: results report these, not the turn's alone. */
-  private readonly spentByModel = new Map<string, { usage: Usage; costUsd: number | undefined }>();
-  private configLoading: Promise<LoadedConfig> | undefined;
-  private customizationLoading: Promise<Customization> | undefined;
-  private assembled: AssembledRun | undefined;
-  /** The query is over: what it started (MCP servers) ends. */
-  private ended = false;
-  private sessionEnded = false;
-  /** SessionStart fires with the query's first engine run. */
-  private sessionStarted = false;
-  private readonly fileCheckpoints: QueryFileCheckpoints;
-  /** The user message of the running turn (its `uuid`, or one given to it): its file checkpoint. */
-  private userMessageId: string | undefined;
+  private readonly session: Session;
+  /** Who answers the session's permission requests: `canUseTool`, or the permission prompt tool. */
+  private readonly asker: CanUseTool | undefined;
   /** The iteration began: drive() runs its clean-up. */
   private started = false;
-  /** A mode set by setPermissionMode() during a turn, to report as system/status. */
-  private modeChange: PermissionMode | undefined;
+  /** close(), return() or throw(): no further messages at all. */
+  private closed = false;
   /** The user messages of the turns after the first: the prompt iterable and `streamInput()` streams. */
   private readonly input: QueryInput<SDKUserMessage>;
   private readonly promptIterator: AsyncIterator<SDKUserMessage> | undefined;
@@ -313,10 +279,9 @@ class QueryRun implements Query {
     private readonly tools: Tool[],
     private readonly structuredOutput: (() => StructuredOutputRun) | undefined,
   ) {
-    this.newSessionId = options.sessionId ?? randomUUID();
-    this.permissions = new SdkPermissions(options);
-    this.fileCheckpoints = new QueryFileCheckpoints(options.enableFileCheckpointing === true, (id) =>
-      this.transcriptPath(id),
+    this.asker = askerOf(options, () => this.session.run?.tools ?? []);
+    this.session = new Session(
+      sessionSetup(options, tools, structuredOutput !== undefined, this.asker !== undefined),
     );
     this.promptIterator = typeof prompt === "string" ? undefined : prompt[Symbol.asyncIterator]();
     this.input = new QueryInput(this.promptIterator);
@@ -346,28 +311,20 @@ class QueryRun implements Query {
   }
 
   async interrupt(): Promise<SDKControlInterruptResponse | undefined> {
-    this.currentRun?.abort(new Error("Interrupted by Query.interrupt()."));
+    this.session.interrupt(new Error("Interrupted by Query.interrupt()."));
     return undefined;
   }
 
   async setPermissionMode(mode: PermissionMode): Promise<SDKControlSetPermissionModeResponse | undefined> {
     validateOptions({ permissionMode: mode, cwd: this.options.cwd });
-    this.permissions.setMode(mode);
     // Inside a turn, a system/status message reports it; the next turn's system/init does otherwise.
-    if (this.currentRun) this.modeChange = mode;
+    this.session.setMode(mode);
     return { mode };
   }
 
   async setModel(model?: string): Promise<void> {
-    if (model === undefined) {
-      // Before the first turn the assembly resolves the default itself; after it, resolve it now.
-      this.model = this.assembling
-        ? await resolveModelFor(this.runSpec(), await this.config(), this.options.model)
-        : undefined;
-      return;
-    }
-    validateOptions({ model, cwd: this.options.cwd });
-    this.model = await resolveModelFor(this.runSpec(), await this.config(), model);
+    if (model !== undefined) validateOptions({ model, cwd: this.options.cwd });
+    await this.session.setModel(model);
   }
 
   close(): void {
@@ -381,15 +338,15 @@ class QueryRun implements Query {
     _thinkingDisplay?: "summarized" | "omitted" | "highlights" | null,
   ): Promise<void> {
     if (maxThinkingTokens === null) {
-      this.thinking = undefined;
+      this.session.setThinking(undefined);
       return;
     }
     validateOptions({ maxThinkingTokens, cwd: this.options.cwd });
-    this.thinking = thinkingFromBudget(maxThinkingTokens);
+    this.session.setThinking(thinkingFromBudget(maxThinkingTokens));
   }
 
-  async supportedCommands(): Promise<SlashCommand[]> {
-    return slashCommandsOf(await this.customization());
+  supportedCommands(): Promise<SlashCommand[]> {
+    return this.session.commands();
   }
 
   async supportedModels(): Promise<ModelInfo[]> {
@@ -400,30 +357,13 @@ class QueryRun implements Query {
     }));
   }
 
-  async supportedAgents(): Promise<AgentInfo[]> {
+  supportedAgents(): Promise<AgentInfo[]> {
     // Without assembling the run: the agent-SDK protocol asks before its MCP servers can start.
-    if (this.assembled) return this.assembled.agents.map((agent) => ({ ...agent }));
-    const { cwd, env, allowedTools, disallowedTools, settingSources } = this.options;
-    const [config, customization] = await Promise.all([this.config(), this.customization()]);
-    const agents = await loadRunAgents(
-      {
-        cwd,
-        env: (env ?? process.env) as NodeJS.ProcessEnv,
-        home: homedir(),
-        sources: settingSources ?? config.sources,
-        plugins: customization.plugins,
-      },
-      agentsSpec(this.options),
-      {
-        ...(allowedTools ? { allowedTools } : {}),
-        ...(disallowedTools ? { disallowedTools } : {}),
-      },
-    );
-    return offeredAgents(agents);
+    return this.session.agents();
   }
 
   async mcpServerStatus(): Promise<McpServerStatus[]> {
-    return (this.assembled?.mcp.states() ?? []).map((server) => ({
+    return (this.session.run?.mcp.states() ?? []).map((server) => ({
       name: server.name,
       status: server.status,
       ...(server.serverInfo ? { serverInfo: server.serverInfo } : {}),
@@ -447,31 +387,20 @@ class QueryRun implements Query {
     }));
   }
 
-  async reconnectMcpServer(serverName: string): Promise<void> {
-    const assembled = await this.assembly();
-    const state = await assembled.mcp.reconnect(serverName);
-    await this.toolsChanged(assembled);
-    if (state.status === "failed") throw new Error(`MCP server ${serverName} failed: ${state.error}`);
+  reconnectMcpServer(serverName: string): Promise<void> {
+    return this.session.reconnectMcpServer(serverName);
   }
 
-  async toggleMcpServer(serverName: string, enabled: boolean): Promise<void> {
-    const assembled = await this.assembly();
-    await assembled.mcp.setEnabled(serverName, enabled);
-    await this.toolsChanged(assembled);
+  toggleMcpServer(serverName: string, enabled: boolean): Promise<void> {
+    return this.session.toggleMcpServer(serverName, enabled);
   }
 
-  async setMcpServers(servers: Record<string, McpServerConfig>): Promise<McpSetServersResult> {
-    const entries = entriesFromOptions(servers);
-    const assembled = await this.assembly();
-    const result = await assembled.mcp.replaceLevel("sdk", entries);
-    await this.toolsChanged(assembled);
-    return result;
+  setMcpServers(servers: Record<string, McpServerConfig>): Promise<McpSetServersResult> {
+    return this.session.setMcpServers(entriesFromOptions(servers));
   }
 
   rewindFiles(userMessageId: string, options?: { dryRun?: boolean }): Promise<RewindFilesResult> {
-    // Before any turn, a resumed session's checkpoints (a fork starts without any).
-    const sessionId = this.session?.sessionId ?? (this.options.forkSession ? undefined : this.options.resume);
-    return this.fileCheckpoints.rewind(sessionId, userMessageId, options);
+    return this.session.rewindFiles(userMessageId, options);
   }
 
   async initializationResult(): Promise<SDKControlInitializeResponse> {
@@ -499,7 +428,9 @@ class QueryRun implements Query {
   }
 
   async accountInfo(): Promise<AccountInfo> {
-    return this.assembled?.model.provider.wire === "anthropic-messages" ? { apiProvider: "firstParty" } : {};
+    return this.session.run?.model.provider.wire === "anthropic-messages"
+      ? { apiProvider: "firstParty" }
+      : {};
   }
 
   streamInput(stream: AsyncIterable<SDKUserMessage>): Promise<void> {
@@ -515,16 +446,13 @@ class QueryRun implements Query {
   }
 
   async getContextUsage(): Promise<SDKControlGetContextUsageResponse> {
-    const assembled = await this.assembly();
-    const model = this.model ?? assembled.model;
-    const tokens = estimateTokens(this.history);
-    const maxTokens = this.options.contextWindow ?? model.contextWindow ?? 0;
+    const { tokens, maxTokens, model } = await this.session.contextUsage(this.options.contextWindow);
     return {
       categories: [{ name: "Messages", tokens }],
       totalTokens: tokens,
       maxTokens,
       percentage: maxTokens > 0 ? Math.round((tokens / maxTokens) * 1000) / 10 : 0,
-      model: model.model,
+      model,
     };
   }
 
@@ -538,12 +466,12 @@ class QueryRun implements Query {
   async seedReadState(_path: string, _mtime: number): Promise<void> {}
 
   async readMcpResource(serverName: string, uri: string): Promise<SDKControlMcpReadResourceResponse> {
-    const assembled = await this.assembly();
+    const assembled = await this.session.assembly();
     const tool = assembled.tools.find((candidate) => candidate.name === "ReadMcpResource");
     const outcome = tool
       ? await tool.execute(
           { server: serverName, uri },
-          { cwd: this.options.cwd, signal: this.stop.signal, toolUseId: randomUUID() },
+          { cwd: this.options.cwd, signal: this.session.signal, toolUseId: randomUUID() },
         )
       : undefined;
     if (!outcome || outcome.isError) {
@@ -585,35 +513,26 @@ class QueryRun implements Query {
     return {};
   }
 
-  /** The tool list changed: tools, system prompt and gate are worked out again for the next turn. */
-  private async toolsChanged(assembled: AssembledRun): Promise<void> {
-    await assembled.refreshTools();
-    this.permissions.rebuild();
-  }
-
   private shutDown(): void {
     this.closed = true;
-    this.stop.abort(new Error("The query was closed."));
+    this.session.abandon(new Error("The query was closed."));
     // Never iterated: drive()'s clean-up will not run, but a method (getContextUsage(), the MCP
     // ones) may have assembled the run and started its MCP servers.
-    if (!this.started) {
-      this.ended = true;
-      this.assembled?.close().catch(() => {});
-    }
+    if (!this.started) this.session.close().catch(() => {});
   }
 
   private async *drive(): AsyncGenerator<SDKMessage, void> {
     this.started = true;
     const userSignal = this.options.abortController?.signal;
-    const onUserAbort = () => this.stop.abort(userSignal?.reason);
+    const onUserAbort = () => this.session.stopTurns(userSignal?.reason);
     if (userSignal?.aborted) onUserAbort();
     else userSignal?.addEventListener("abort", onUserAbort, { once: true });
     for (const note of this.options.optionNotes) this.diagnostic(note);
     let exhausted = false;
     try {
       if (typeof this.prompt === "string") yield* this.turn({ text: this.prompt });
-      while (!this.stop.signal.aborted) {
-        const next = await this.untilStopped(this.input.next());
+      while (!this.session.isStopped) {
+        const next = await this.session.unlessStopped(this.input.next(), (): typeof STOPPED => STOPPED);
         if (next === STOPPED) break;
         if (next.done) {
           exhausted = true;
@@ -627,30 +546,27 @@ class QueryRun implements Query {
       const iterator = this.promptIterator;
       if (!this.input.promptExhausted && iterator?.return) Promise.resolve(iterator.return()).catch(() => {});
       userSignal?.removeEventListener("abort", onUserAbort);
-      this.stop.abort(new Error("The query ended."));
-      // Closed or aborted: SessionEnd hooks still run, though nobody reads their messages now.
-      for await (const _ of this.endSession()) {
-      }
-      // Also on break, close() and abort: everything recorded so far is fsynced, MCP servers end.
-      this.session?.writer?.close();
-      this.ended = true;
-      await this.assembled?.close();
+      // Closed or aborted: SessionEnd hooks still run, though nobody reads their messages now; the
+      // transcript is fsynced, MCP servers end.
+      await this.session.close(new Error("The query ended."));
+    }
+  }
+
+  /** SessionEnd's hook records as hook messages (once per query that ran a turn). */
+  private async *endSession(): AsyncGenerator<SDKMessage, void> {
+    for await (const event of this.session.end()) {
+      if (!this.closed)
+        yield* hookMessages(event.record, this.session.id, this.options.includeHookEvents === true);
     }
   }
 
   /**
-   * One turn: one prompt through the engine, projected to SDK messages. With `outputFormat` a turn may
-   * take more than one engine run: when the model ends without delivering the structured output, it
-   * is asked again (in the same conversation) until the retries run out; the turn still has one
-   * `system`/`init` and one `result`, with the runs' numbers added up.
+   * One turn: one prompt through the session, projected to SDK messages. With `outputFormat` a turn
+   * may take more than one engine run: when the model ends without delivering the structured
+   * output, it is asked again (in the same conversation) until the retries run out; the turn still
+   * has one `system`/`init` and one `result`, with the runs' numbers added up.
    */
   private async *turn(prompt: UserPrompt, userMessageId?: string): AsyncGenerator<SDKMessage, void> {
-    this.userMessageId = userMessageId ?? randomUUID();
-    const run = new AbortController();
-    const onStop = () => run.abort(this.stop.signal.reason);
-    if (this.stop.signal.aborted) onStop();
-    else this.stop.signal.addEventListener("abort", onStop, { once: true });
-    this.currentRun = run;
     const projection = createSdkProjection({
       includePartialMessages: this.options.includePartialMessages,
       includeHookEvents: this.options.includeHookEvents === true,
@@ -659,147 +575,69 @@ class QueryRun implements Query {
     });
     const structured = this.structuredOutput?.();
     let combined: RunEndEvent | undefined;
-    try {
-      let next: UserPrompt | undefined = prompt;
-      while (next !== undefined) {
-        const maxTurns =
-          this.options.maxTurns === undefined ? undefined : this.options.maxTurns - (combined?.numTurns ?? 0);
-        const end = yield* this.engineRun(next, run, projection, structured, {
-          announce: combined === undefined,
-          maxTurns,
-        });
-        if (!end) return; // closed
-        combined = combined ? mergeRunEnds(combined, end) : end;
-        this.spentUsd = addCost(this.spentUsd, end.totalCostUsd ?? undefined);
-        this.addSpentByModel(end);
-        next = undefined;
-        if (structured && !structured.accepted && !structured.exhausted && end.subtype === "success") {
-          structured.missed();
-          if (!structured.exhausted && (maxTurns === undefined || maxTurns - end.numTurns > 0)) {
-            next = { text: STRUCTURED_OUTPUT_NUDGE };
-          }
+    let next: UserPrompt | undefined = prompt;
+    while (next !== undefined) {
+      const maxTurns =
+        this.options.maxTurns === undefined ? undefined : this.options.maxTurns - (combined?.numTurns ?? 0);
+      const events = this.session.prompt(next, {
+        userMessageId: userMessageId ?? randomUUID(),
+        ...(structured ? { extraTools: [structured.tool] } : {}),
+        ...(maxTurns !== undefined ? { maxTurns } : {}),
+        continuation: combined !== undefined,
+      });
+      const end = yield* this.engineRun(events, projection, structured, combined === undefined);
+      if (!end) return; // closed
+      combined = combined ? mergeRunEnds(combined, end) : end;
+      next = undefined;
+      if (structured && !structured.accepted && !structured.exhausted && end.subtype === "success") {
+        structured.missed();
+        if (!structured.exhausted && (maxTurns === undefined || maxTurns - end.numTurns > 0)) {
+          next = { text: STRUCTURED_OUTPUT_NUDGE };
         }
       }
-      if (combined)
-        yield* projection.project(
-          this.withQueryTotals(finishRun(combined, structured, this.options.maxTurns)),
-        );
-    } finally {
-      this.stop.signal.removeEventListener("abort", onStop);
-      if (this.currentRun === run) this.currentRun = undefined;
     }
-  }
-
-  private addSpentByModel(end: RunEndEvent): void {
-    for (const [model, usage] of Object.entries(end.modelUsage)) {
-      const spent = this.spentByModel.get(model) ?? { usage: emptyUsage(), costUsd: 0 };
-      spent.usage = addUsage(spent.usage, usage);
-      spent.costUsd = addCost(spent.costUsd, end.modelCostUsd[model] ?? undefined);
-      this.spentByModel.set(model, spent);
-    }
+    if (combined)
+      yield* projection.project(
+        this.session.spend.withTotals(finishRun(combined, structured, this.options.maxTurns)),
+      );
   }
 
   /**
-   * A turn's result with the query's totals so far (the convention: `total_cost_usd` and
-   * `modelUsage` are cumulative for the `query()` call, read the latest, never summed; `usage` stays
-   * the turn's). With streaming input each result used to cover its own turn only.
-   */
-  private withQueryTotals<T extends RunEndEvent | SdkRunEnd>(end: T): T {
-    const models = [...this.spentByModel];
-    return {
-      ...end,
-      totalCostUsd: this.spentUsd ?? null,
-      modelUsage: Object.fromEntries(models.map(([model, spent]) => [model, spent.usage])),
-      modelCostUsd: Object.fromEntries(models.map(([model, spent]) => [model, spent.costUsd ?? null])),
-    };
-  }
-
-  /**
-   * One engine run, projected, except its `run_end` (returned for the turn to finish) and, unless
-   * `announce`, its `system`/`init`. Returns undefined when the query was closed mid-run.
+   * One engine run of the session, projected, except its `run_end` (returned for the turn to
+   * finish) and, unless `announce`, its `system`/`init`. Returns undefined when the query was closed.
    */
   private async *engineRun(
-    prompt: UserPrompt,
-    run: AbortController,
+    events: AsyncGenerator<SessionEvent, RunEndEvent | undefined>,
     projection: SdkProjection,
     structured: StructuredOutputRun | undefined,
-    options: { announce: boolean; maxTurns: number | undefined },
+    announce: boolean,
   ): AsyncGenerator<SDKMessage, RunEndEvent | undefined> {
-    const assembled = await this.assembly();
-    const model = this.model ?? assembled.model;
-    // The session is opened once the model is known to resolve, so a misconfigured query leaves no
-    // empty transcript behind (and `continue` does not later pick one). A resumed session is opened
-    // before the run, since its history goes to the model; a new session's transcript is created
-    // right after its `system`/`init` has been delivered, so the first message does not wait for the
-    // file system (creating a transcript fsyncs the file and its directory).
-    if (this.closed) return undefined;
-    let session = this.session;
-    if (!session && this.resumesSession()) session = await this.openSessionOnce();
-    if (!session) this.checkNewSessionId();
-    if (this.closed) return undefined;
-    let writer = session?.writer;
-    const sessionId = session?.sessionId ?? this.newSessionId;
-    const sessionStart = this.sessionStarted ? undefined : this.history.length > 0 ? "resume" : "startup";
-    const beforeFileChange = this.fileCheckpoints.begin(sessionId, this.userMessageId ?? randomUUID());
-    this.sessionStarted = true;
-    const engine = runAgentLoop(
-      await assembled.loopOptions({
-        prompt: prompt.text,
-        ...(prompt.content ? { promptContent: prompt.content } : {}),
-        signal: run.signal,
-        sessionId,
-        transcriptPath: this.transcriptPath(sessionId),
-        ...(sessionStart ? { sessionStart } : {}),
-        history: this.history,
-        model,
-        canUseTool: this.permissions.canUseTool,
-        permissionMode: this.permissions.mode ?? "default",
-        ...(structured ? { extraTools: [structured.tool] } : {}),
-        ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
-        ...(this.thinking ? { thinking: this.thinking } : {}),
-        ...(beforeFileChange ? { beforeFileChange } : {}),
-        // The budget is the query's: a later turn gets what the earlier ones left.
-        ...(this.options.maxBudgetUsd !== undefined && this.spentUsd !== undefined
-          ? { maxBudgetUsd: Math.max(0, this.options.maxBudgetUsd - this.spentUsd) }
-          : {}),
-      }),
-    );
-    let finished = false;
-    const progress = new ToolProgress((this.options.env ?? process.env) as NodeJS.ProcessEnv);
+    const heartbeats = new ToolHeartbeats((this.options.env ?? process.env) as NodeJS.ProcessEnv);
     try {
       while (true) {
-        const step = yield* progress.during(engine.next(), sessionId);
-        if (step.done) {
-          finished = true;
-          return undefined;
-        }
+        const pending = events.next();
+        // While tools run: `tool_progress` heartbeats.
+        for await (const beat of heartbeats.during(pending)) yield this.progressMessage(beat);
+        const step = await pending;
+        if (step.done) return step.value;
         const event = step.value;
-        // Every event reaches the transcript, also while the query is being closed.
-        writer?.recordEvent(event);
         if (this.closed) return undefined;
-        progress.observe(event);
-        if (this.modeChange !== undefined) {
-          yield this.statusMessage(sessionId, this.modeChange);
-          this.modeChange = undefined;
+        switch (event.type) {
+          case "permission_request":
+            this.answer(event.request);
+            continue;
+          case "permission_mode_changed":
+            yield this.statusMessage(event.mode);
+            continue;
+          case "session_notice":
+            yield this.informational(event.tag, event.content);
+            continue;
+          case "run_start":
+            if (announce) yield* projection.project(event);
+            continue;
         }
-        if (event.type === "run_end") {
-          finished = true;
-          await engine.return(event);
-          return event;
-        }
-        if (event.type === "run_start") {
-          if (options.announce) {
-            for (const message of projection.project(event)) yield message;
-            yield* this.flushNotices(event.sessionId);
-          }
-          if (!session) {
-            session = await this.openSessionOnce();
-            writer = session.writer;
-            writer?.recordEvent(event);
-          }
-          continue;
-        }
-        for (const message of projection.project(event)) yield message;
+        heartbeats.observe(event);
+        yield* projection.project(event);
         // An accepted structured output ends the run by itself (a terminal tool outcome). When the
         // attempts are used up, no further model call can help: stop the run.
         if (
@@ -809,202 +647,75 @@ class QueryRun implements Query {
           structured.exhausted &&
           !structured.accepted
         ) {
-          run.abort(STRUCTURED_OUTPUT_EXHAUSTED);
+          this.session.interrupt(STRUCTURED_OUTPUT_EXHAUSTED);
         }
       }
     } finally {
-      if (!finished) {
-        // Cancelled mid-run (break, return(), close()): abort the request and tools, then let the
-        // engine's own finally blocks close the stream.
-        run.abort(new Error("The query was closed."));
-        await engine.return(undefined as never).catch(() => {});
-      }
+      // Cancelled mid-run (break, return(), close()): the session aborts the run and its tools.
+      await events.return(undefined).catch(() => {});
     }
   }
 
   /**
-   * SessionEnd, once per query that ran a turn: its hooks' records go to the transcript and, while
-   * someone still reads, out as hook messages.
+   * A permission request, answered by `canUseTool` (or the permission prompt tool) with the
+   * request's own signal: the turn's abort withdraws it. Not awaited here: heartbeats go on while
+   * the callback decides.
    */
-  private async *endSession(): AsyncGenerator<SDKMessage, void> {
-    if (this.sessionEnded || !this.assembling) return;
-    this.sessionEnded = true;
-    const hooks = (await this.assembling.catch(() => undefined))?.hooks;
-    if (!hooks?.has("SessionEnd")) return;
-    const verdict = await hooks.run(
-      { hook_event_name: "SessionEnd", reason: "other" },
-      { signal: AbortSignal.timeout(SESSION_END_LIMIT_MS) },
-    );
-    const sessionId = this.session?.sessionId ?? this.newSessionId;
-    for (const record of verdict.records) {
-      const event = { type: "hook_result" as const, turn: 0, record };
-      this.session?.writer?.recordEvent(event);
-      if (!this.closed) yield* hookMessages(record, sessionId, this.options.includeHookEvents === true);
-    }
+  private answer(request: PermissionRequest): void {
+    const asker = this.asker;
+    const signal = this.session.requestSignal(request.id);
+    if (!asker || !signal) return;
+    Promise.resolve()
+      .then(() =>
+        asker(request.toolName, request.input, {
+          signal,
+          toolUseID: request.toolUseId,
+          requestId: request.id,
+          suggestions: request.suggestions,
+          decisionReason: request.reason,
+          ...(request.blockedPath !== undefined ? { blockedPath: request.blockedPath } : {}),
+          ...(request.agentId !== undefined ? { agentID: request.agentId } : {}),
+        }),
+      )
+      .then(
+        (answer) => this.session.answer(request.id, answer as PermissionAnswer),
+        (error: unknown) => this.session.fail(request.id, error),
+      );
   }
 
-  /** The transcript a session id is written to (`""` when nothing is persisted). */
-  private transcriptPath(sessionId: string): string {
-    const { persistSession, cwd, env } = this.options;
-    if (persistSession === false) return "";
-    const store = new SessionStore({ env: (env ?? process.env) as NodeJS.ProcessEnv });
-    return join(store.dirFor(cwd), `${sessionId}${TRANSCRIPT_EXTENSION}`);
-  }
-
-  /**
-   * The run assembled once per query, when the first turn starts: config, gate, tools and system
-   * prompt (a config error rejects here, before any message).
-   */
-  private assembly(): Promise<AssembledRun> {
-    this.assembling ??= (async () => {
-      const assembled = await assembleRun({
-        ...this.runSpec(),
-        config: await this.config(),
-        customization: await this.customization(),
-        ...(this.model ? { resolvedModel: this.model } : {}),
-      });
-      this.assembled = assembled;
-      // Closed while the servers were starting: they end now, nobody will use them.
-      if (this.ended) await assembled.close();
-      this.permissions.adopt(assembled);
-      this.notices.push(...assembled.warnings.map((content): Notice => ({ tag: "config", content })));
-      for (const server of assembled.mcp.states())
-        if (server.status !== "connected")
-          this.notices.push({
-            tag: "mcp",
-            content: `MCP server ${server.name} ${server.status}: ${server.error}`,
-          });
-      return assembled;
-    })();
-    return this.assembling;
-  }
-
-  /** The config files, loaded once per query (the `settingSources` decide which). */
-  private config(): Promise<LoadedConfig> {
-    const { cwd, env, settingSources } = this.options;
-    this.configLoading ??= loadConfig({
-      cwd,
-      ...(env ? { env: env as NodeJS.ProcessEnv } : {}),
-      ...(settingSources ? { sources: settingSources } : {}),
-    });
-    return this.configLoading;
-  }
-
-  /** Commands and skills, loaded once per query: `supportedCommands()` may ask before the first turn. */
-  private customization(): Promise<Customization> {
-    const { cwd, env, settingSources, skills, plugins } = this.options;
-    this.customizationLoading ??= this.config().then((config) =>
-      loadCustomization({
-        cwd,
-        env: (env ?? process.env) as NodeJS.ProcessEnv,
-        sources: settingSources ?? config.sources,
-        ...(skills !== undefined ? { skills } : {}),
-        ...(plugins ? { plugins } : {}),
-      }),
-    );
-    return this.customizationLoading;
-  }
-
-  private runSpec(): RunSpec {
-    const { apiKey, baseURL, env, cwd, model, contextWindow, maxBudgetUsd, fallbackModel, effort, betas } =
-      this.options;
-    const thinking = optionsThinking(this.options);
+  private progressMessage(beat: ToolHeartbeat): SDKToolProgressMessage {
     return {
-      cwd,
-      ...(contextWindow !== undefined ? { contextWindow } : {}),
-      ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
-      ...(fallbackModel !== undefined ? { fallbackModel } : {}),
-      ...(effort !== undefined ? { effort } : {}),
-      ...(betas !== undefined ? { betas } : {}),
-      ...(thinking ? { thinking } : {}),
-      ...(apiKey !== undefined ? { apiKey } : {}),
-      ...(baseURL !== undefined ? { baseURL } : {}),
-      ...(env !== undefined ? { env: env as NodeJS.ProcessEnv } : {}),
-      ...(model !== undefined ? { model } : {}),
-      permissions: this.permissions.setup(),
-      tools: this.tools,
-      // An explicit tool list offers the Skill tool only when it names it (as in the convention).
-      skillTool: !Array.isArray(this.options.tools) || this.options.tools.includes("Skill"),
-      agents: agentsSpec(this.options),
-      sandbox: async (roots, env) => {
-        const { policy, warnings } = await sdkSandboxPolicy(this.options.sandbox, roots, env);
-        for (const content of warnings) this.notices.push({ tag: "sandbox", content });
-        return { policy, warnings: [] };
-      },
-      mcp: {
-        explicit: entriesFromOptions(this.options.mcpServers),
-        strict: this.options.strictMcpConfig === true,
-        approveProject: false,
-        onLog: (server, line, kind) => {
-          if (kind === "event") this.notices.push({ tag: "mcp", content: `MCP server ${server}: ${line}` });
-        },
-      },
-      hooks: {
-        ...(this.options.hooks ? { callbacks: this.options.hooks } : {}),
-        ...(this.options.settingsHooks ? { files: [this.options.settingsHooks] } : {}),
-        trust: this.options.settingSources?.includes("project") === true,
-        trustHint:
-          'add "project" to the settingSources option, or the workspace to trustedWorkspaces in the user config',
-      },
-      ...(this.structuredOutput ? { extraTools: [STRUCTURED_OUTPUT_DECLARATION] } : {}),
-      ...systemPromptSettings(
-        this.options.systemPrompt,
-        this.structuredOutput ? STRUCTURED_OUTPUT_INSTRUCTIONS : undefined,
-      ),
+      type: "tool_progress",
+      tool_use_id: beat.toolUseId,
+      tool_name: beat.toolName,
+      parent_tool_use_id: null,
+      elapsed_time_seconds: beat.elapsedSeconds,
+      uuid: randomUUID(),
+      session_id: this.session.id,
     };
   }
 
-  /**
-   * The session this query writes to: new, resumed (same id, history loaded), the latest of `cwd`
-   * (`continue`), or a fork. Opened once, when the first turn starts.
-   */
-  private async openSessionOnce(): Promise<OpenedSession> {
-    if (this.session) return this.session;
-    const { cwd, env, resume, forkSession, persistSession } = this.options;
-    const session = await openSession({
-      cwd,
-      // Used when a new session is started (also by `continue` with no earlier session).
-      sessionId: this.newSessionId,
-      ...(resume !== undefined ? { resume } : {}),
-      continueLatest: this.options.continue === true,
-      fork: forkSession === true,
-      persist: persistSession !== false,
-      env: (env ?? process.env) as NodeJS.ProcessEnv,
-    });
-    this.session = session;
-    if (this.options.title !== undefined && session.writer)
-      setSessionTitle(this.transcriptPath(session.sessionId), this.options.title);
-    const { resumeSessionAt } = this.options;
-    if (resumeSessionAt === undefined) this.history.push(...session.history);
-    else this.history.push(...resumedAt(session, resumeSessionAt, this.options.resume));
-    this.notices.push(...session.warnings.map((content): Notice => ({ tag: "session", content })));
-    return session;
-  }
-
-  private resumesSession(): boolean {
-    return this.options.resume !== undefined || this.options.continue === true;
-  }
-
-  /**
-   * A new session's id must not have a transcript yet. Checked before the run, so the error comes
-   * before any message (creating the transcript, after `system`/`init`, would fail on it anyway).
-   */
-  private checkNewSessionId(): void {
-    const { sessionId } = this.options;
-    const file = sessionId === undefined ? "" : this.transcriptPath(sessionId);
-    if (file && existsSync(file)) {
-      throw new SessionWriteError(file, new Error(`session ${sessionId} already exists; resume it instead`));
-    }
-  }
-
-  private statusMessage(sessionId: string, permissionMode: PermissionMode): SDKStatusMessage {
+  private statusMessage(permissionMode: PermissionMode): SDKStatusMessage {
     return {
       type: "system",
       subtype: "status",
       status: null,
       permissionMode,
       uuid: randomUUID(),
-      session_id: sessionId,
+      session_id: this.session.id,
+    };
+  }
+
+  private informational(tag: NoticeTag, content: string): SDKInformationalMessage {
+    this.diagnostic(`cairn: ${content}`);
+    return {
+      type: "system",
+      subtype: "informational",
+      content,
+      level: "warning",
+      tag,
+      uuid: randomUUID(),
+      session_id: this.session.id,
     };
   }
 
@@ -1024,25 +735,113 @@ class QueryRun implements Query {
       else if (debug) process.stderr.write(line);
     } catch {}
   }
+}
 
-  private *flushNotices(sessionId: string): Generator<SDKInformationalMessage> {
-    for (const notice of this.notices.splice(0)) {
-      this.diagnostic(`cairn: ${notice.content}`);
-      yield {
-        type: "system",
-        subtype: "informational",
-        content: notice.content,
-        level: "warning",
-        tag: notice.tag,
-        uuid: randomUUID(),
-        session_id: sessionId,
-      };
-    }
-  }
+/** Who answers "ask": `canUseTool`, else the MCP tool named by `permissionPromptToolName`. */
+function askerOf(options: ResolvedOptions, tools: () => readonly Tool[]): CanUseTool | undefined {
+  const { canUseTool, permissionPromptToolName, cwd } = options;
+  if (canUseTool) return canUseTool;
+  if (permissionPromptToolName === undefined) return undefined;
+  return promptToolAsker(permissionPromptToolName, tools, cwd);
+}
 
-  private untilStopped<T>(promise: Promise<T>): Promise<T | typeof STOPPED> {
-    return unlessAborted(this.stop.signal, promise, () => STOPPED);
-  }
+/** The session a query drives, from its options. */
+function sessionSetup(
+  options: ResolvedOptions,
+  tools: Tool[],
+  structuredOutput: boolean,
+  answered: boolean,
+): SessionSetup {
+  const { cwd, env, settingSources, skills, plugins, resume, forkSession, persistSession, title } = options;
+  return {
+    cwd,
+    ...(env !== undefined ? { env: env as NodeJS.ProcessEnv } : {}),
+    ...(settingSources ? { settingSources } : {}),
+    ...(skills !== undefined ? { skills } : {}),
+    ...(plugins ? { plugins } : {}),
+    assembly: (notice) => runSpec(options, tools, structuredOutput, notice),
+    permissions: {
+      ...(options.permissionMode !== undefined ? { mode: options.permissionMode } : {}),
+      ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
+      ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
+      ...(options.additionalDirectories ? { additionalDirectories: options.additionalDirectories } : {}),
+      answered,
+      forceHint: SDK_FORCE_HINT,
+      source: "SDK",
+      rules: options.settingsRules,
+      bypassDisabled: options.bypassDisabled,
+    },
+    opening: {
+      ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
+      ...(resume !== undefined ? { resume } : {}),
+      continueLatest: options.continue === true,
+      fork: forkSession === true,
+      persist: persistSession !== false,
+      opened: (session) => {
+        if (title !== undefined && session.writer) setSessionTitle(session.writer.path, title);
+        const { resumeSessionAt } = options;
+        return resumeSessionAt === undefined ? session.history : resumedAt(session, resumeSessionAt, resume);
+      },
+    },
+    ...(options.model !== undefined ? { model: options.model } : {}),
+    ...(options.maxBudgetUsd !== undefined ? { maxBudgetUsd: options.maxBudgetUsd } : {}),
+    agents: agentsSpec(options),
+    fileCheckpointing: options.enableFileCheckpointing === true,
+  };
+}
+
+/** The run assembly's spec from the query's options (the session adds the permissions). */
+function runSpec(
+  options: ResolvedOptions,
+  tools: Tool[],
+  structuredOutput: boolean,
+  notice: (tag: NoticeTag, content: string) => void,
+): Omit<RunSpec, "permissions"> {
+  const { apiKey, baseURL, env, cwd, model, contextWindow, maxBudgetUsd, fallbackModel, effort, betas } =
+    options;
+  const thinking = optionsThinking(options);
+  return {
+    cwd,
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+    ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
+    ...(fallbackModel !== undefined ? { fallbackModel } : {}),
+    ...(effort !== undefined ? { effort } : {}),
+    ...(betas !== undefined ? { betas } : {}),
+    ...(thinking ? { thinking } : {}),
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    ...(baseURL !== undefined ? { baseURL } : {}),
+    ...(env !== undefined ? { env: env as NodeJS.ProcessEnv } : {}),
+    ...(model !== undefined ? { model } : {}),
+    tools,
+    // An explicit tool list offers the Skill tool only when it names it (as in the convention).
+    skillTool: !Array.isArray(options.tools) || options.tools.includes("Skill"),
+    agents: agentsSpec(options),
+    sandbox: async (roots, env) => {
+      const { policy, warnings } = await sdkSandboxPolicy(options.sandbox, roots, env);
+      for (const content of warnings) notice("sandbox", content);
+      return { policy, warnings: [] };
+    },
+    mcp: {
+      explicit: entriesFromOptions(options.mcpServers),
+      strict: options.strictMcpConfig === true,
+      approveProject: false,
+      onLog: (server, line, kind) => {
+        if (kind === "event") notice("mcp", `MCP server ${server}: ${line}`);
+      },
+    },
+    hooks: {
+      ...(options.hooks ? { callbacks: options.hooks } : {}),
+      ...(options.settingsHooks ? { files: [options.settingsHooks] } : {}),
+      trust: options.settingSources?.includes("project") === true,
+      trustHint:
+        'add "project" to the settingSources option, or the workspace to trustedWorkspaces in the user config',
+    },
+    ...(structuredOutput ? { extraTools: [STRUCTURED_OUTPUT_DECLARATION] } : {}),
+    ...systemPromptSettings(
+      options.systemPrompt,
+      structuredOutput ? STRUCTURED_OUTPUT_INSTRUCTIONS : undefined,
+    ),
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { mkdir, readFile, rm, writeFile } from "../util/fs-async.js";
 import { DIR_MODE, FILE_MODE } from "./writer.js";
@@ -112,7 +112,10 @@ export class FileCheckpoints {
   }
 
   private async putBlob(content: Buffer): Promise<string> {
-    const hash = createHash("sha256").update(content).digest("hex");
+    // node:crypto is loaded here, when a file is first saved, not by every run that could save one
+    // (its load costs the CLI's start-up a few milliseconds; docs/performance.md).
+    const crypto = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
+    const hash = crypto.createHash("sha256").update(content).digest("hex");
     if (!this.dir) this.memory.set(hash, content);
     else {
       const file = path.join(this.dir, "blobs", hash);

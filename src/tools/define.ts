@@ -6,6 +6,7 @@ import { resolveToolPath } from "./paths.js";
 import type {
   Tool,
   ToolContext,
+  ToolDisplaySpec,
   ToolEffects,
   ToolOutcome,
   ToolOutput,
@@ -19,7 +20,7 @@ export const DEFAULT_OUTPUT_LIMIT = 30_000;
 
 /** `ToolEffects` with `paths` and `command` written for the tool's validated input. */
 export type ToolEffectsSpec<I> = Omit<ToolEffects, "paths" | "command"> & {
-  paths?(input: I): ToolPathAccess[] | { uncheckable: string };
+  paths?(input: I, cwd: string): ToolPathAccess[] | { uncheckable: string };
   command?(input: I): string | undefined;
 };
 
@@ -29,6 +30,8 @@ export type ToolDefinitionSpec<S extends z.ZodObject> = {
   /** What the tool touches (see `ToolEffects`); a tool without it is always asked about. */
   effects?: ToolEffectsSpec<z.infer<S>>;
   payload?: ToolPayload;
+  /** How a call is shown (see `ToolDisplay`), from its validated input. */
+  display?: ToolDisplaySpec<z.infer<S>>;
   /**
    * The input schema, or a function building it: a built-in tool passes a function, so zod's
    * schemas are built on the first call rather than at start-up.
@@ -66,6 +69,7 @@ export function defineTool<S extends z.ZodObject>(spec: ToolDefinitionSpec<S>): 
     },
     ...(spec.effects ? { effects: checkedEffects(schema, spec.effects) } : {}),
     ...(spec.payload ? { payload: spec.payload } : {}),
+    ...(spec.display ? { display: checkedDisplay(schema, spec.display) } : {}),
     validate,
     async execute(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome> {
       const started = nowMs();
@@ -75,7 +79,9 @@ export function defineTool<S extends z.ZodObject>(spec: ToolDefinitionSpec<S>): 
       const parsed = schema().safeParse(input);
       if (!parsed.success) return { ...invalidOutcome(spec.name, parsed.error), durationMs: elapsed() };
       if (ctx.signal.aborted) return abortedOutcome(elapsed());
-      const denied = hasDeniedPaths(ctx) ? deniedPathOf(spec.effects?.paths?.(parsed.data), ctx) : undefined;
+      const denied = hasDeniedPaths(ctx)
+        ? deniedPathOf(spec.effects?.paths?.(parsed.data, ctx.cwd), ctx)
+        : undefined;
       if (denied) return { content: denied, isError: true, errorKind: "denied", durationMs: elapsed() };
       try {
         const output = await raceAbort(spec.run(parsed.data, ctx), ctx.signal);
@@ -123,9 +129,9 @@ function checkedEffects<S extends z.ZodObject>(
     ...flags,
     ...(paths
       ? {
-          paths: (input: Record<string, unknown>) => {
+          paths: (input: Record<string, unknown>, cwd: string) => {
             const parsed = parse(input);
-            return parsed.success ? paths(parsed.data) : { uncheckable: "the input is invalid" };
+            return parsed.success ? paths(parsed.data, cwd) : { uncheckable: "the input is invalid" };
           },
         }
       : {}),
@@ -159,6 +165,17 @@ function deniedPathOf(
 
 function hasDeniedPaths(ctx: ToolContext): boolean {
   return (ctx.sandbox?.readDenied.length ?? 0) > 0 || (ctx.sandbox?.writeDenied.length ?? 0) > 0;
+}
+
+/** The declared display, callable with any input: invalid input gets none (the default is shown). */
+function checkedDisplay<S extends z.ZodObject>(
+  schema: () => S,
+  display: ToolDisplaySpec<z.infer<S>>,
+): ToolDisplaySpec<Record<string, unknown>> {
+  return (input, cwd, options) => {
+    const parsed = schema().safeParse(input);
+    return parsed.success ? display(parsed.data, cwd, options) : {};
+  };
 }
 
 function invalidOutcome(toolName: string, error: z.ZodError): ToolOutcome {

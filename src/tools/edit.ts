@@ -31,6 +31,15 @@ export const editTool = defineTool({
     paths: (args) => [{ path: args.file_path, access: "write" }],
   },
   payload: "edit",
+  display: (args, cwd) => ({
+    title: `Edit ${args.file_path}`,
+    kind: "edit",
+    diff: {
+      path: resolveToolPath(cwd, args.file_path),
+      oldText: args.old_string === "" ? null : args.old_string,
+      newText: args.new_string,
+    },
+  }),
   description:
     "Replaces exact text in a file. old_string must match the file exactly (whitespace and indentation included) " +
     "and occur exactly once, unless replace_all is true; add surrounding lines to make it unique. " +

@@ -5,6 +5,7 @@ import { stat } from "../util/fs-async.js";
 import { isToolGlobWildcard, literalLeadingDirectory } from "../util/glob.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { defineTool } from "./define.js";
+import { globCrawlRoot, globSearch, runGlobSearch } from "./glob-search.js";
 import { IgnoreFilter } from "./ignore-walk.js";
 import { sortNewestFirst } from "./mtime-sort.js";
 import { resolveToolPath } from "./paths.js";
@@ -32,9 +33,13 @@ export const globTool = defineTool({
     kind: "read",
     readOnly: true,
     network: false,
-    paths: (args) => globPaths(args.path ?? ".", args.pattern),
+    paths: (args, cwd) => globPaths(cwd, args.path ?? ".", args.pattern),
   },
   payload: "glob",
+  display: (args) => ({
+    title: `Find ${args.pattern}${args.path ? ` in ${args.path}` : ""}`,
+    kind: "search",
+  }),
   description:
     'Finds files by name with a glob pattern ("**/*.ts", "src/**/index.{js,ts}") and returns their absolute paths, most recently modified first. ' +
     "The path to search may be absolute or relative to the working directory. " +
@@ -42,23 +47,13 @@ export const globTool = defineTool({
   input,
   jsonSchema: BUILTIN_JSON_SCHEMAS.Glob,
   async run(args, ctx) {
-    const searched = splitAbsolutePattern(resolveToolPath(ctx.cwd, args.path ?? "."), args.pattern);
+    // The very search the permission check planned (glob-search.ts).
+    const searched = globSearch(ctx.cwd, args.path ?? ".", args.pattern);
     const info = await stat(searched.root).catch(() => undefined);
     if (!info) return { content: `Directory does not exist: ${searched.root}`, isError: true };
     if (!info.isDirectory()) return { content: `${searched.root} is not a directory.`, isError: true };
 
-    // Loaded on the first search: tinyglobby (with fdir and picomatch) is not on a run's start-up path.
-    const { glob } = await import("tinyglobby");
-    const found = await glob(searched.pattern, {
-      cwd: searched.root,
-      dot: true,
-      onlyFiles: true,
-      expandDirectories: false,
-      // Not following links keeps the search inside the tree and agrees with Grep (ripgrep's default).
-      followSymbolicLinks: false,
-      ignore: ["**/.git/**", "**/node_modules/**"],
-      signal: ctx.signal,
-    });
+    const found = await runGlobSearch(searched, ctx.signal);
     const filter = await IgnoreFilter.create(searched.root);
     const kept: string[] = [];
     for (const rel of found) {
@@ -82,36 +77,26 @@ export const globTool = defineTool({
 });
 
 /**
- * An absolute pattern ("/repo/src/**\/*.ts") searches from its fixed leading directories, whatever
- * `path` says, as the model clearly meant that directory. The permission check finds the same
- * directory (`globSearchRoot`): both use src/util/glob.ts.
+ * What a Glob call reads: its directory, the directory its pattern names with its literal leading
+ * segments (`src/lib` of `src/lib/**`, `/etc` of `/etc/*`), both as written (rules and the
+ * containment check resolve them, `~` spellings included), and the directory tinyglobby really
+ * crawls (glob-search.ts), which also catches a pattern that climbs out however it spells `..`
+ * (`..{,}/x/*`, `..?(x)/x/*`, `.\./x/*`).
  */
-function splitAbsolutePattern(root: string, pattern: string): { root: string; pattern: string } {
-  if (!path.isAbsolute(pattern)) return { root, pattern };
-  const { fixed, rest } = literalLeadingDirectory(pattern, isToolGlobWildcard);
-  return { root: fixed.join("/") || "/", pattern: rest.join("/") };
-}
-
-/**
- * What a Glob call reads: its directory and, when the pattern starts with literal directories
- * (`../x/**`, `/etc/*`), the directory the pattern really searches. A pattern that climbs out with
- * `..` after a wildcard cannot be checked.
- */
-function globPaths(base: string, pattern: string): ToolPathAccess[] | { uncheckable: string } {
-  const root = globSearchRoot(base, pattern);
-  if (root === undefined)
+function globPaths(cwd: string, dir: string, pattern: string): ToolPathAccess[] | { uncheckable: string } {
+  let crawled: string;
+  try {
+    crawled = globCrawlRoot(globSearch(cwd, dir, pattern));
+  } catch (error) {
+    // tinyglobby cannot plan it (`..//`): the search would fail the same way.
     return {
-      uncheckable: `the Glob pattern ${JSON.stringify(pattern)} climbs out of its directory with ".."`,
+      uncheckable: `the Glob pattern ${JSON.stringify(pattern)} cannot be searched: ${(error as Error).message}`,
     };
-  const roots = root === base ? [base] : [base, root];
+  }
+  const { fixed } = literalLeadingDirectory(pattern, isToolGlobWildcard);
+  const roots = [dir];
+  if (path.isAbsolute(pattern)) roots.push(fixed.join("/") || "/");
+  else if (fixed.length > 0) roots.push(path.join(dir, ...fixed));
+  if (!roots.some((root) => resolveToolPath(cwd, root) === crawled)) roots.push(crawled);
   return roots.map((p) => ({ path: p, access: "read" }));
-}
-
-/** The directory a glob pattern searches: its path plus the pattern's literal leading segments. */
-function globSearchRoot(base: string, pattern: string): string | undefined {
-  const { fixed, rest } = literalLeadingDirectory(pattern, isToolGlobWildcard);
-  if (rest.some((segment) => segment === "..")) return undefined;
-  if (fixed.length === 0 && !path.isAbsolute(pattern)) return base;
-  const prefix = fixed.join("/") || "/";
-  return path.isAbsolute(pattern) ? prefix : path.join(base, prefix);
 }

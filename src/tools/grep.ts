@@ -4,6 +4,7 @@ import { stat } from "../util/fs-async.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { childEnvironment } from "./child-env.js";
 import { defineTool } from "./define.js";
+import { quoted } from "./display.js";
 import { searchWithJs } from "./grep-js.js";
 import { type GrepQuery, GrepQueryError, type GrepSink, splitGlobs } from "./grep-query.js";
 import { GrepCollector, presentCounts, presentFiles, presentLines } from "./grep-results.js";
@@ -70,6 +71,10 @@ export const grepTool = defineTool({
     paths: (args) => [{ path: args.path ?? ".", access: "read" }],
   },
   payload: "grep",
+  display: (args) => ({
+    title: `grep ${quoted(args.pattern)}${args.path ? ` in ${args.path}` : ""}`,
+    kind: "search",
+  }),
   description:
     "Searches file contents with a regular expression (ripgrep syntax) and lists matching files (default), matching lines " +
     '(output_mode "content", with -A/-B/-C context and line numbers) or match counts per file. ' +

@@ -37,6 +37,7 @@ export const lsTool = defineTool({
     paths: (args) => [{ path: args.path, access: "read" }],
   },
   payload: "ls",
+  display: (args) => ({ title: `List ${args.path}`, kind: "search" }),
   description:
     "Lists a directory as a tree, directories marked with a trailing `/`. " +
     "The path should be absolute; a relative path resolves against the working directory. " +

@@ -41,6 +41,16 @@ export const readTool = defineTool({
     paths: (args) => [{ path: args.file_path, access: "read" }],
   },
   payload: "read",
+  display: (args, cwd) => ({
+    title: `Read ${args.file_path}${args.offset !== undefined ? ` (from line ${args.offset})` : ""}`,
+    kind: "read",
+    locations: [
+      {
+        path: resolveToolPath(cwd, args.file_path),
+        ...(args.offset !== undefined ? { line: args.offset } : {}),
+      },
+    ],
+  }),
   description:
     "Reads a text file and returns its lines numbered like `cat -n` (line number, tab, text). " +
     "The path may be absolute or relative to the working directory. " +

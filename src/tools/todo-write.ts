@@ -25,6 +25,7 @@ export const todoWriteTool = defineTool({
   // The list lives in the conversation: nothing outside it changes.
   effects: { kind: "other", readOnly: true, network: false },
   payload: "updateTodos",
+  display: () => ({ title: "Update the todo list", kind: "think" }),
   description:
     "Creates or updates the task list for the current work; each call sends the whole list. " +
     "Use it for work with several steps: mark a task in_progress before starting it (one at a time) and completed as soon as it is done.",

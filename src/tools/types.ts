@@ -39,9 +39,10 @@ export type ToolEffects = {
   network: boolean;
   /**
    * The files a call touches, derived from its input; `uncheckable` says why they cannot be known
-   * (the call is then asked about). Called with any input: invalid input is `uncheckable`.
+   * (the call is then asked about). Called with any input: invalid input is `uncheckable`. `cwd` is
+   * the session's working directory, which relative paths in the input are resolved against.
    */
-  paths?(input: Record<string, unknown>): ToolPathAccess[] | { uncheckable: string };
+  paths?(input: Record<string, unknown>, cwd: string): ToolPathAccess[] | { uncheckable: string };
   /** The command line an `execute` tool runs (checked against the shell rules and the read-only list). */
   command?(input: Record<string, unknown>): string | undefined;
 };
@@ -62,6 +63,30 @@ export type ToolPayload =
   | "ls"
   | "updateTodos"
   | "task";
+
+/**
+ * How a call is shown, in every door (ACP's tool calls, permission questions, the interactive
+ * mode): what a person reads to know what it does. Declared by the tool (`display`); what it leaves
+ * out is derived from its effects (src/tools/display.ts), so MCP and custom tools are shown too.
+ */
+export type ToolDisplay = {
+  /** One line: `Read src/a.ts`, `` `npm test` ``, `grep "TODO" in src`. */
+  title: string;
+  kind: ToolDisplayKind;
+  /** The files the call touches, absolute, with the first line when it reads from one. */
+  locations: { path: string; line?: number }[];
+  /** The change an edit makes, known before it runs (`oldText` null: a new file, or not known). */
+  diff?: { path: string; oldText: string | null; newText: string };
+};
+
+/** What kind of action a call is, as editors group them (ACP's tool kinds, without move/delete). */
+export type ToolDisplayKind = "read" | "edit" | "execute" | "search" | "think" | "fetch" | "other";
+
+/**
+ * A tool's own display of a call (validated input); `live`: the call has not run yet, so the file
+ * a write replaces can still be read for its diff.
+ */
+export type ToolDisplaySpec<I> = (input: I, cwd: string, options: { live: boolean }) => Partial<ToolDisplay>;
 
 export type ToolContext = {
   /** Absolute working directory of the session; relative paths resolve against it. */
@@ -126,12 +151,14 @@ export type Tool = {
   effects?: ToolEffects;
   /** How front ends show its calls; without it, generically. */
   payload?: ToolPayload;
+  /** How a call is shown (title, kind, files, diff); without it, derived from `effects`. */
+  display?: ToolDisplaySpec<Record<string, unknown>>;
   validate(rawInput: unknown): ToolValidation;
   /** Runs an input `validate` accepted (its `input`); never throws. */
   execute(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome>;
 };
 
 /** What the permission policy and the front ends need to know about a tool. */
-export type ToolDeclaration = Pick<Tool, "name" | "effects" | "payload" | "aliases">;
+export type ToolDeclaration = Pick<Tool, "name" | "effects" | "payload" | "aliases" | "display">;
 
 export type ToolSpecInput<S extends z.ZodType> = z.infer<S>;

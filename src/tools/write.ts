@@ -3,6 +3,7 @@ import * as z from "zod";
 import { mkdir, readFile, stat } from "../util/fs-async.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { defineTool } from "./define.js";
+import { currentText } from "./display.js";
 import { FULL_CONTENT_MAX_CHARS, fullContents } from "./edit-diff.js";
 import { resolveToolPath } from "./paths.js";
 import { countLines } from "./text-lines.js";
@@ -26,6 +27,15 @@ export const writeTool = defineTool({
     paths: (args) => [{ path: args.file_path, access: "write" }],
   },
   payload: "write",
+  // The file's text before the write can only be read while the call has not run.
+  display: (args, cwd, { live }) => {
+    const file = resolveToolPath(cwd, args.file_path);
+    return {
+      title: `Write ${args.file_path}`,
+      kind: "edit",
+      diff: { path: file, oldText: live ? currentText(file) : null, newText: args.content },
+    };
+  },
   description:
     "Writes a file with the given content, replacing it if it exists and creating missing parent directories. " +
     "The path may be absolute or relative to the working directory. " +

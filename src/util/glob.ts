@@ -12,8 +12,8 @@ import path from "node:path";
  *   the command really gets (`shellPattern*`, `expandShellPattern`).
  * - **Tool and rule globs** (the Glob tool's `pattern`, `Read(src/**)` rules): picomatch syntax, where
  *   `**` crosses directories and `{a,b}`, `@(x)`, `!(x)` are wildcards too. `TOOL_GLOB_SPECIAL` and
- *   `literalLeadingDirectory` give the directory such a pattern searches, for the tool and for the
- *   permission check of its calls alike.
+ *   `literalLeadingDirectory` give the directory such a pattern names; the directory the Glob tool
+ *   really reads is tinyglobby's to say (src/tools/glob-search.ts).
  */
 
 /** Characters that make a segment of a tool or rule glob (picomatch syntax) a wildcard. */

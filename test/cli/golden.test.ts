@@ -1,9 +1,12 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
+import { type Describe, UpdateProjection } from "../../src/acp/updates.js";
 import { projectionFor } from "../../src/cli/formats/select.js";
 import type { OutputFormat } from "../../src/cli/formats/types.js";
 import type { EngineEvent } from "../../src/engine/events.js";
+import { createSdkProjection } from "../../src/sdk/project.js";
+import { describeToolCall } from "../../src/tools/display.js";
 import { builtinTools, type Tool } from "../../src/tools/index.js";
 import { GOLDEN_CASES } from "./golden/cases.js";
 import { validLine } from "./schemas.js";
@@ -58,3 +61,52 @@ describe.each(GOLDEN_CASES.map((c) => c.name))("golden %s", (name) => {
     }
   });
 });
+
+/**
+ * The same recorded events through the other doors' projections: the SDK's messages (uuids
+ * numbered) and ACP's session updates (a tool call shown as it is in a stored conversation, so no
+ * file is read). A change in how the session's events reach any door shows in these files' diff.
+ */
+describe.each(GOLDEN_CASES.map((c) => c.name))("golden %s, other doors", (name) => {
+  const events = loadEvents(name);
+  const tools = toolsOf(name);
+
+  test("sdk.ndjson", () => {
+    let n = 0;
+    const projection = createSdkProjection({
+      includePartialMessages: true,
+      version: "0.0.0-golden",
+      uuid: () => `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`,
+    });
+    const output = events
+      .flatMap((event) => projection.project(event))
+      .map((message) => `${JSON.stringify(message)}\n`)
+      .join("");
+    expectGolden(`${name}.sdk.ndjson`, output);
+  });
+
+  test("acp.ndjson", () => {
+    const start = events.find((event) => event.type === "run_start");
+    const cwd = start?.type === "run_start" ? start.cwd : "/";
+    const describe: Describe = (tool, input, live) =>
+      describeToolCall(
+        tools.find((t) => t.name === tool),
+        tool,
+        input,
+        cwd,
+        { live },
+      );
+    const projection = new UpdateProjection((tool, input) => describe(tool, input, false));
+    const output = events
+      .flatMap((event) => (event.type === "run_end" ? [] : projection.project(event)))
+      .map((update) => `${JSON.stringify(update)}\n`)
+      .join("");
+    expectGolden(`${name}.acp.ndjson`, output);
+  });
+});
+
+function expectGolden(fileName: string, output: string): void {
+  const file = `${GOLDEN_DIR}${fileName}`;
+  if (UPDATE || !existsSync(file)) writeFileSync(file, output);
+  expect(output).toBe(readFileSync(file, "utf8"));
+}

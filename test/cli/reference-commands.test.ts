@@ -156,23 +156,34 @@ describe("reference CLI flags", () => {
     }
   });
 
-  test("--force with a read-only mode is refused before anything runs (exit 2), not settled quietly", async () => {
+  test("--force with a read-only mode runs read-only (the reference accepts both): a note says --force does not apply", async () => {
     for (const flags of [
       ["--mode", "plan", "--force"],
       ["--plan", "--yolo"],
       ["--mode", "ask", "-f"],
       ["--permission-mode", "plan", "--force"],
     ]) {
-      const server = await startServer([reply().tool("Write", { file_path: "x.txt", content: "x" })]);
+      const server = await startServer([
+        reply().tool("Write", { file_path: "x.txt", content: "x" }).tool("Bash", { command: "touch made" }),
+        reply().text("Read-only."),
+      ]);
       const cwd = workspace();
-      const result = await run(["-p", "go", "--model", MODEL, ...flags], serverEnv(server), cwd);
-      expect(result.code, flags.join(" ")).toBe(2);
-      expect(result.stdout).toBe("");
-      expect(result.stderr).toMatch(
-        /^cairn: --(force|yolo) runs everything, .* keeps the run read-only: give one of them/,
+      const result = await run(
+        ["-p", "go", "--model", MODEL, "--output-format", "json", ...flags],
+        serverEnv(server),
+        cwd,
       );
-      expect(server.requests).toHaveLength(0);
-      expect(existsSync(join(cwd, "x.txt"))).toBe(false);
+      const label = flags.join(" ");
+      expect(result.code, label).toBe(0);
+      expect(JSON.parse(result.stdout), label).toMatchObject({ result: "Read-only." });
+      const force = flags.includes("--yolo") ? "--yolo" : "--force";
+      expect(result.stderr, label).toBe(
+        `cairn: ${force} does not apply: ${flags.filter((flag) => !["--force", "--yolo", "-f"].includes(flag)).join(" ")} keeps the run read-only.\n`,
+      );
+      // Neither the write nor the command ran: the mode held, --force did not widen it.
+      expect(existsSync(join(cwd, "x.txt")), label).toBe(false);
+      expect(existsSync(join(cwd, "made")), label).toBe(false);
+      expect(JSON.stringify(server.requests[1]!.body), label).toContain("plan mode is read-only");
     }
   });
 

@@ -13,11 +13,12 @@ function completedCalls(events: Record<string, unknown>[]): Call[] {
 }
 
 /**
- * The reference CLI's stream-json extras, opt-in so the contract's own output stays as published
- * (PM-3, PM-24, PM-25): richer tool payloads (editor UIs show diffs from them) and thinking events.
- * Every line is schema-checked by runCli.
+ * The reference CLI's stream-json extras: its real tool payloads, printed by default (its consumers
+ * read `fileSize`, the before/after contents and diffs; the contract allows added fields, PM-5), with
+ * `--tool-payloads contract` for exactly the contract's fields (PM-24, PM-25); and thinking events,
+ * opt-in (PM-3). Every line is schema-checked by runCli.
  */
-describe("--tool-payloads full (CAIRN_TOOL_PAYLOADS=full)", () => {
+describe("tool payloads: full by default, --tool-payloads contract (CAIRN_TOOL_PAYLOADS) for the contract's own", () => {
   const steps = [
     reply()
       .tool("Read", { file_path: "a.txt", offset: 2, limit: 1 }, "toolu_read")
@@ -28,6 +29,7 @@ describe("--tool-payloads full (CAIRN_TOOL_PAYLOADS=full)", () => {
   ];
 
   for (const [how, args, env] of [
+    ["no flag (the default)", [], {}],
     ["the flag", ["--tool-payloads", "full"], {}],
     ["the environment", [], { CAIRN_TOOL_PAYLOADS: "full" }],
   ] as const) {
@@ -39,6 +41,7 @@ describe("--tool-payloads full (CAIRN_TOOL_PAYLOADS=full)", () => {
         env,
       });
       expect(run.code).toBe(0);
+      expect(run.stderr).toBe("");
       const [read, write, edit, shell] = completedCalls(run.events);
       expect(read!.readToolCall!.result.success).toMatchObject({
         content: "two",
@@ -68,28 +71,61 @@ describe("--tool-payloads full (CAIRN_TOOL_PAYLOADS=full)", () => {
     });
   }
 
-  test("without it the payloads are exactly the contract's (no extra field)", async () => {
-    const run = await runCli({
-      steps,
-      files: { "a.txt": "one\ntwo\n" },
-      args: ["--output-format", "stream-json", "--force", "--sandbox", "disabled"],
+  test("--tool-payloads contract (or CAIRN_TOOL_PAYLOADS=contract): exactly the contract's fields", async () => {
+    for (const [args, env] of [
+      [["--tool-payloads", "contract"], {}],
+      [[], { CAIRN_TOOL_PAYLOADS: "contract" }],
+    ] as const) {
+      const run = await runCli({
+        steps,
+        files: { "a.txt": "one\ntwo\n" },
+        args: ["--output-format", "stream-json", "--force", "--sandbox", "disabled", ...args],
+        env,
+      });
+      expect(run.code).toBe(0);
+      const [read, write, edit, shell] = completedCalls(run.events);
+      expect(Object.keys(read!.readToolCall!.result.success)).toEqual([
+        "content",
+        "isEmpty",
+        "exceededLimit",
+        "totalLines",
+        "totalChars",
+      ]);
+      expect(Object.keys(write!.writeToolCall!.result.success)).toEqual(["path", "linesCreated", "fileSize"]);
+      expect(edit!.editToolCall!.result.success).not.toHaveProperty("beforeFullFileContent");
+      expect(shell!.shellToolCall!.result.success).not.toHaveProperty("interleavedOutput");
+    }
+  });
+
+  test("chosen with another format, or an unknown CAIRN_TOOL_PAYLOADS value, is said once on stderr", async () => {
+    const text = await runCli({
+      steps: [reply().text("Hi.")],
+      args: ["--output-format", "json", "--tool-payloads", "contract"],
     });
-    const [read, write] = completedCalls(run.events);
-    expect(Object.keys(read!.readToolCall!.result.success)).toEqual([
-      "content",
-      "isEmpty",
-      "exceededLimit",
-      "totalLines",
-      "totalChars",
-    ]);
-    expect(Object.keys(write!.writeToolCall!.result.success)).toEqual(["path", "linesCreated", "fileSize"]);
+    expect(text.code).toBe(0);
+    expect(text.stderr).toBe(
+      "cairn: --tool-payloads (CAIRN_TOOL_PAYLOADS) only applies to --output-format stream-json; ignored.\n",
+    );
+    const quiet = await runCli({ steps: [reply().text("Hi.")], args: ["--output-format", "json"] });
+    expect(quiet.stderr).toBe("");
+    const unknown = await runCli({
+      steps: [reply().tool("Read", { file_path: "a.txt" }), reply().text("Done.")],
+      files: { "a.txt": "abc\n" },
+      args: ["--output-format", "stream-json"],
+      env: { CAIRN_TOOL_PAYLOADS: "minimal" },
+    });
+    expect(unknown.code).toBe(0);
+    expect(unknown.stderr).toBe(
+      "cairn: CAIRN_TOOL_PAYLOADS=minimal is neither contract nor full; ignored (full, the default, is used).\n",
+    );
+    expect(completedCalls(unknown.events)[0]!.readToolCall!.result.success).toMatchObject({ fileSize: 4 });
   });
 
   test("a file over the cap carries no before/after content (never half a file)", async () => {
     const big = `${"x".repeat(100_001)}\n`;
     const run = await runCli({
       steps: [reply().tool("Write", { file_path: "big.txt", content: big }), reply().text("Done.")],
-      args: ["--output-format", "stream-json", "--tool-payloads", "full"],
+      args: ["--output-format", "stream-json"],
     });
     const [write] = completedCalls(run.events);
     expect(write!.writeToolCall!.result.success).not.toHaveProperty("afterFullFileContent");

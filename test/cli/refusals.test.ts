@@ -48,6 +48,33 @@ describe("refusals carry result.rejected", () => {
     }
   });
 
+  test("a Glob pattern whose brace or extglob yields `..` is refused like ../ (the names outside stay unlisted)", async () => {
+    const patterns = ["..{,}/outside/*", "..?(x)/outside/*"];
+    const run = async (force: string[]) => {
+      let step = reply();
+      for (const pattern of patterns) step = step.tool("Glob", { pattern });
+      return runCli({
+        steps: [step, reply().text("Looked.")],
+        files: { "ws/inside.txt": "", "outside/secret.txt": "s" },
+        args: ["--output-format", "stream-json", "--workspace", "ws", ...force],
+      });
+    };
+    const refused = await run([]);
+    expect(refused.code).toBe(0);
+    expect(refused.stdout).not.toContain("secret.txt");
+    const results = refused.events
+      .filter((event) => event.type === "tool_call" && event.subtype === "completed")
+      .map(
+        (event) =>
+          (event.tool_call as { globToolCall: { result: Record<string, unknown> } }).globToolCall.result,
+      );
+    expect(results).toHaveLength(2);
+    for (const result of results) expect(Object.keys(result)).toEqual(["error", "rejected"]);
+    // The positive control: with --force the same calls do list the file outside.
+    const forced = await run(["--force"]);
+    expect(forced.stdout.match(/outside\/secret\.txt/g)?.length).toBeGreaterThanOrEqual(2);
+  });
+
   test("a call that failed without being refused has error and no rejected", async () => {
     const run = await runCli({
       steps: [reply().tool("Read", { file_path: "missing.txt" }), reply().text("Gone.")],

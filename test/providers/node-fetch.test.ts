@@ -1,10 +1,14 @@
 // The Anthropic client's transport over node:http (src/providers/node-fetch.ts), against the scripted
 // model server over real HTTP: what the client and the provider rely on from `fetch`.
+import { spawn } from "node:child_process";
 import { createServer } from "node:net";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
-import { LazyFormData, LightHeaders } from "../../src/providers/client-globals.js";
-import { type NodeResponse, nodeFetch } from "../../src/providers/node-fetch.js";
+import { isReadableStreamBody, LazyFormData, LightHeaders } from "../../src/providers/client-globals.js";
+import { httpFetch, type NodeResponse, nodeFetch } from "../../src/providers/node-fetch.js";
 import { reply, type ScriptedServer, startScriptedServer } from "../../src/testing/index.js";
+import { REPO } from "../conformance/pm/helpers.js";
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
@@ -33,11 +37,12 @@ async function readAll(response: NodeResponse): Promise<string> {
   return text;
 }
 
-describe("nodeFetch", () => {
+// The transport itself. (This process may well have Node's fetch loaded: Node 22 and 24 load it
+// when the test runner reads the globals' descriptors, and then nodeFetch hands requests to it.)
+describe("httpFetch, the node:http transport", () => {
   test("sends method, headers and body; gives status, headers and the streamed body", async () => {
     server = await startScriptedServer({ steps: [reply().text("Hello there")] });
-    const response = (await nodeFetch(`${server.url}/v1/messages`, request())) as NodeResponse;
-    // Node's own fetch was never loaded here, so this is the node:http transport's response.
+    const response = (await httpFetch(`${server.url}/v1/messages`, request())) as NodeResponse;
     expect(response.headers.constructor).toBe(LightHeaders);
     expect(response.ok).toBe(true);
     expect(response.status).toBe(200);
@@ -53,7 +58,7 @@ describe("nodeFetch", () => {
 
   test("an error status is a response whose body reads whole as JSON", async () => {
     server = await startScriptedServer({ steps: [] });
-    const response = (await nodeFetch(`${server.url}/v1/messages`, request())) as NodeResponse;
+    const response = (await httpFetch(`${server.url}/v1/messages`, request())) as NodeResponse;
     expect(response.ok).toBe(false);
     expect(response.status).toBeGreaterThanOrEqual(400);
     expect(await response.json()).toMatchObject({ type: "error" });
@@ -63,7 +68,7 @@ describe("nodeFetch", () => {
   test("an abort while the body streams ends the read with an AbortError", async () => {
     server = await startScriptedServer({ steps: [reply().text("slow").stall(2, 60_000)] });
     const controller = new AbortController();
-    const response = (await nodeFetch(
+    const response = (await httpFetch(
       `${server.url}/v1/messages`,
       request({ signal: controller.signal }),
     )) as NodeResponse;
@@ -81,14 +86,14 @@ describe("nodeFetch", () => {
     const controller = new AbortController();
     controller.abort();
     await expect(
-      nodeFetch(`${server.url}/v1/messages`, request({ signal: controller.signal })),
+      httpFetch(`${server.url}/v1/messages`, request({ signal: controller.signal })),
     ).rejects.toThrow(expect.objectContaining({ name: "AbortError" }));
     expect(server.requests).toHaveLength(0);
   });
 
   test("a refused connection rejects like fetch: TypeError('fetch failed') caused by ECONNREFUSED", async () => {
     const port = await freePort();
-    const error = (await nodeFetch(`http://127.0.0.1:${port}/v1/messages`, request()).catch(
+    const error = (await httpFetch(`http://127.0.0.1:${port}/v1/messages`, request()).catch(
       (e: unknown) => e,
     )) as Error & {
       cause?: { code?: string };
@@ -118,11 +123,51 @@ describe("the client's stand-ins for Headers and FormData", () => {
     expect({ get: "not a function" } instanceof LightHeaders).toBe(false);
   });
 
+  test("a ReadableStream body (or a subclass's) is recognised as one; a string or bytes body is not", () => {
+    class Tagged extends ReadableStream<Uint8Array> {}
+    expect(isReadableStreamBody(new ReadableStream())).toBe(true);
+    expect(isReadableStreamBody(new Tagged())).toBe(true);
+    expect(isReadableStreamBody("{}")).toBe(false);
+    expect(isReadableStreamBody(new Uint8Array(2))).toBe(false);
+    expect(isReadableStreamBody({ [Symbol.toStringTag]: "ReadableStream" })).toBe(false);
+  });
+
   test("FormData: recognised by instanceof, and constructing one gives the real FormData", () => {
     const form = new LazyFormData() as unknown as FormData;
     expect(form).toBeInstanceOf(FormData);
     expect(new FormData() instanceof LazyFormData).toBe(true);
     expect({} instanceof LazyFormData).toBe(false);
+  });
+});
+
+describe("nodeFetch in a process that has not loaded Node's fetch", () => {
+  test("sends over node:http and never loads undici (a fresh Node process, as the CLI is)", async () => {
+    server = await startScriptedServer({ steps: [reply().text("Over node:http")] });
+    const module = pathToFileURL(join(REPO, "dist/providers/node-fetch.js")).href;
+    const script = `
+      const { nodeFetch } = await import(${JSON.stringify(module)});
+      const response = await nodeFetch(${JSON.stringify(`${server.url}/v1/messages`)}, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": "k" },
+        body: ${JSON.stringify(request().body)},
+      });
+      const text = await response.text();
+      const undici = process.moduleLoadList.includes("NativeModule internal/deps/undici/undici");
+      process.stdout.write(JSON.stringify({ headers: response.headers.constructor.name, text, undici }));`;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
+    const code = await new Promise((resolve) => child.once("close", resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    const seen = JSON.parse(stdout) as { headers: string; text: string; undici: boolean };
+    expect(seen.headers).toBe("LightHeaders");
+    expect(seen.text).toContain("Over");
+    expect(seen.undici).toBe(false);
+    expect(server.requests[0]!.headers["x-api-key"]).toBe("k");
   });
 });
 

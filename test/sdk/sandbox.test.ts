@@ -52,6 +52,8 @@ describe("SDK sandbox option (convention shape)", () => {
       { cwd: "/work", home: "/home/me" },
     );
     expect(mapped.settings).toEqual({
+      // A deny list makes the sandbox's absence worth a word: auto, not the silent default.
+      mode: "auto",
       extraWritable: ["/data"],
       readDenied: ["/x", "/work/secret.txt"],
       writeDenied: ["/home/me/notes"],
@@ -81,6 +83,28 @@ describe("SDK sandbox option (convention shape)", () => {
       expect(existsSync(join(outside, "escaped"))).toBe(true);
     },
   );
+
+  test("without the option, a query where bubblewrap is missing runs its commands and says nothing about it", async () => {
+    const bin = await pathWithoutBwrap();
+    const server = await startServer([reply().tool("Bash", { command: "touch made" }), reply().text("ok")]);
+    const cwd = workspace();
+    const stderr: string[] = [];
+    const messages = await collect(
+      query({
+        prompt: "Go",
+        options: {
+          cwd,
+          env: { ...envFor(server), PATH: bin },
+          permissionMode: "bypassPermissions",
+          stderr: (line) => stderr.push(line),
+        },
+      }),
+    );
+    expect(labels(messages)).not.toContain("system/informational");
+    expect(stderr).toEqual([]);
+    expect(result(messages).subtype).toBe("success");
+    expect(existsSync(join(cwd, "made"))).toBe(true);
+  });
 
   test("ignored keys and the fallback come as system/informational warnings after system/init", async () => {
     const bin = await pathWithoutBwrap();

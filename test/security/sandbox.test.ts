@@ -79,6 +79,17 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
     expect(existsSync(join(otherTmp, "escaped"))).toBe(true);
   });
 
+  test("by default and with --sandbox auto commands run sandboxed, and nothing is said on stderr", async () => {
+    const outside = dirOutsideTmp();
+    for (const args of [["--force"], ["--sandbox", "auto", "--force"]]) {
+      const run = await runBash(`echo x > ${outside}/escaped; echo done`, args);
+      expect(run.code).toBe(0);
+      expect(run.output).toMatch(/done/);
+      expect(run.stderr).toBe("");
+      expect(existsSync(join(outside, "escaped"))).toBe(false);
+    }
+  });
+
   test("an --add-dir directory is writable like the workspace", async () => {
     const extra = dirOutsideTmp();
     const run = await runBash(`echo x > ${extra}/written && echo ok`, [...SANDBOXED, "--add-dir", extra]);
@@ -438,16 +449,49 @@ describe.skipIf(sandboxUnavailable !== undefined)(`processes a command leaves be
   }
 });
 
+const FALLBACK_NOTE =
+  "cairn: the command sandbox is not available: bubblewrap (bwrap) is not installed; shell commands run with the permission checker alone\n";
+
 describe("where the sandbox cannot run", () => {
-  test("the default falls back to the checker alone, saying so once on stderr", async () => {
+  test("by default commands run with the checker alone and nothing is said: stderr stays empty", async () => {
     const bin = await pathWithoutBwrap();
     const run = await runBash("touch made; echo ok", ["--force"], { env: { PATH: bin } });
     expect(run.code).toBe(0);
-    const notes = run.stderr.split("\n").filter((line) => line.includes("sandbox"));
-    expect(notes).toEqual([
-      "cairn: the command sandbox is not available: bubblewrap (bwrap) is not installed; shell commands run with the permission checker alone",
-    ]);
+    expect(run.stderr).toBe("");
     expect(existsSync(join(run.dir, "made"))).toBe(true);
+  });
+
+  test("--sandbox auto falls back to the checker alone, saying so once on stderr, with the reason", async () => {
+    const bin = await pathWithoutBwrap();
+    const run = await runBash("touch made; echo ok", ["--sandbox", "auto", "--force"], {
+      env: { PATH: bin },
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(FALLBACK_NOTE);
+    expect(existsSync(join(run.dir, "made"))).toBe(true);
+  });
+
+  test("--sandbox auto says so before the run starts, also in a run that starts no command", async () => {
+    const bin = await pathWithoutBwrap();
+    const server = await startServer([reply().text("No command needed.")]);
+    const cli = spawnCli(["-p", "hi", "--model", MODEL, "--sandbox", "auto"], {
+      cwd: workspace(),
+      env: { ...serverEnv(server), PATH: bin },
+    });
+    expect((await cli.exited).code).toBe(0);
+    expect(cli.out.stdout).toBe("No command needed.\n");
+    expect(cli.out.stderr).toBe(FALLBACK_NOTE);
+  });
+
+  test("cairn mcp list: quiet by default, the same one line with --sandbox auto", async () => {
+    const env = { PATH: await pathWithoutBwrap() };
+    const quiet = spawnCli(["mcp", "list"], { cwd: workspace(), env });
+    expect((await quiet.exited).code).toBe(0);
+    expect(quiet.out.stderr).toBe("");
+    const told = spawnCli(["mcp", "list", "--sandbox", "auto"], { cwd: workspace(), env });
+    expect((await told.exited).code).toBe(0);
+    expect(told.out.stdout).toMatch(/^No MCP servers configured/);
+    expect(told.out.stderr).toBe(FALLBACK_NOTE);
   });
 
   test("--sandbox enabled refuses to run (exit 2, nothing on stdout, the command never ran)", async () => {

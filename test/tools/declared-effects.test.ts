@@ -6,9 +6,8 @@ import { projectionFor } from "../../src/cli/formats/select.js";
 import type { EngineEvent, ToolEndEvent } from "../../src/engine/events.js";
 import { createPermissionGate, parseRules } from "../../src/permissions/index.js";
 import { assembleRun } from "../../src/run/assemble.js";
-import { validateOptions } from "../../src/sdk/options.js";
-import { SdkPermissions } from "../../src/sdk/permissions.js";
 import { createSdkProjection } from "../../src/sdk/project.js";
+import { SessionPermissions } from "../../src/session/permissions.js";
 import { reply, type ScriptedServer, startScriptedServer } from "../../src/testing/index.js";
 import { builtinTools, defineTool, type Tool } from "../../src/tools/index.js";
 import { validLine } from "../cli/schemas.js";
@@ -208,14 +207,6 @@ describe("a toy tool is handled by what it declares, with no other edit", () => 
   test("SDK: canUseTool is asked about the undeclared tool only; plan mode runs the read-only one", async () => {
     const { ws } = layout();
     const asked: string[] = [];
-    const options = validateOptions({
-      cwd: ws,
-      permissionMode: "default",
-      canUseTool: async (name: string) => {
-        asked.push(name);
-        return { behavior: "deny", message: "not today" };
-      },
-    });
     server = await startScriptedServer({
       steps: [
         reply()
@@ -224,8 +215,15 @@ describe("a toy tool is handled by what it declares, with no other edit", () => 
         reply().text("Done."),
       ],
     });
-    // The SDK's permissions adopt the gate the run assembly built from the query's tools.
-    const permissions = new SdkPermissions(options);
+    // The session's permissions adopt the gate the run assembly built from the query's tools; its
+    // questions are answered as the SDK's canUseTool answers them.
+    const permissions = new SessionPermissions(
+      { mode: "default", answered: true, forceHint: "use --force", source: "SDK" },
+      async (request) => {
+        asked.push(request.toolName);
+        return { behavior: "deny", message: "not today" };
+      },
+    );
     const provider = scriptedProvider(server.url);
     permissions.adopt(
       await assembleRun({

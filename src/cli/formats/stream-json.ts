@@ -24,8 +24,8 @@ function customized(event: RunStartEvent): boolean {
  *
  * Deterministic: every timestamp comes from the events themselves, never from a clock. Tool calls
  * are shown by the payload shape their tool declares (`payloads`, from the run's tool list).
- * `fullPayloads` adds the reference CLI's further payload fields; `thinking` prints the reference's
- * `thinking` delta/completed events (both opt-in: the contract prints neither, PM-3, PM-24, PM-25).
+ * `fullPayloads` adds the reference CLI's further payload fields (the CLI's default; PM-5 allows
+ * added fields); `thinking` prints the reference's `thinking` delta/completed events (opt-in: PM-3).
  */
 export function streamJsonProjection(options: StreamJsonOptions): Projection {
   let start: RunStartEvent | undefined;
@@ -73,7 +73,7 @@ export function streamJsonProjection(options: StreamJsonOptions): Projection {
       subtype: "completed",
       call_id: event.toolUseId,
       ...(parent ? { parent_call_id: parent } : {}),
-      tool_call: completedToolCall(payload, toolCall, event.outcome, options.fullPayloads === true),
+      tool_call: completedToolCall(payload, toolCall, event.outcome, options.fullPayloads !== false),
       session_id: sessionId(),
     });
   };
@@ -183,6 +183,7 @@ function textOf(message: { content: readonly { type: string; text?: string }[] }
 export type StreamJsonOptions = {
   partial: boolean;
   payloads: ToolPayloads;
+  /** The reference CLI's further payload fields (default true; false: `--tool-payloads contract`). */
   fullPayloads?: boolean;
   thinking?: boolean;
 };

@@ -20,8 +20,9 @@ export type ToolKindSpec = {
   args(input: Fields, toolCallId: string, cwd: string): Fields;
   success(data: Fields): Fields;
   /**
-   * With `--tool-payloads full`: the reference CLI's further observed fields, appended to `success`
-   * (off by default, so the contract's payloads stay exactly as published: PM-24, PM-25).
+   * The reference CLI's further observed fields, appended to `success` (its consumers read them; the
+   * contract allows added fields, PM-5). `--tool-payloads contract` leaves them out, for payloads
+   * exactly as published (PM-24, PM-25).
    */
   full?(data: Fields): Fields;
 };

@@ -35,7 +35,7 @@ export function startedToolCall(
 
 /**
  * `started` is the started event's `tool_call`, so both events carry the very same args (PM-23).
- * `full`: `success` also gets the kind's further fields (tool-kinds.ts, `--tool-payloads full`).
+ * `full`: `success` also gets the kind's further fields (tool-kinds.ts; off with `--tool-payloads contract`).
  */
 export function completedToolCall(
   payload: ToolPayload | undefined,

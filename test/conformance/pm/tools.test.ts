@@ -32,26 +32,25 @@ async function toolCall(
 /** Tool payloads (PM-24…PM-27), every built-in kind, and the `function` form for any other tool. */
 describe("print-mode conformance: tool calls", () => {
   test("PM-24 Read: args {path}; result.success {content, isEmpty, exceededLimit, totalLines, totalChars}", async () => {
-    const { started, completed } = await toolCall(
-      "Read",
-      { file_path: "notes.md" },
-      { "notes.md": "# Notes\n\nline three ✅\n" },
-    );
+    const success = {
+      content: "# Notes\n\nline three ✅",
+      isEmpty: false,
+      exceededLimit: false,
+      totalLines: 3,
+      totalChars: 22,
+    };
+    // By default the reference's further fields come too (PM-5: readers skip fields they do not
+    // know); every field the contract names is there, with its value.
+    const files = { "notes.md": "# Notes\n\nline three ✅\n" };
+    const { started, completed } = await toolCall("Read", { file_path: "notes.md" }, files);
     expect(started).toEqual({ readToolCall: { args: { path: "notes.md" } } });
-    expect(completed).toEqual({
-      readToolCall: {
-        args: { path: "notes.md" },
-        result: {
-          success: {
-            content: "# Notes\n\nline three ✅",
-            isEmpty: false,
-            exceededLimit: false,
-            totalLines: 3,
-            totalChars: 22,
-          },
-        },
-      },
-    });
+    expect(Object.keys(completed.readToolCall!)).toEqual(["args", "result"]);
+    expect(completed.readToolCall!.args).toEqual({ path: "notes.md" });
+    expect(Object.keys(completed.readToolCall!.result!)).toEqual(["success"]);
+    expect(completed.readToolCall!.result!.success).toMatchObject(success);
+    // `--tool-payloads contract`: exactly the contract's payload.
+    const exact = await toolCall("Read", { file_path: "notes.md" }, files, ["--tool-payloads", "contract"]);
+    expect(exact.completed).toEqual({ readToolCall: { args: { path: "notes.md" }, result: { success } } });
 
     const empty = await toolCall("Read", { file_path: "empty.txt" }, { "empty.txt": "" });
     expect(empty.completed.readToolCall!.result!.success).toMatchObject({ isEmpty: true, totalLines: 0 });
@@ -71,20 +70,24 @@ describe("print-mode conformance: tool calls", () => {
       content: fileText,
     });
     const args = { path: "out/summary.txt", fileText, toolCallId: "toolu_x" };
-    expect(started).toEqual({ writeToolCall: { args } });
-    expect(completed).toEqual({
-      writeToolCall: {
-        args,
-        result: {
-          success: {
-            path: join(dir, "out/summary.txt"),
-            linesCreated: 3,
-            fileSize: Buffer.byteLength(fileText),
-          },
-        },
-      },
+    const success = (dir: string) => ({
+      path: join(dir, "out/summary.txt"),
+      linesCreated: 3,
+      fileSize: Buffer.byteLength(fileText),
     });
+    expect(started).toEqual({ writeToolCall: { args } });
+    // Every field the contract names, with its value (the reference's further fields may follow: PM-5).
+    expect(Object.keys(completed.writeToolCall!)).toEqual(["args", "result"]);
+    expect(completed.writeToolCall!.args).toEqual(args);
+    expect(Object.keys(completed.writeToolCall!.result!)).toEqual(["success"]);
+    expect(completed.writeToolCall!.result!.success).toMatchObject(success(dir));
     expect(readFileSync(join(dir, "out/summary.txt"), "utf8")).toBe(fileText);
+    // `--tool-payloads contract`: exactly the contract's payload.
+    const exact = await toolCall("Write", { file_path: "out/summary.txt", content: fileText }, {}, [
+      "--tool-payloads",
+      "contract",
+    ]);
+    expect(exact.completed).toEqual({ writeToolCall: { args, result: { success: success(exact.dir) } } });
   });
 
   test("PM-26 other built-in tools use their documented <kind>ToolCall key (Edit, Bash, Grep, Glob, LS, TodoWrite)", async () => {
@@ -152,6 +155,8 @@ describe("print-mode conformance: tool calls", () => {
         linesRemoved: 2,
         diffString: "@@ -2,1 +2,2 @@\n-two\n+2\n+2b\n@@ -3,1 +4,2 @@\n-three two\n+three 2\n+2b\n",
         replacements: 2,
+        beforeFullFileContent: "one\ntwo\nthree two\n",
+        afterFullFileContent: "one\n2\n2b\nthree 2\n2b\n",
       });
     });
 
@@ -177,6 +182,7 @@ describe("print-mode conformance: tool calls", () => {
         stdout: "out\n",
         stderr: "err\n",
         executionTime: expect.any(Number),
+        interleavedOutput: expect.stringMatching(/^(out\nerr\n|err\nout\n)$/),
       });
     });
 

@@ -1,10 +1,10 @@
 import { FileCheckpoints, type RewindFilesResult } from "../sessions/checkpoints.js";
 
 /**
- * A query's file checkpoints (`enableFileCheckpointing`): one store per session, opened beside its
+ * A session's file checkpoints (SDK `enableFileCheckpointing`): one store per session, opened beside its
  * transcript when the first turn starts (or by `rewindFiles` on a resumed session before any turn).
  */
-export class QueryFileCheckpoints {
+export class SessionFileCheckpoints {
   private store: { sessionId: string; checkpoints: FileCheckpoints } | undefined;
 
   constructor(

@@ -1,0 +1,70 @@
+/**
+ * Events that arise beside the engine's own stream (a permission question asked from inside a tool
+ * call, a mode change, a notice): queued here and merged into the turn's events by `mergeWith`, so
+ * they reach the door while the engine is still waiting for them.
+ */
+export class EventChannel<T> {
+  // One shared promise per wait, resolved with a marker: racing it against the engine's next event
+  // costs no promise of its own per event.
+  private items: T[] = [];
+  private wake: ((value: Woken) => void) | undefined;
+  private woken: Promise<Woken> | undefined;
+
+  push(item: T): void {
+    this.items.push(item);
+    const wake = this.wake;
+    this.wake = undefined;
+    this.woken = undefined;
+    wake?.(WOKEN);
+  }
+
+  /** Everything queued so far, in order (the queue is emptied). */
+  take(): T[] {
+    if (this.items.length === 0) return EMPTY as unknown as T[];
+    const items = this.items;
+    this.items = [];
+    return items;
+  }
+
+  /** Resolves on the next `push` (one promise shared by every waiter until then). */
+  next(): Promise<Woken> {
+    this.woken ??= new Promise<Woken>((resolve) => {
+      this.wake = resolve;
+    });
+    return this.woken;
+  }
+}
+
+const EMPTY: readonly never[] = [];
+const WOKEN: unique symbol = Symbol("woken");
+type Woken = typeof WOKEN;
+
+/**
+ * `source`'s items with the channel's merged in: whatever the channel holds is yielded before the
+ * next item of `source`, and, when `source` may wait for one of them to be acted on (`mayBlock`: a
+ * permission question someone answers), also while `source` is still working. Without `mayBlock`
+ * nothing is raced: the hot path of a streamed answer pays nothing for the channel.
+ */
+export async function* mergeWith<T, S, R>(
+  source: AsyncIterator<T, R>,
+  channel: EventChannel<S>,
+  mayBlock: boolean,
+): AsyncGenerator<T | S, R> {
+  while (true) {
+    for (const item of channel.take()) yield item;
+    const pending = source.next();
+    if (!mayBlock) {
+      const step = await pending;
+      if (step.done) return step.value;
+      yield step.value;
+      continue;
+    }
+    let step: IteratorResult<T, R> | Woken = await Promise.race([pending, channel.next()]);
+    while (step === WOKEN) {
+      for (const item of channel.take()) yield item;
+      step = await Promise.race([pending, channel.next()]);
+    }
+    if (step.done) return step.value;
+    yield step.value;
+  }
+}
