@@ -139,6 +139,13 @@ export function parseProtocolArgs(argv: readonly string[]): ProtocolArgs {
       case "replay-user-messages":
         result.replayUserMessages = true;
         break;
+      case "settings":
+        // The SDK passes its `sandbox` option here too (merged into `{"sandbox": …}`).
+        options.settings = value!;
+        break;
+      case "resume-session-at":
+        options.resumeSessionAt = value!;
+        break;
       case "resume":
         options.resume = value!;
         break;

@@ -151,6 +151,13 @@ export type AssistantBlockEvent = {
   messageId: string;
   model: string;
   usage: Usage;
+  /** The block's position in that message (the stream's content block `index`). */
+  index: number;
+  /**
+   * The block's own id: the `uuid` of the SDK `assistant` message that shows it, kept in the
+   * transcript beside the block, so `resumeSessionAt` can name it.
+   */
+  uuid: string;
 };
 
 /** A model call finished: the complete message, its usage (counted once), timing and request id. */

@@ -36,7 +36,7 @@ import {
   type ToolSpec,
 } from "./provider.js";
 import { ReportQueue } from "./report-queue.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
+import { DEFAULT_RETRY_POLICY, OVERLOADED_ANSWERS_BEFORE_FALLBACK, type RetryPolicy } from "./retry.js";
 import { toToolResult } from "./tool-result.js";
 import { type CanUseTool, type PreparedCall, rejected, runOneCall, scheduleBatches } from "./tool-runner.js";
 
@@ -255,7 +255,8 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
 
   /**
    * One model call: a context overflow is met with one compaction (keeping only the last turn) and
-   * one retry; a primary that stays unavailable after its retries hands over to the fallback model.
+   * one retry; a primary that stays unavailable after its retries, or answers overloaded three times,
+   * hands over to the fallback model.
    */
   async function* requestModel(): AsyncGenerator<EngineEvent[], ModelCallResult> {
     let recovered = false;
@@ -279,6 +280,10 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
           turn,
           signal,
           retryPolicy,
+          // An overloaded primary hands over after a few answers, not after all its retries.
+          options.fallback && active !== options.fallback
+            ? { overloadedLimit: OVERLOADED_ANSWERS_BEFORE_FALLBACK }
+            : {},
         );
         meter.record(sent, result.message.usage);
         return result;

@@ -1,3 +1,4 @@
+import { randomUuid } from "../util/random-id.js";
 import { batchesOf } from "./event-batches.js";
 import type { EngineEvent } from "./events.js";
 import { MessageAssembler } from "./message-assembler.js";
@@ -5,6 +6,7 @@ import type { ModelStreamEvent, StreamedMessage } from "./messages.js";
 import type { ModelProvider, ModelRequest, RateLimitReport } from "./provider.js";
 import { ProviderError } from "./provider.js";
 import {
+  isOverloaded,
   isRetryable,
   type RetryPolicy,
   retryDelayMs,
@@ -21,10 +23,19 @@ export type ModelCallResult = {
   rateLimit?: RateLimitReport;
 };
 
+export type ModelCallOptions = {
+  /**
+   * Give up after this many overloaded answers, without the remaining retries: the caller has a
+   * fallback model waiting. Counted over the whole call, as the reference counts them.
+   */
+  overloadedLimit?: number;
+};
+
 /**
  * One model call with retries: streams the reply as `stream` / `assistant_block` events, retries
  * retryable failures (HTTP 408/409/429/5xx, resets, cut or idle streams) with backoff, and never
- * shows output of a failed attempt twice. Tool calls of a failed attempt never run: tools run only
+ * shows output of a failed attempt twice; with `overloadedLimit`, the overloaded answer of that number
+ * ends the call instead of being retried. Tool calls of a failed attempt never run: tools run only
  * after a call has completed.
  *
  * Events come out in batches: all the events of one network chunk at once (and every other event
@@ -38,8 +49,10 @@ export async function* callModel(
   turn: number,
   signal: AbortSignal,
   policy: RetryPolicy,
+  options: ModelCallOptions = {},
 ): AsyncGenerator<EngineEvent[], ModelCallResult> {
   const deduper = new RetryDeduper();
+  let overloaded = 0;
   for (let attempt = 1; ; attempt++) {
     const attemptController = new AbortController();
     const abortAttempt = () => attemptController.abort(signal.reason);
@@ -66,6 +79,9 @@ export async function* callModel(
             messageId: snapshot.id,
             model: snapshot.model,
             usage: snapshot.usage,
+            // A block completes on its content_block_stop, which names its index.
+            index: (event as { index: number }).index,
+            uuid: randomUuid(),
           });
         }
       };
@@ -106,6 +122,9 @@ export async function* callModel(
     } catch (error) {
       if (signal.aborted) throw error;
       if (!isRetryable(error) || attempt > policy.maxRetries) throw error;
+      if (isOverloaded(error) && ++overloaded >= (options.overloadedLimit ?? Number.POSITIVE_INFINITY)) {
+        throw error;
+      }
       const delayMs = retryDelayMs(attempt, error, policy);
       yield [
         {

@@ -134,6 +134,11 @@ export type ProviderErrorOptions = {
    * `context_length_exceeded`, a local model's full context). The engine compacts and retries once.
    */
   contextOverflow?: boolean;
+  /**
+   * The server is overloaded (Anthropic HTTP 529 or an `overloaded_error`, also inside a stream).
+   * Default: status 529. A fallback model takes over after a few of these (src/engine/retry.ts).
+   */
+  overloaded?: boolean;
 };
 
 /** A provider failure (HTTP error, broken or idle stream). The engine retries it when retryable. */
@@ -142,6 +147,7 @@ export class ProviderError extends Error {
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
   readonly contextOverflow: boolean;
+  readonly overloaded: boolean;
   constructor(
     message: string,
     readonly status?: number,
@@ -150,6 +156,7 @@ export class ProviderError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.retryAfterMs = options.retryAfterMs;
     this.contextOverflow = options.contextOverflow ?? false;
+    this.overloaded = options.overloaded ?? status === 529;
     this.retryable = options.contextOverflow ? false : (options.retryable ?? isRetryableStatus(status));
   }
 }

@@ -46,6 +46,18 @@ export function retryPolicyFromEnv(
   };
 }
 
+/**
+ * How many overloaded answers (HTTP 529, `overloaded_error`) of one model call make it hand over to
+ * the fallback model at once instead of spending its remaining retries: the reference's
+ * MAX_529_RETRIES (docs/context.md, "Fallback model"). Without a fallback model they are retried
+ * like any other retryable failure.
+ */
+export const OVERLOADED_ANSWERS_BEFORE_FALLBACK = 3;
+
+export function isOverloaded(error: unknown): boolean {
+  return error instanceof ProviderError && error.overloaded;
+}
+
 export function isRetryable(error: unknown): boolean {
   if (error instanceof ProviderError) return error.retryable;
   return false;

@@ -94,6 +94,8 @@ export function toProviderError(error: unknown, context: ErrorContext): Error {
     return new ProviderError(`${provider} API error ${e.status}: ${text}`, e.status, {
       cause: error,
       ...(isContextOverflow(e.status, e.error, text) ? { contextOverflow: true } : {}),
+      // A gateway may relay Anthropic's overloaded body under another status.
+      ...(errorType(e.error) === "overloaded_error" ? { overloaded: true } : {}),
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
       ...(shouldRetry === "true" ? { retryable: true } : shouldRetry === "false" ? { retryable: false } : {}),
     });
@@ -109,15 +111,8 @@ export function toProviderError(error: unknown, context: ErrorContext): Error {
   }
 
   // An `error` event inside an otherwise healthy stream (Anthropic `event: error`, OpenAI `data: {"error":…}`).
-  const body = e.error as { type?: unknown; code?: unknown; error?: { type?: unknown } } | undefined;
-  const streamType =
-    typeof body?.error?.type === "string"
-      ? body.error.type
-      : typeof body?.type === "string"
-        ? body.type
-        : typeof body?.code === "string"
-          ? body.code
-          : undefined;
+  const body = e.error as object | undefined;
+  const streamType = errorType(body);
   if (kind === "APIError" || (streamType !== undefined && body)) {
     const status = streamType ? STREAM_ERROR_STATUS[streamType] : undefined;
     return new ProviderError(
@@ -150,6 +145,16 @@ export function toProviderError(error: unknown, context: ErrorContext): Error {
     cause: error,
     retryable: false,
   });
+}
+
+/** The error `type` (or OpenAI `code`) of an error body: `{error:{type}}`, `{type}` or `{code}`. */
+function errorType(body: unknown): string | undefined {
+  if (!body || typeof body !== "object") return undefined;
+  const record = body as { type?: unknown; code?: unknown; error?: { type?: unknown } };
+  if (typeof record.error?.type === "string") return record.error.type;
+  if (typeof record.type === "string") return record.type;
+  if (typeof record.code === "string") return record.code;
+  return undefined;
 }
 
 /**

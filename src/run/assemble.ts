@@ -11,6 +11,7 @@ import {
 import type { AgentInfo } from "../agents/definitions.js";
 import type { PluginConfig } from "../agents/plugins.js";
 import { subagentTools } from "../agents/subagent-tools.js";
+import type { ConfiguredHooks } from "../config/hooks.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import { ALL_SETTING_SOURCES, type SettingSource } from "../config/setting-sources.js";
 import type { CompactionHooks } from "../engine/compaction.js";
@@ -125,6 +126,8 @@ export type McpSpec = {
 export type HookSpec = {
   /** The SDK's `hooks` option. */
   callbacks?: Partial<Record<string, HookCallbackMatcher[]>>;
+  /** Command hooks besides the config files' (the SDK `settings` option's), after theirs. */
+  files?: readonly ConfiguredHooks[];
   /** The workspace's own hooks may run (`--trust`, SDK `settingSources` with `project`). */
   trust?: boolean;
   /** How this door trusts a workspace, for the message saying its hooks were skipped. */
@@ -339,7 +342,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   const assembledHooks = buildHooks({
     cwd,
     env: toolEnv,
-    files: config.hooks,
+    files: [...config.hooks, ...(spec.hooks?.files ?? [])],
     ...(spec.hooks?.callbacks ? { callbacks: spec.hooks.callbacks } : {}),
     trust: spec.hooks?.trust === true,
     trustedWorkspaces: config.trustedWorkspaces,

@@ -2,7 +2,7 @@ import type { LoadedConfig } from "../config/load.js";
 import { type AskCallback, createPermissionGate, type PermissionGate } from "../permissions/gate.js";
 import { splitRuleList, unknownToolWarnings } from "../permissions/rules.js";
 import { rulesFromToolLists } from "../permissions/tool-lists.js";
-import type { PermissionMode } from "../permissions/types.js";
+import type { PermissionMode, PermissionRule } from "../permissions/types.js";
 import type { ToolDeclaration } from "../tools/types.js";
 
 /** What a front door knows about permissions before a run: flags or SDK options. */
@@ -24,6 +24,8 @@ export type PermissionSetup = {
   forceHint?: string;
   /** Names the rules' origin in denial messages ("--allowedTools", "options"). */
   source: string;
+  /** Rules besides the lists, each naming its own source (the SDK's `settings` and sandbox deny lists). */
+  rules?: readonly PermissionRule[];
 };
 
 export type BuiltGate = {
@@ -56,6 +58,7 @@ export function buildPermissionGate(
       { ...(allowedTools ? { allowedTools } : {}), ...(disallowedTools ? { disallowedTools } : {}) },
       setup.source,
     ),
+    ...(setup.rules ?? []),
   ];
   const gate = createPermissionGate({
     mode: chosen ?? setup.fallbackMode,

@@ -16,7 +16,8 @@ import type { SandboxPolicy } from "./policy.js";
  * bubblewrap argv for one shell command. The mounts, in order (a later mount covers an earlier one):
  * the whole file system read-only; a fresh /dev and a /proc of the command's own PID namespace (so
  * cairn's /proc/<pid>/environ is out of sight); private, writable /tmp (and $TMPDIR); the writable
- * roots; the protected paths read-only over them; the hidden paths replaced by empty read-only ones.
+ * roots; the protected paths (and `writeDenied`) read-only over them; the hidden paths (and
+ * `readDenied`) replaced by empty read-only ones.
  *
  * A protected path that does not exist yet is covered at its first missing component by an empty
  * read-only directory or file, so it cannot be created either. bubblewrap has to create that mount
@@ -52,7 +53,8 @@ function mountArgs(
   const selfBound = new Set<string>();
   const covered = new Set<string>();
   const nested = policy.writableRoots.flatMap((root) => nestedGitPaths(root));
-  for (const protectedPath of [...policy.protectedPaths, ...nested]) {
+  // A path the settings deny writing is protected like the built-in ones.
+  for (const protectedPath of [...policy.protectedPaths, ...nested, ...policy.writeDenied]) {
     // Mounts go where the path really leads: over a symlink's target (a dangling one included),
     // which needs covering only when it lies in a writable root.
     const target = realPath(protectedPath);
@@ -74,7 +76,8 @@ function mountArgs(
         cover.path,
       );
   }
-  for (const hiddenPath of policy.hiddenPaths) {
+  // A path the settings deny reading is hidden like the credential stores.
+  for (const hiddenPath of [...policy.hiddenPaths, ...policy.readDenied]) {
     const hidden = realPath(hiddenPath);
     const kind = hidden ? kindOf(hidden) : "missing";
     if (hidden && kind !== "missing")

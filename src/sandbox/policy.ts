@@ -24,6 +24,17 @@ export type SandboxSettings = {
   network?: boolean;
   /** Writable besides the workspace and the `--add-dir` directories (protected paths still are not). */
   extraWritable?: readonly string[];
+  /**
+   * Absolute paths nothing of the run reads (SDK `filesystem.denyRead`, `credentials.files`): empty
+   * in the sandbox, refused by the file tools whatever the mode (denied-paths.ts).
+   */
+  readDenied?: readonly string[];
+  /** Absolute paths nothing of the run writes (SDK `filesystem.denyWrite`): read-only, refused likewise. */
+  writeDenied?: readonly string[];
+  /** Environment variables shell commands do not get (SDK `credentials.envVars` with mode `deny`). */
+  deniedEnv?: readonly string[];
+  /** The bubblewrap to use instead of the one on PATH (SDK `bwrapPath`); never one the agent can write. */
+  bwrapPath?: string;
 };
 
 /** The sandbox that applies to a run's commands, resolved once per run (ToolContext.sandbox). */
@@ -48,6 +59,14 @@ export type SandboxPolicy = {
   protectedPaths: string[];
   hiddenPaths: string[];
   network: boolean;
+  /**
+   * Paths the run must not read, or write, in their lexical and real forms: hidden (read-only) in the
+   * sandbox, and refused by the file tools in every mode, `disabled` included (denied-paths.ts).
+   */
+  readDenied: string[];
+  writeDenied: string[];
+  /** Variables removed from the environment of shell commands, in every mode. */
+  deniedEnv: string[];
   /**
    * Set in the environment of every process a command starts (`CAIRN_RUN_TAG`), so the processes
    * still running when the run ends can be found and stopped (see run-processes.ts).
@@ -85,7 +104,14 @@ export async function resolveSandboxPolicy(
   // Only existing directories can be bound (a missing --add-dir would make every command fail).
   const existing = given.map((dir) => path.resolve(dir)).filter(isDirectory);
   const writableRoots = [...new Set(existing.flatMap((dir) => [dir, realOrSelf(dir)]))];
-  const base = { writableRoots, network: settings.network === true, runTag: randomUuid() };
+  const base = {
+    writableRoots,
+    network: settings.network === true,
+    readDenied: pathForms(settings.readDenied ?? [], home),
+    writeDenied: pathForms(settings.writeDenied ?? [], home),
+    deniedEnv: [...(settings.deniedEnv ?? [])],
+    runTag: randomUuid(),
+  };
   const { mode } = settings;
   if (mode === "disabled") return { policy: { mode, protectedPaths: [], hiddenPaths: [], ...base } };
 
@@ -98,12 +124,14 @@ export async function resolveSandboxPolicy(
   if (mode === undefined) {
     let probing: Promise<string | undefined> | undefined;
     const probe = () =>
-      (probing ??= findWorkingBwrap(context, writableRoots, env).then((found) => found.bwrapPath));
+      (probing ??= findWorkingBwrap(context, writableRoots, env, settings.bwrapPath).then(
+        (found) => found.bwrapPath,
+      ));
     return {
       policy: withLazyPaths({ mode: "auto", probe, probeStarted: () => probing, ...base }, paths),
     };
   }
-  const found = await findWorkingBwrap(context, writableRoots, env);
+  const found = await findWorkingBwrap(context, writableRoots, env, settings.bwrapPath);
   if (found.reason === undefined)
     return { policy: withLazyPaths({ mode: "enabled", bwrapPath: found.bwrapPath, ...base }, paths) };
   if (mode === "enabled")
@@ -139,10 +167,18 @@ async function findWorkingBwrap(
   context: SandboxContext,
   writableRoots: readonly string[],
   env: NodeJS.ProcessEnv,
+  given?: string,
 ): Promise<Availability> {
   const platform = context.platform ?? process.platform;
   if (platform !== "linux") return { reason: `not implemented on ${platform} (Linux with bubblewrap only)` };
   // A bwrap the agent itself could have written (in the workspace, on PATH) is no boundary.
+  if (given !== undefined) {
+    const real = realOrSelf(path.resolve(given));
+    if (writableRoots.some((root) => isInsideOrSame(root, real)))
+      return { reason: `the bwrapPath ${given} is inside a directory the agent can write` };
+    const failure = await probeBwrap(real);
+    return failure ? { reason: failure } : { bwrapPath: real };
+  }
   const trustedPath = (env.PATH ?? "")
     .split(path.delimiter)
     .filter((dir) => dir && path.isAbsolute(dir) && !writableRoots.some((root) => isInsideOrSame(root, dir)))
@@ -151,6 +187,12 @@ async function findWorkingBwrap(
   if (!bwrapPath) return { reason: "bubblewrap (bwrap) is not installed" };
   const failure = await probeBwrap(bwrapPath);
   return failure ? { reason: failure } : { bwrapPath };
+}
+
+/** Each path (`~` expanded) absolute, in its lexical and its real form. */
+function pathForms(paths: readonly string[], home: string): string[] {
+  const absolute = paths.map((p) => path.resolve(expandHome(p, home)));
+  return [...new Set(absolute.flatMap((p) => [p, realOrSelf(p)]))];
 }
 
 function expandHome(dir: string, home: string): string {

@@ -1,15 +1,25 @@
-import { statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import * as z from "zod";
 import type { AgentDefinition } from "../agents/definitions.js";
+import type { ConfiguredHooks } from "../config/hooks.js";
 import { HOOK_EVENTS, type HookEvent } from "../engine/hooks.js";
 import { compileMatcher, type HookCallbackMatcher, HookMatcherError } from "../hooks/index.js";
 import type { McpSdkServerConfigWithInstance } from "../mcp/sdk-server.js";
 import { parseRule, RuleSyntaxError, splitRuleList } from "../permissions/rules.js";
+import type { PermissionRule } from "../permissions/types.js";
 import { editDistance } from "../providers/close-matches.js";
+import type { SandboxSettings as SandboxMappingSettings } from "../sandbox/policy.js";
+import { sandboxSettingsFromSdk } from "../sandbox/sdk-option.js";
 import { isValidSessionId } from "../sessions/store.js";
 import type { OnElicitation, OnUserDialog, ToolConfig } from "./convention-types.js";
 import type { PermissionMode } from "./messages.js";
+import {
+  type FlagSettings,
+  mergedSandbox,
+  readSettingsOption,
+  SettingsOptionError,
+} from "./settings-option.js";
 import type { SandboxSettings, Settings } from "./settings-types.js";
 import { REPLAY_USER_MESSAGES } from "./turn-frames.js";
 
@@ -419,12 +429,24 @@ export type Options = {
 
   /**
    * The OS sandbox for shell commands (docs/security.md, "Sandbox"), in the convention's shape:
-   * `{ enabled: false }` turns it off; `{ enabled: true, failIfUnavailable: true }` requires it;
-   * otherwise (the default) it is used where bubblewrap runs, with a warning where it cannot.
-   * `filesystem.allowWrite` adds writable directories; `network.allowAll: true` (cairn's own key)
-   * gives commands the network. Other keys are reported in a warning and have no effect.
+   * `{ enabled: false }` turns it off; `{ enabled: true }` requires it (`failIfUnavailable` defaults
+   * to `true` then, as in the reference); otherwise (the default, or `failIfUnavailable: false`) it
+   * is used where bubblewrap runs, with a warning where it cannot.
+   * `filesystem.allowWrite` adds writable directories; `filesystem.denyRead` / `denyWrite` (and
+   * `credentials` with mode `deny`) hold for the shell commands in the sandbox and for cairn's own
+   * file tools in every mode; `network.allowAll: true` (cairn's own key) gives commands the network.
+   * A key cairn cannot honour without weakening what it promises is an error; one that would only
+   * loosen the sandbox is named in a warning.
    */
   sandbox?: SandboxSettings;
+
+  /**
+   * Settings at the flag tier (a settings object, its JSON text, or a settings file's path):
+   * `permissions` (rules, `defaultMode`, `additionalDirectories`, `disableBypassPermissionsMode`),
+   * `sandbox` (the `sandbox` option merged over it), `hooks`, `model`, `fallbackModel` and `env` are
+   * applied; the query's own options win where both set something. Other keys: one warning.
+   */
+  settings?: string | Settings;
 
   // --- cairn's own ------------------------------------------------------------------------------
 
@@ -489,7 +511,6 @@ export type Options = {
   pluginDelivery?: "argv" | "initialize";
   projectConfigRoot?: string;
   promptSuggestions?: boolean;
-  settings?: string | Settings;
   supportedDialogKinds?: string[];
   taskBudget?: { total: number };
   toolAliases?: Record<string, string>;
@@ -551,6 +572,7 @@ const SUPPORTED = {
   additionalDirectories: stringList,
   allowDangerouslySkipPermissions: z.boolean(),
   sandbox: record,
+  settings: z.union([z.string(), record]),
   allowedTools: stringList,
   canUseTool: fn,
   continue: z.boolean(),
@@ -671,7 +693,6 @@ export const NOT_YET_SUPPORTED_OPTIONS = {
   pluginDelivery: z.enum(["argv", "initialize"]),
   projectConfigRoot: z.string(),
   promptSuggestions: z.boolean(),
-  settings: z.union([z.string(), record]),
   supportedDialogKinds: stringList,
   taskBudget: z.object({ total: nonNegative }),
   toolAliases: z.record(z.string(), z.string()),
@@ -707,6 +728,12 @@ export type ResolvedOptions = Options & {
   cwd: string;
   includePartialMessages: boolean;
   optionNotes: string[];
+  /** Rules of the `settings` option (and the sandbox's deny lists), for the permission gate. */
+  settingsRules: PermissionRule[];
+  /** Command hooks of the `settings` option. */
+  settingsHooks?: ConfiguredHooks;
+  /** The `settings` option disables `bypassPermissions`. */
+  bypassDisabled: boolean;
 };
 
 /**
@@ -784,6 +811,23 @@ export function validateOptions(options: unknown): ResolvedOptions {
     });
   }
   checkHookMatchers(given.hooks as Options["hooks"]);
+  const flag = given.settings === undefined ? undefined : flagSettings(given, cwd, notes);
+  given.sandbox = mergedSandbox(flag?.sandbox, given.sandbox as Record<string, unknown> | undefined);
+  const sandbox = given.sandbox as Record<string, unknown> | undefined;
+  const mapping = sandboxSettingsFromSdk(sandbox, { cwd });
+  const refused = mapping.refused[0];
+  if (refused) {
+    throw new InvalidOptionsError(
+      `cairn query(): invalid option "sandbox.${refused.key}": ${refused.reason}.`,
+      `sandbox.${refused.key}`,
+    );
+  }
+  if (flag?.bypassDisabled && given.permissionMode === "bypassPermissions") {
+    throw new InvalidOptionsError(
+      `cairn query(): invalid option "permissionMode": bypassPermissions is disabled by ${flag.source} (permissions.disableBypassPermissionsMode).`,
+      "permissionMode",
+    );
+  }
   for (const key of Object.keys(given)) {
     if (given[key] === undefined) continue;
     if (key in NOT_YET_SUPPORTED_OPTIONS) {
@@ -819,7 +863,99 @@ export function validateOptions(options: unknown): ResolvedOptions {
     cwd,
     includePartialMessages: given.includePartialMessages === true,
     optionNotes: notes,
+    settingsRules: [...(flag?.rules ?? []), ...sandboxDenyRules(mapping.settings)],
+    ...(flag?.hooks ? { settingsHooks: flag.hooks } : {}),
+    bypassDisabled: flag?.bypassDisabled === true,
   };
+}
+
+/**
+ * Reads the `settings` option and folds what it sets into `given` under the options it does not
+ * override (settings-option.ts); names the keys it does not apply in one note.
+ */
+function flagSettings(given: Record<string, unknown>, cwd: string, notes: string[]): FlagSettings {
+  let flag: FlagSettings;
+  try {
+    flag = readSettingsOption(given.settings as string | Record<string, unknown>, cwd);
+  } catch (error) {
+    if (!(error instanceof SettingsOptionError)) throw error;
+    throw new InvalidOptionsError(
+      `cairn query(): invalid option "${error.path}": ${error.message}.`,
+      error.path,
+    );
+  }
+  if (flag.defaultMode !== undefined && given.permissionMode === undefined) {
+    const mode = SUPPORTED.permissionMode.safeParse(flag.defaultMode);
+    if (!mode.success) {
+      throw new InvalidOptionsError(
+        `cairn query(): invalid option "settings.permissions.defaultMode": not a permission mode (got ${describe(flag.defaultMode)}).`,
+        "settings.permissions.defaultMode",
+      );
+    }
+    given.permissionMode = mode.data;
+  }
+  if (flag.additionalDirectories.length > 0)
+    given.additionalDirectories = [
+      ...((given.additionalDirectories as string[] | undefined) ?? []),
+      ...flag.additionalDirectories,
+    ];
+  if (
+    given.sandbox !== undefined &&
+    typeof given.settings === "string" &&
+    !given.settings.trim().startsWith("{")
+  ) {
+    throw new InvalidOptionsError(
+      'cairn query(): invalid option "sandbox": it cannot be combined with a settings file path (as in the reference); give the settings as an object, or put the sandbox in the file.',
+      "sandbox",
+    );
+  }
+  if (given.model === undefined && flag.model !== undefined) given.model = flag.model;
+  if (given.fallbackModel === undefined && flag.fallbackModel !== undefined)
+    given.fallbackModel = flag.fallbackModel;
+  if (flag.env)
+    given.env = {
+      ...((given.env as Record<string, string | undefined> | undefined) ?? process.env),
+      ...flag.env,
+    };
+  if (flag.ignored.length > 0) {
+    notes.push(
+      warnOnce(
+        "settings",
+        `cairn query(): option "settings": not applied: ${flag.ignored.join(", ")} (cairn applies permissions, sandbox, hooks, model, fallbackModel and env from it; docs/sdk.md, "Settings").`,
+        "CAIRN_SDK_SETTINGS_NOT_APPLIED",
+      ),
+    );
+  }
+  return flag;
+}
+
+/**
+ * The sandbox's deny lists as deny rules (`Read(//path)`, `Edit(//path)`): the permission checker
+ * then refuses the read-only shell commands and redirections that name those paths, which is what
+ * protects them where the OS sandbox cannot run. The file tools refuse them by themselves.
+ */
+function sandboxDenyRules(settings: SandboxMappingSettings): PermissionRule[] {
+  const rules: PermissionRule[] = [];
+  const add = (paths: readonly string[] | undefined, tool: "Read" | "Edit", key: string) => {
+    for (const absolute of new Set((paths ?? []).flatMap((p) => [p, realOrSelf(p)])))
+      rules.push(parseRule(`${tool}(/${escapeGlob(absolute)})`, "deny", `SDK sandbox.${key}`));
+  };
+  add(settings.readDenied, "Read", "filesystem.denyRead");
+  add(settings.writeDenied, "Edit", "filesystem.denyWrite");
+  return rules;
+}
+
+/** A literal path as a rule pattern: the characters a glob gives meaning to, escaped. */
+function escapeGlob(literal: string): string {
+  return literal.replace(/[()!+@*?[\]{}]/g, (char) => `\\${char}`);
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
 }
 
 /** A matcher that is not a regular expression would match nothing: an error, not a hook that never runs. */

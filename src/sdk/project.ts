@@ -14,6 +14,7 @@ import type { AssistantContentBlock, ModelStreamEvent, Usage } from "../engine/m
 import type { RateLimitReport } from "../engine/provider.js";
 import { toToolResult } from "../engine/tool-result.js";
 import { findModel } from "../providers/catalog.js";
+import { toolResultUuid } from "../sessions/derived-uuids.js";
 import type {
   ApiKeySource,
   ModelUsage,
@@ -76,11 +77,12 @@ export type _EngineBlockFitsContract = Assignable<AssistantContentBlock, SDKAssi
  *
  * - `run_start` → `system`/`init`
  * - `stream` → `stream_event` (only with `includePartialMessages`)
- * - `assistant_block` → `assistant` (one completed block)
+ * - `assistant_block` → `assistant` (one completed block, with the block's uuid)
  * - `model_call_retry` → `system`/`api_retry`
  * - `model_call_end` with a rate-limit report → `rate_limit_event` (when the state changed)
  * - `compaction_status` → `system`/`status` (`compacting`, then `null` with `compact_result`)
- * - `tool_end` → `user` with the `tool_result` block and `tool_use_result`
+ * - `tool_end` → `user` with the `tool_result` block and `tool_use_result` (its uuid derived from the
+ *   tool call's id: the transcript has it, so `resumeSessionAt` can name the message)
  * - `hook_result` → `hook_started`, `hook_progress`, `hook_response` (only with `includeHookEvents`),
  *   and a `system`/`informational` message (tag `hook`) for a hook's `systemMessage` or failure
  * - `compact_boundary` → `system`/`compact_boundary`
@@ -187,7 +189,7 @@ export function createSdkProjection(options: SdkProjectionOptions): SdkProjectio
       }
       case "assistant_block":
         if (event.block.type !== "tool_use" && !options.forwardSubagentText) return [];
-        return [{ ...assistantMessage(event, sessionId, uuid(), report.toolUseId), ...origin }];
+        return [{ ...assistantMessage(event, sessionId, report.toolUseId), ...origin }];
       case "stream":
         return options.forwardSubagentText ? project(event, report.toolUseId) : [];
       case "turn_end":
@@ -219,7 +221,7 @@ export function createSdkProjection(options: SdkProjectionOptions): SdkProjectio
         return [message];
       }
       case "assistant_block":
-        return [assistantMessage(event, sessionId, uuid(), parent)];
+        return [assistantMessage(event, sessionId, parent)];
       case "model_call_retry":
         return [apiRetry(event, sessionId, uuid())];
       case "model_call_end": {
@@ -240,7 +242,8 @@ export function createSdkProjection(options: SdkProjectionOptions): SdkProjectio
         stopReason = event.stopReason;
         return [];
       case "tool_end":
-        return [toolResultMessage(event, sessionId, uuid(), parent)];
+        // Named by its tool call, so that resumeSessionAt finds it in the transcript.
+        return [toolResultMessage(event, sessionId, toolResultUuid(event.toolUseId) as UUID, parent)];
       case "subagent":
         return projectSubagent(event);
       case "hook_result":
@@ -307,10 +310,10 @@ export function forwardsSubagentText(
 /** What a running subagent's `task_progress` counts. */
 type TaskProgress = { startedAt: number; toolUses: number; tokens: number };
 
+/** One block as an `assistant` message, under the block's own uuid (kept in the transcript). */
 function assistantMessage(
   event: AssistantBlockEvent,
   sessionId: string,
-  id: UUID,
   parent: string | null,
 ): SDKAssistantMessage {
   return {
@@ -326,7 +329,7 @@ function assistantMessage(
       usage: sdkUsage(event.usage),
     },
     parent_tool_use_id: parent,
-    uuid: id,
+    uuid: event.uuid as UUID,
     session_id: sessionId,
   };
 }

@@ -5,9 +5,8 @@ import type { SlashCommand } from "../agents/commands.js";
 import type { AgentDefinition, AgentInfo } from "../agents/definitions.js";
 import { isAgentToolName } from "../agents/subagent-tools.js";
 import type { RunEndEvent } from "../engine/events.js";
-import { addUsage, type ConversationMessage, emptyUsage, type Usage } from "../engine/messages.js";
+import { addUsage, emptyUsage, type Usage } from "../engine/messages.js";
 import type { ThinkingSetting } from "../engine/provider.js";
-import { estimateTokens } from "../engine/tokens.js";
 import { entriesFromOptions } from "../mcp/sources.js";
 import { splitRuleList } from "../permissions/rules.js";
 import { catalogModels, DEFAULT_MODEL_CHOICE } from "../providers/offered-models.js";
@@ -18,7 +17,6 @@ import type { NoticeTag, PermissionAnswer, PermissionRequest, SessionEvent } fro
 import { type ToolHeartbeat, ToolHeartbeats } from "../session/heartbeats.js";
 import { Session, type SessionSetup } from "../session/session.js";
 import type { RewindFilesResult } from "../sessions/checkpoints.js";
-import type { OpenedSession } from "../sessions/open-session.js";
 import { builtinTools } from "../tools/index.js";
 import type { Tool } from "../tools/types.js";
 import { SYSTEM_PROMPT_DYNAMIC_BOUNDARY } from "./constants.js";
@@ -59,7 +57,8 @@ import {
 import { type UserPrompt, userPrompt } from "./prompt-content.js";
 import { notApplied, readWorkspaceFile } from "./query-extras.js";
 import { QueryInput } from "./query-input.js";
-import { messageIndex, setSessionTitle } from "./sessions.js";
+import { resumedAt } from "./resume-at.js";
+import { setSessionTitle } from "./sessions.js";
 import {
   compileOutputFormat,
   MAX_STRUCTURED_OUTPUT_RETRIES,
@@ -785,6 +784,8 @@ function sessionSetup(
       answered,
       forceHint: SDK_FORCE_HINT,
       source: "SDK",
+      rules: options.settingsRules,
+      bypassDisabled: options.bypassDisabled,
     },
     opening: {
       ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
@@ -846,6 +847,7 @@ function runSpec(
     },
     hooks: {
       ...(options.hooks ? { callbacks: options.hooks } : {}),
+      ...(options.settingsHooks ? { files: [options.settingsHooks] } : {}),
       trust: options.settingSources?.includes("project") === true,
       trustHint:
         'add "project" to the settingSources option, or the workspace to trustedWorkspaces in the user config',
@@ -856,39 +858,6 @@ function runSpec(
       structuredOutput ? STRUCTURED_OUTPUT_INSTRUCTIONS : undefined,
     ),
   };
-}
-
-/**
- * `resumeSessionAt`: the history up to and including that message. The transcript gets a boundary
- * record, so the session goes on from there on a later resume too.
- */
-function resumedAt(
-  session: OpenedSession,
-  uuid: string,
-  resumedId: string | undefined,
-): ConversationMessage[] {
-  // Message ids are derived from the session they were read from (a fork copies them under a new id).
-  const sourceId = resumedId ?? session.forkedFrom ?? session.sessionId;
-  let index: number;
-  try {
-    index = messageIndex(sourceId, session.history, uuid);
-  } catch (error) {
-    throw new InvalidOptionsError(
-      `cairn query(): invalid option "resumeSessionAt": ${(error as Error).message}`,
-      "resumeSessionAt",
-    );
-  }
-  const kept = session.history.slice(0, index + 1);
-  session.writer?.append({
-    type: "compact_boundary",
-    ts: new Date().toISOString(),
-    trigger: "manual",
-    preTokens: estimateTokens(session.history),
-    postTokens: estimateTokens(kept),
-    summary: `Resumed at message ${uuid}; the ${session.history.length - kept.length} messages after it are left out.`,
-    messages: kept,
-  });
-  return kept;
 }
 
 /**

@@ -1,10 +1,12 @@
-import { createHash } from "node:crypto";
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import type { ConversationMessage } from "../engine/messages.js";
+import { positionUuid, toolResultUuid } from "../sessions/derived-uuids.js";
+import { blockUuid } from "../sessions/message-uuids.js";
 import { loadTranscript } from "../sessions/reader.js";
 import { SessionStore, type SessionSummary, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
 import { subagentIds, subagentTranscriptPath } from "../sessions/subagents.js";
 import { FILE_MODE } from "../sessions/writer.js";
+import { historyUpTo, messagePoint } from "./message-points.js";
 
 /**
  * The convention's session functions over cairn's transcripts (`$CAIRN_HOME/sessions/<workspace>/
@@ -31,9 +33,10 @@ export type SDKSessionInfo = {
 };
 
 /**
- * One message of a session's conversation. `uuid` is derived from the session id and the message's
- * position, so it is the same on every read; `resumeSessionAt` and `forkSession({ upToMessageId })`
- * take it. Tool results are `user` messages, as the model API has them.
+ * One message of a session's conversation. `uuid` is the one `query()` yielded the message under (an
+ * assistant message's last block's), else derived from the session id and the message's position,
+ * so it is the same on every read; `resumeSessionAt` and `forkSession({ upToMessageId })` take it.
+ * Tool results are `user` messages, as the model API has them.
  */
 export type SessionMessage = {
   type: "user" | "assistant" | "system";
@@ -166,27 +169,32 @@ export async function forkSession(
   options: ForkSessionOptions = {},
 ): Promise<ForkSessionResult> {
   const store = storeFor(options);
-  let upTo: number | undefined;
-  if (options.upToMessageId !== undefined) {
-    const loaded = await store.load(sessionId, options.dir);
-    upTo = messageIndex(sessionId, loaded.history, options.upToMessageId) + 1;
-  }
+  const { upToMessageId } = options;
   const forked = await store.fork(sessionId, {
     ...(options.dir !== undefined ? { cwd: options.dir } : {}),
-    ...(upTo !== undefined ? { upTo } : {}),
+    ...(upToMessageId !== undefined
+      ? {
+          keep: (history: ConversationMessage[]) =>
+            historyUpTo(history, messagePoint([sessionId], history, upToMessageId)),
+        }
+      : {}),
   });
   if (options.title !== undefined) updateMeta(forked.sessionId, options, { title: options.title });
   return { sessionId: forked.sessionId };
 }
 
-/** The messages of a history with their stable uuids. */
+/**
+ * The messages of a history with their stable uuids: those `query()` yielded them under (an
+ * assistant message's is its last block's, a tool result message's its first result's; message-
+ * uuids.ts), else one derived from the session and the message's position.
+ */
 export function sessionMessages(
   sessionId: string,
   history: readonly ConversationMessage[],
 ): SessionMessage[] {
   return history.map((message, index) => ({
     type: message.role,
-    uuid: messageUuid(sessionId, index),
+    uuid: knownUuid(message) ?? positionUuid(sessionId, index),
     session_id: sessionId,
     message: structuredClone(message),
     parent_tool_use_id: null,
@@ -194,26 +202,14 @@ export function sessionMessages(
   }));
 }
 
-/** Where message `uuid` is in a session's history; an unknown uuid throws, naming the session. */
-export function messageIndex(
-  sessionId: string,
-  history: readonly ConversationMessage[],
-  uuid: string,
-): number {
-  const index = history.findIndex((_, i) => messageUuid(sessionId, i) === uuid);
-  if (index === -1) {
-    throw new Error(
-      `No message ${uuid} in session ${sessionId} (message ids come from getSessionMessages()).`,
-    );
+function knownUuid(message: ConversationMessage): string | undefined {
+  if (message.role === "assistant") {
+    const last = message.content.at(-1);
+    return last ? blockUuid(last) : undefined;
   }
-  return index;
-}
-
-/** A UUID (version-5 layout) from the session id and the message's position. */
-function messageUuid(sessionId: string, index: number): string {
-  const hex = createHash("sha1").update(`cairn-message:${sessionId}:${index}`).digest("hex");
-  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  if (typeof message.content === "string") return undefined;
+  const result = message.content.find((block) => block.type === "tool_result");
+  return result?.type === "tool_result" ? toolResultUuid(result.tool_use_id) : undefined;
 }
 
 function storeFor(options: { sessionStore?: unknown }): SessionStore {

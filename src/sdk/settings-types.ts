@@ -8,8 +8,10 @@ import type { PermissionMode } from "./messages.js";
  */
 
 /**
- * The `sandbox` option (docs/security.md, "Sandbox"): cairn applies `enabled`, `failIfUnavailable`,
- * `filesystem.allowWrite` and its own `network.allowAll`; every other key is named in a warning.
+ * The `sandbox` option (docs/security.md, "SDK sandbox settings", has every key): cairn applies the
+ * mode, `filesystem.allowWrite` / `denyRead` / `denyWrite`, `credentials` with mode `deny`,
+ * `bwrapPath` and its own `network.allowAll`; refuses what it cannot honour without leaving a path or
+ * secret unprotected; names the rest in a warning.
  */
 export type SandboxSettings = {
   enabled?: boolean;

@@ -6,6 +6,7 @@ import {
   gateMode,
   isSessionPermissionMode,
   type PermissionMode,
+  type PermissionRule,
   type SessionPermissionMode,
 } from "../permissions/types.js";
 import type { AssembledRun } from "../run/assemble.js";
@@ -29,6 +30,10 @@ export type PermissionSettings = {
   forceHint: string;
   /** Names the rules' origin in denial messages ("SDK", "--allowedTools"). */
   source: string;
+  /** Rules besides the lists, each naming its own source (the SDK's `settings` and sandbox deny lists). */
+  rules?: readonly PermissionRule[];
+  /** `bypassPermissions` is refused, also later (the SDK `settings`' `disableBypassPermissionsMode`). */
+  bypassDisabled?: boolean;
   /** The mode when neither the door nor the user config chose one (default `default`). */
   fallbackMode?: PermissionMode;
   /** How that fallback is reported (print mode runs `acceptEdits` and calls it `default`). */
@@ -101,6 +106,7 @@ export class SessionPermissions {
       ...(onAsk ? { onAsk } : {}),
       forceHint: settings.forceHint,
       source: settings.source,
+      ...(settings.rules ? { rules: settings.rules } : {}),
     };
   }
 
@@ -128,6 +134,10 @@ export class SessionPermissions {
 
   /** Applies to the next tool call, also inside the running turn. */
   setMode(mode: SessionPermissionMode): void {
+    if (mode === "bypassPermissions" && this.settings.bypassDisabled)
+      throw new Error(
+        "cairn: bypassPermissions is disabled by the settings (permissions.disableBypassPermissionsMode).",
+      );
     this.chosen = true;
     this.mode = mode;
     this.gate?.setMode(gateMode(mode));

@@ -1,5 +1,6 @@
 import { createReadStream } from "node:fs";
 import type { ConversationMessage } from "../engine/messages.js";
+import { restoreUuids } from "./message-uuids.js";
 import {
   type AssistantRecord,
   type HeaderRecord,
@@ -171,8 +172,14 @@ export async function loadTranscript(file: string): Promise<LoadedTranscript> {
       else if (record.type === "compact_boundary") {
         // What came before was summarised: the history starts again from the compacted messages.
         messages.length = 0;
-        for (const message of record.messages) messages.push(asRecord(message, record.ts));
-      } else if (record.type !== "hook") messages.push(record); // hook records are not conversation
+        record.messages.forEach((message, index) => {
+          restoreUuids(message, record.uuids?.[index]);
+          messages.push(asRecord(message, record.ts));
+        });
+      } else if (record.type !== "hook") {
+        if (record.type === "assistant") restoreUuids(record.message, record.uuids);
+        messages.push(record); // hook records are not conversation
+      }
     }
   } catch (error) {
     if (error instanceof TranscriptError) throw error;

@@ -64,6 +64,11 @@ export type AssistantRecord = {
   ts: string;
   turn?: number;
   message: { role: "assistant"; content: AssistantContentBlock[] };
+  /**
+   * Each block's uuid (null where none is known), in content order: the `uuid` of the SDK message
+   * that showed it, which `resumeSessionAt` takes (message-uuids.ts).
+   */
+  uuids?: (string | null)[];
   model?: string;
   messageId?: string;
   stopReason?: StopReason | null;
@@ -130,6 +135,8 @@ export type CompactBoundaryRecord = {
   postTokens: number;
   summary: string;
   messages: ConversationMessage[];
+  /** Per message, its blocks' uuids (as an assistant record's `uuids`; null for a message without). */
+  uuids?: ((string | null)[] | null)[];
 };
 
 /** Written when a session is reopened after a crash cut its last line short: that line is to be ignored. */

@@ -213,8 +213,12 @@ export class SessionStore {
    */
   async fork(
     id: string,
-    /** `upTo`: copy only the first that many messages of the history. */
-    options: { cwd?: string; newId?: string; upTo?: number } = {},
+    /** `keep`: what of the history to copy (it may throw: then no fork is made). */
+    options: {
+      cwd?: string;
+      newId?: string;
+      keep?: (history: ConversationMessage[]) => ConversationMessage[];
+    } = {},
   ): Promise<{
     sessionId: string;
     path: string;
@@ -222,7 +226,7 @@ export class SessionStore {
     warnings: TranscriptWarning[];
   }> {
     const loaded = await this.load(id, options.cwd);
-    const history = options.upTo === undefined ? loaded.history : loaded.history.slice(0, options.upTo);
+    const history = options.keep ? options.keep(loaded.history) : loaded.history;
     const writer = this.create(loaded.header.cwd, options.newId, { forkedFrom: id });
     try {
       for (const message of history) writer.appendMessage(message);

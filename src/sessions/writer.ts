@@ -12,9 +12,10 @@ import {
 } from "node:fs";
 import path from "node:path";
 import type { EngineEvent, SubagentEvent } from "../engine/events.js";
-import type { ConversationMessage } from "../engine/messages.js";
+import type { AssistantContentBlock, ConversationMessage } from "../engine/messages.js";
 import { toToolResult } from "../engine/tool-result.js";
 import { TranscriptLock } from "./lock.js";
+import { boundaryUuids, recordedUuids, rememberBlockUuid } from "./message-uuids.js";
 import { type HeaderRecord, serializeRecord, TRANSCRIPT_VERSION, type TranscriptRecord } from "./records.js";
 
 /** Transcripts are private: they hold prompts, code and command output. */
@@ -52,6 +53,8 @@ export class SessionWriter {
   readonly warnings: string[] = [];
   /** The transcripts of the subagents running now, by agent id (docs/agents.md). */
   private readonly sidechains = new Map<string, SessionWriter>();
+  /** The uuids of the current model call's blocks shown so far, by block index (message-uuids.ts). */
+  private blockUuids: string[] = [];
 
   private constructor(
     readonly sessionId: string,
@@ -144,7 +147,8 @@ export class SessionWriter {
   /** Appends a conversation message as-is (forks copy histories with it). User text counts as a prompt. */
   appendMessage(message: ConversationMessage): void {
     if (message.role === "assistant") {
-      this.append({ type: "assistant", ts: now(), message });
+      const uuids = recordedUuids(message);
+      this.append({ type: "assistant", ts: now(), message, ...(uuids ? { uuids } : {}) });
       return;
     }
     const prompt =
@@ -173,18 +177,24 @@ export class SessionWriter {
           permissionMode: event.permissionMode,
         });
         return;
-      case "model_call_end":
+      case "assistant_block":
+        this.blockUuids[event.index] = event.uuid;
+        return;
+      case "model_call_end": {
+        const { content, uuids } = this.withBlockUuids(event.message.content);
         this.append({
           type: "assistant",
           ts: now(),
           turn: event.turn,
-          message: { role: "assistant", content: event.message.content.filter(Boolean) },
+          message: { role: "assistant", content },
+          ...(uuids ? { uuids } : {}),
           model: event.message.model,
           messageId: event.message.id,
           stopReason: event.message.stop_reason,
           usage: event.message.usage,
         });
         return;
+      }
       case "tool_end":
         this.append({
           type: "tool_result",
@@ -232,6 +242,7 @@ export class SessionWriter {
           postTokens: event.postTokens,
           summary: event.summary,
           messages: event.messages,
+          ...boundaryUuids(event.messages),
         });
         this.sync();
         return;
@@ -255,6 +266,28 @@ export class SessionWriter {
       default:
         return;
     }
+  }
+
+  /**
+   * A model call's blocks (holes left out) with the uuids their `assistant_block` events carried, by
+   * index: across a retried call's attempts, a block shown once keeps the uuid it was shown with.
+   * The blocks, which the engine's history holds too, remember them (a compaction keeps them).
+   */
+  private withBlockUuids(blocks: readonly (AssistantContentBlock | undefined)[]): {
+    content: AssistantContentBlock[];
+    uuids: (string | null)[] | undefined;
+  } {
+    const content: AssistantContentBlock[] = [];
+    const uuids: (string | null)[] = [];
+    blocks.forEach((block, index) => {
+      if (!block) return;
+      const uuid = this.blockUuids[index];
+      if (uuid !== undefined) rememberBlockUuid(block, uuid);
+      content.push(block);
+      uuids.push(uuid ?? null);
+    });
+    this.blockUuids = [];
+    return { content, uuids: uuids.some((uuid) => uuid !== null) ? uuids : undefined };
   }
 
   /**

@@ -50,7 +50,7 @@ export const bashTool = defineTool({
     if (!info?.isDirectory())
       return { content: `Working directory does not exist: ${ctx.cwd}`, isError: true };
     const timeout = args.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
-    const env = ctx.env ?? childEnvironment(process.env);
+    const env = withoutDeniedVariables(ctx.env ?? childEnvironment(process.env), ctx.sandbox?.deniedEnv);
     const result = await runCommand(args.command, {
       cwd: ctx.cwd,
       env: ctx.sandbox ? taggedEnvironment(env, ctx.sandbox.runTag) : env,
@@ -63,6 +63,14 @@ export const bashTool = defineTool({
     return { content: describe(result, timeout), data, isError: result.timedOut };
   },
 });
+
+/** The environment without the variables the settings deny commands (sandbox credentials.envVars). */
+function withoutDeniedVariables(env: NodeJS.ProcessEnv, denied: readonly string[] | undefined) {
+  if (!denied || denied.length === 0) return env;
+  const kept = { ...env };
+  for (const name of denied) delete kept[name];
+  return kept;
+}
 
 type CommandResult = {
   exitCode: number | null;

@@ -1,6 +1,8 @@
 import * as z from "zod";
+import { deniedAccess } from "../sandbox/denied-paths.js";
 import { nowMs } from "../util/clock.js";
 import { once } from "../util/once.js";
+import { resolveToolPath } from "./paths.js";
 import type {
   Tool,
   ToolContext,
@@ -77,6 +79,10 @@ export function defineTool<S extends z.ZodObject>(spec: ToolDefinitionSpec<S>): 
       const parsed = schema().safeParse(input);
       if (!parsed.success) return { ...invalidOutcome(spec.name, parsed.error), durationMs: elapsed() };
       if (ctx.signal.aborted) return abortedOutcome(elapsed());
+      const denied = hasDeniedPaths(ctx)
+        ? deniedPathOf(spec.effects?.paths?.(parsed.data, ctx.cwd), ctx)
+        : undefined;
+      if (denied) return { content: denied, isError: true, errorKind: "denied", durationMs: elapsed() };
       try {
         const output = await raceAbort(spec.run(parsed.data, ctx), ctx.signal);
         return {
@@ -138,6 +144,27 @@ function checkedEffects<S extends z.ZodObject>(
         }
       : {}),
   };
+}
+
+/**
+ * The first declared path the run's settings deny (sandbox `filesystem.denyRead` / `denyWrite`),
+ * as the refusal the model reads: checked here, after every permission decision, so that no allow
+ * rule, mode, hook or callback lets a tool past it.
+ */
+function deniedPathOf(
+  paths: ToolPathAccess[] | { uncheckable: string } | undefined,
+  ctx: ToolContext,
+): string | undefined {
+  if (!paths || "uncheckable" in paths || !ctx.sandbox) return undefined;
+  for (const entry of paths) {
+    const why = deniedAccess(ctx.sandbox, resolveToolPath(ctx.cwd, entry.path), entry.access);
+    if (why) return why;
+  }
+  return undefined;
+}
+
+function hasDeniedPaths(ctx: ToolContext): boolean {
+  return (ctx.sandbox?.readDenied.length ?? 0) > 0 || (ctx.sandbox?.writeDenied.length ?? 0) > 0;
 }
 
 /** The declared display, callable with any input: invalid input gets none (the default is shown). */

@@ -1,5 +1,6 @@
 import path from "node:path";
 import * as z from "zod";
+import { isReadDenied } from "../sandbox/denied-paths.js";
 import { stat } from "../util/fs-async.js";
 import { isToolGlobWildcard, literalLeadingDirectory } from "../util/glob.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
@@ -55,8 +56,11 @@ export const globTool = defineTool({
     const found = await runGlobSearch(searched, ctx.signal);
     const filter = await IgnoreFilter.create(searched.root);
     const kept: string[] = [];
-    for (const rel of found)
-      if (!(await filter.ignores(rel, false))) kept.push(path.join(searched.root, rel));
+    for (const rel of found) {
+      const file = path.join(searched.root, rel);
+      // A file the settings deny reading is not listed (sandbox filesystem.denyRead).
+      if (!(await filter.ignores(rel, false)) && !isReadDenied(ctx.sandbox, file)) kept.push(file);
+    }
 
     const sorted = await sortNewestFirst(kept);
     const files = sorted.slice(0, GLOB_MAX_RESULTS);

@@ -1,14 +1,16 @@
 import * as z from "zod";
+import { isReadDenied } from "../sandbox/denied-paths.js";
 import { stat } from "../util/fs-async.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { childEnvironment } from "./child-env.js";
 import { defineTool } from "./define.js";
 import { quoted } from "./display.js";
 import { searchWithJs } from "./grep-js.js";
-import { type GrepQuery, GrepQueryError, splitGlobs } from "./grep-query.js";
+import { type GrepQuery, GrepQueryError, type GrepSink, splitGlobs } from "./grep-query.js";
 import { GrepCollector, presentCounts, presentFiles, presentLines } from "./grep-results.js";
 import { findRipgrep, searchWithRipgrep } from "./grep-rg.js";
 import { resolveToolPath } from "./paths.js";
+import type { ToolContext } from "./types.js";
 
 /** Entries shown when head_limit is not given (lines, files or counts, by mode). */
 export const GREP_DEFAULT_HEAD_LIMIT = 250;
@@ -110,9 +112,11 @@ export const grepTool = defineTool({
 
     const rg = process.env.CAIRN_GREP === "js" ? undefined : await findRipgrep();
     const engine: Engine = rg ? "ripgrep" : "js";
+    // Files the settings deny reading are searched by neither engine's caller: their lines are dropped.
+    const sink = withoutDenied(collector, ctx);
     try {
-      if (rg) await searchWithRipgrep(rg, query, collector);
-      else await searchWithJs(query, collector);
+      if (rg) await searchWithRipgrep(rg, query, sink);
+      else await searchWithJs(query, sink);
     } catch (error) {
       if (error instanceof GrepQueryError)
         return { content: `Invalid search: ${error.message}`, isError: true };
@@ -140,6 +144,29 @@ export const grepTool = defineTool({
     };
   },
 });
+
+/** The collector, behind a filter that drops what comes from a file the run may not read. */
+function withoutDenied(collector: GrepCollector, ctx: ToolContext): GrepSink {
+  const policy = ctx.sandbox;
+  if (!policy || policy.readDenied.length === 0) return collector;
+  const verdicts = new Map<string, boolean>();
+  const denied = (file: string) => {
+    let verdict = verdicts.get(file);
+    if (verdict === undefined) {
+      verdict = isReadDenied(policy, resolveToolPath(ctx.cwd, file));
+      verdicts.set(file, verdict);
+    }
+    return verdict;
+  };
+  return {
+    line: (file, lineNumber, text, isMatch) => {
+      if (!denied(file)) collector.line(file, lineNumber, text, isMatch);
+    },
+    fileDone: (file, matches) => {
+      if (!denied(file)) collector.fileDone(file, matches);
+    },
+  };
+}
 
 function effectiveLimit(headLimit: number | undefined): number {
   if (headLimit === undefined) return GREP_DEFAULT_HEAD_LIMIT;

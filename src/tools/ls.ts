@@ -2,6 +2,7 @@ import type { Dirent } from "node:fs";
 import path from "node:path";
 import ignore from "ignore";
 import * as z from "zod";
+import { isReadDenied } from "../sandbox/denied-paths.js";
 import { readdir, stat } from "../util/fs-async.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { defineTool } from "./define.js";
@@ -52,7 +53,9 @@ export const lsTool = defineTool({
     if (!info.isDirectory()) {
       return { content: `${root} is a file, not a directory. Use the Read tool to read it.`, isError: true };
     }
-    const { children, truncated } = await collect(root, args.ignore ?? [], ctx.signal);
+    // What the settings deny reading is left out, its contents too (sandbox filesystem.denyRead).
+    const hidden = (rel: string) => isReadDenied(ctx.sandbox, path.join(root, rel));
+    const { children, truncated } = await collect(root, args.ignore ?? [], ctx.signal, hidden);
     const entries: Entry[] = [];
     const lines = [`- ${root}${root.endsWith("/") ? "" : "/"}`];
     const render = (relDir: string, depth: number) => {
@@ -78,7 +81,12 @@ export const lsTool = defineTool({
  * Breadth first, so a cut at the entry limit keeps the levels nearest the root rather than the
  * depths of the first subdirectory.
  */
-async function collect(root: string, ignorePatterns: string[], signal: AbortSignal) {
+async function collect(
+  root: string,
+  ignorePatterns: string[],
+  signal: AbortSignal,
+  hidden: (rel: string) => boolean,
+) {
   const userIgnore = ignore().add(ignorePatterns);
   const gitignore = await IgnoreFilter.create(root);
   const children = new Map<string, Entry[]>();
@@ -102,7 +110,7 @@ async function collect(root: string, ignorePatterns: string[], signal: AbortSign
         : dirent.isDirectory()
           ? "directory"
           : "file";
-      if (userIgnore.ignores(type === "directory" ? `${rel}/` : rel)) continue;
+      if (userIgnore.ignores(type === "directory" ? `${rel}/` : rel) || hidden(rel)) continue;
       if (count >= LS_MAX_ENTRIES) {
         truncated = true;
         break;

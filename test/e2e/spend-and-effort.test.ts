@@ -61,7 +61,10 @@ describe("fallbackModel / --fallback-model", () => {
       "claude-sonnet-5-5",
       "claude-haiku-5-5",
     ]);
-    const note = messages.find((m) => m.type === "system" && m.subtype === "informational");
+    // Found by its tag: without bubblewrap a note about the sandbox comes first.
+    const note = messages.find(
+      (m) => m.type === "system" && m.subtype === "informational" && m.tag === "model_fallback",
+    );
     expect(note?.type === "system" && note.subtype === "informational" && note.content).toContain(
       "continuing with anthropic/claude-haiku-5-5",
     );
@@ -156,10 +159,11 @@ describe("thinking, maxThinkingTokens, effort on the wire", () => {
     );
     expect(server.requests[0]!.path).toBe("/v1/responses");
     expect((server.requests[0]!.body as { reasoning?: { effort?: string } }).reasoning?.effort).toBe("xhigh");
-    const warning = messages.find((m) => m.type === "system" && m.subtype === "informational");
-    expect(warning?.type === "system" && warning.subtype === "informational" && warning.content).toContain(
-      "thinking is ignored",
+    // Without bubblewrap a note about the sandbox comes too: every note is looked at.
+    const notes = messages.flatMap((m) =>
+      m.type === "system" && m.subtype === "informational" ? [m.content] : [],
     );
+    expect(notes.join("\n")).toContain("thinking is ignored");
   });
 
   test("CLI: --thinking adaptive --effort low on the Anthropic wire", async () => {

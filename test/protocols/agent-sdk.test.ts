@@ -413,6 +413,49 @@ describe("the official agent SDK drives cairn", () => {
   });
 });
 
+describe("the official agent SDK: resumeSessionAt (--resume-session-at)", () => {
+  test("the uuid of an assistant message cairn sent is a point to resume at", async () => {
+    const server = await startServer([reply().text("A1"), reply().text("A2"), reply().text("Rewound.")]);
+    const cwd = workspace();
+    const first = await collect(query({ prompt: "Q1", options: throughCairn(server, cwd) }));
+    const sessionId = resultOf(first).session_id as string;
+    const atA1 = first.find((m) => m.type === "assistant")!.uuid as string;
+    await collect(query({ prompt: "Q2", options: { ...throughCairn(server, cwd), resume: sessionId } }));
+    const rewound = await collect(
+      query({
+        prompt: "Q3",
+        options: { ...throughCairn(server, cwd), resume: sessionId, resumeSessionAt: atA1 },
+      }),
+    );
+    expect(resultOf(rewound)).toMatchObject({ subtype: "success", result: "Rewound." });
+    const sent = JSON.stringify(server.requests[2]!.body);
+    expect(sent).toContain("A1");
+    expect(sent).not.toContain("A2");
+  });
+});
+
+describe("the official agent SDK: sandbox and settings (--settings)", () => {
+  test("sandbox.filesystem.denyRead, which the SDK sends inside --settings, keeps a file from Read", async () => {
+    const server = await startServer([reply().tool("Read", { file_path: "secret.txt" }), reply().text("ok")]);
+    const cwd = workspace({ "secret.txt": "TOPSECRET-9920\n" });
+    const messages = await collect(
+      query({
+        prompt: "Read it",
+        options: {
+          ...throughCairn(server, cwd),
+          permissionMode: "bypassPermissions",
+          allowDangerouslySkipPermissions: true,
+          sandbox: { enabled: true, failIfUnavailable: false, filesystem: { denyRead: ["secret.txt"] } },
+        },
+      }),
+    );
+    expect(resultOf(messages)).toMatchObject({ subtype: "success" });
+    const sent = server.requests.map((request) => JSON.stringify(request.body)).join("\n");
+    expect(sent).toContain("denyRead");
+    expect(sent).not.toContain("TOPSECRET-9920");
+  });
+});
+
 describe("the official agent SDK: images and file checkpoints over the CLI protocol", () => {
   const PNG =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";

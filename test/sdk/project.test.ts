@@ -3,6 +3,7 @@ import { describe, expect, test } from "vitest";
 import type { EngineEvent, RunEndEvent, RunStartEvent, UUID } from "../../src/index.js";
 import { findModel } from "../../src/providers/catalog.js";
 import { createSdkProjection } from "../../src/sdk/project.js";
+import { toolResultUuid } from "../../src/sessions/derived-uuids.js";
 
 function projection(includePartialMessages = false) {
   let n = 0;
@@ -118,6 +119,8 @@ describe("createSdkProjection", () => {
       messageId: "msg_1",
       model: "claude-sonnet-5-5-20260101",
       usage: { input_tokens: 4, output_tokens: 1 },
+      index: 0,
+      uuid: "11111111-1111-4111-8111-111111111111",
     });
     expect(message).toEqual({
       type: "assistant",
@@ -137,7 +140,8 @@ describe("createSdkProjection", () => {
         },
       },
       parent_tool_use_id: null,
-      uuid: "00000000-0000-4000-8000-000000000002",
+      // The block's own uuid, which the transcript keeps beside it (resumeSessionAt takes it).
+      uuid: "11111111-1111-4111-8111-111111111111",
       session_id: "s-1",
     });
     expect(message?.type === "assistant" && message.message.content[0]).not.toBe(block);
@@ -164,7 +168,8 @@ describe("createSdkProjection", () => {
         },
         parent_tool_use_id: null,
         tool_use_result: { content: "A", totalLines: 1 },
-        uuid: "00000000-0000-4000-8000-000000000002",
+        // Derived from the tool call's id, which the transcript keeps.
+        uuid: toolResultUuid("toolu_1"),
         session_id: "s-1",
       },
     ]);

@@ -37,23 +37,35 @@ const writeOutside = (dir: string) => [
 ];
 
 describe("SDK sandbox option (convention shape)", () => {
-  test("maps enabled / failIfUnavailable / filesystem.allowWrite / network.allowAll, and names what it ignores", () => {
+  test("maps enabled / failIfUnavailable / filesystem / network.allowAll, and names what it ignores", () => {
     expect(sandboxSettingsFromSdk({ enabled: false }).settings).toEqual({ mode: "disabled" });
     expect(sandboxSettingsFromSdk({ enabled: true }).settings).toEqual({ mode: "auto" });
     expect(sandboxSettingsFromSdk({ enabled: true, failIfUnavailable: true }).settings).toEqual({
       mode: "enabled",
     });
-    const mapped = sandboxSettingsFromSdk({
-      filesystem: { allowWrite: ["/data"], denyRead: ["/x"] },
-      network: { allowAll: true, allowedDomains: ["github.com"] },
-      excludedCommands: ["docker"],
+    const mapped = sandboxSettingsFromSdk(
+      {
+        filesystem: { allowWrite: ["/data"], denyRead: ["/x", "secret.txt"], denyWrite: ["~/notes"] },
+        network: { allowedDomains: ["github.com"] },
+        excludedCommands: ["docker"],
+      },
+      { cwd: "/work", home: "/home/me" },
+    );
+    expect(mapped.settings).toEqual({
+      // A deny list makes the sandbox's absence worth a word: auto, not the silent default.
+      mode: "auto",
+      extraWritable: ["/data"],
+      readDenied: ["/x", "/work/secret.txt"],
+      writeDenied: ["/home/me/notes"],
     });
-    expect(mapped.settings).toEqual({ extraWritable: ["/data"], network: true });
     expect(mapped.ignored).toEqual([
-      "filesystem.denyRead",
-      "network.allowedDomains (no domain filtering: network is all or nothing)",
-      "excludedCommands",
+      "network.allowedDomains (cairn cannot filter by domain: the network stays off)",
+      "excludedCommands (every command runs in the sandbox)",
     ]);
+    expect(mapped.refused).toEqual([]);
+    // With the network open, a filter cairn cannot apply would leave it open: refused.
+    const open = sandboxSettingsFromSdk({ network: { allowAll: true, deniedDomains: ["evil.example"] } });
+    expect(open.refused.map((entry) => entry.key)).toEqual(["network.deniedDomains"]);
   });
 
   test.skipIf(sandboxUnavailable !== undefined)(
@@ -103,7 +115,7 @@ describe("SDK sandbox option (convention shape)", () => {
         options: {
           cwd: workspace(),
           env: { ...envFor(server), PATH: bin },
-          sandbox: { enabled: true, network: { allowedDomains: ["github.com"] } },
+          sandbox: { enabled: true, failIfUnavailable: false, network: { allowedDomains: ["github.com"] } },
         },
       }),
     );
@@ -119,7 +131,7 @@ describe("SDK sandbox option (convention shape)", () => {
     });
   });
 
-  test("{ enabled: true, failIfUnavailable: true } fails the query where bubblewrap is missing; nothing runs", async () => {
+  test("{ enabled: true } (failIfUnavailable defaults to true, as in the reference) fails the query where bubblewrap is missing; nothing runs", async () => {
     const bin = await pathWithoutBwrap();
     const server = await startServer([reply().tool("Bash", { command: "touch made" }), reply().text("ok")]);
     const cwd = workspace();
@@ -130,7 +142,7 @@ describe("SDK sandbox option (convention shape)", () => {
           cwd,
           env: { ...envFor(server), PATH: bin },
           permissionMode: "bypassPermissions",
-          sandbox: { enabled: true, failIfUnavailable: true },
+          sandbox: { enabled: true },
         },
       }),
     );

@@ -15,24 +15,28 @@ const DURATION_FIELDS: Record<string, number> = {
 
 /**
  * Replaces the volatile parts of recorded engine events: the session id, the temporary workspace
- * path, clock readings and durations. Everything else (text, tool data, request ids) is kept.
+ * path, clock readings, durations and block uuids. Everything else (text, tool data, request ids) is kept.
  */
 export function normalizeEvents(events: EngineEvent[], sessionId: string, cwds: string[]): EngineEvent[] {
   let json = JSON.stringify(events);
   json = json.split(sessionId).join(GOLDEN_SESSION_ID);
   for (const cwd of [...cwds].sort((a, b) => b.length - a.length)) json = json.split(cwd).join(GOLDEN_CWD);
   const parsed = JSON.parse(json) as EngineEvent[];
-  return parsed.map((event, index) => rewrite(event, index) as EngineEvent);
+  // Block uuids are random: numbered in order of appearance instead.
+  let uuids = 0;
+  const uuid = () => `00000000-0000-4000-9000-${String(++uuids).padStart(12, "0")}`;
+  return parsed.map((event, index) => rewrite(event, index, uuid) as EngineEvent);
 }
 
-function rewrite(value: unknown, index: number): unknown {
-  if (Array.isArray(value)) return value.map((item) => rewrite(item, index));
+function rewrite(value: unknown, index: number, uuid: () => string): unknown {
+  if (Array.isArray(value)) return value.map((item) => rewrite(item, index, uuid));
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    if (CLOCK_FIELDS.has(key) && typeof item === "number") out[key] = GOLDEN_T0 + index;
+    if (key === "uuid" && typeof item === "string") out[key] = uuid();
+    else if (CLOCK_FIELDS.has(key) && typeof item === "number") out[key] = GOLDEN_T0 + index;
     else if (key in DURATION_FIELDS && typeof item === "number") out[key] = DURATION_FIELDS[key];
-    else out[key] = rewrite(item, index);
+    else out[key] = rewrite(item, index, uuid);
   }
   return out;
 }
