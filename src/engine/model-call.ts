@@ -30,7 +30,8 @@ export type ModelCallResult = {
  * Events come out in batches: all the events of one network chunk at once (and every other event
  * alone), so that a fast stream costs one async step per chunk, not per event, in every layer up to
  * the front end (docs/performance.md). Each batch is non-empty; flattened, the batches are the
- * engine's event stream.
+ * engine's event stream. `onAttempt` is given each attempt's assembler as it starts (what the model
+ * has streamed so far, for an interrupted turn to keep).
  */
 export async function* callModel(
   provider: ModelProvider,
@@ -38,6 +39,7 @@ export async function* callModel(
   turn: number,
   signal: AbortSignal,
   policy: RetryPolicy,
+  onAttempt?: (assembler: MessageAssembler) => void,
 ): AsyncGenerator<EngineEvent[], ModelCallResult> {
   const deduper = new RetryDeduper();
   for (let attempt = 1; ; attempt++) {
@@ -45,6 +47,7 @@ export async function* callModel(
     const abortAttempt = () => attemptController.abort(signal.reason);
     signal.addEventListener("abort", abortAttempt, { once: true });
     const assembler = new MessageAssembler();
+    onAttempt?.(assembler);
     try {
       const onIdle = () => attemptController.abort(new Error("idle stream"));
       const pending = provider.stream(request, attemptController.signal);
