@@ -24,7 +24,8 @@ import type { RateLimitReport } from "./provider.js";
  * UserPromptSubmit) and after a `turn_end` without tool calls (Stop);
  * finally exactly one `run_end`. A `compact_boundary` comes before a `model_call_start` whose request
  * was compacted (or alone, for `/compact`); `model_fallback` before the call the fallback model makes.
- * `subagent` events come between an Agent call's `tool_start` and its `tool_end`.
+ * `subagent` events come between an Agent call's `tool_start` and its `tool_end`. An interrupted run
+ * (its AbortSignal fired) sends `turn_interrupted` right before its `run_end`.
  */
 export type EngineEvent =
   | RunStartEvent
@@ -38,6 +39,7 @@ export type EngineEvent =
   | TurnEndEvent
   | HookResultEvent
   | UserTurnEvent
+  | TurnInterruptedEvent
   | CompactBoundaryEvent
   | CompactionStatusEvent
   | ModelFallbackEvent
@@ -227,6 +229,22 @@ export type UserTurnEvent = {
   type: "user_turn";
   turn: number;
   message: Extract<ConversationMessage, { role: "user" }>;
+};
+
+/**
+ * The run was interrupted (its AbortSignal fired) after its prompt joined the conversation: what the
+ * conversation keeps of the interrupted turn, as the reference does (src/engine/interruption.ts).
+ * `answer` is the part of the model's answer already streamed, appended as an assistant message:
+ * its text, with the whole thinking blocks before that text (no tool call: none of them ran). `note`
+ * is the user text that tells the model the user interrupted — `[Request interrupted by user]`, or
+ * `[Request interrupted by user for tool use]` when tool calls had run — appended to the last user
+ * message (or as one). The transcript records both, so a resumed session sees the same history.
+ */
+export type TurnInterruptedEvent = {
+  type: "turn_interrupted";
+  turn: number;
+  answer?: AssistantContentBlock[];
+  note: string;
 };
 
 export type TurnEndEvent = { type: "turn_end"; turn: number; stopReason: StopReason | null };

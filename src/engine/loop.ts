@@ -13,6 +13,7 @@ import type {
   SubagentEvent,
 } from "./events.js";
 import type { HookDispatcher, HookEventFields, HookRunRecord, HookVerdict } from "./hooks.js";
+import { AnswerInFlight, keepInterruptedTurn } from "./interruption.js";
 import type { MessageAssembler } from "./message-assembler.js";
 import {
   type AssistantContentBlock,
@@ -167,6 +168,8 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
   const meter = new ContextMeter(options.context ?? {}, maxTokens, options.system, toolSpecs);
   let active: LoopModel = options;
   const retryPolicy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
+  /** What the model call under way has streamed: an interrupted turn keeps it. */
+  const inFlight = new AnswerInFlight();
 
   /** Adds one call's usage to the run's totals; returns its cost (undefined: unknown). */
   const account = (callUsage: Usage): number | undefined => {
@@ -280,11 +283,15 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
           turn,
           signal,
           retryPolicy,
-          // An overloaded primary hands over after a few answers, not after all its retries.
-          options.fallback && active !== options.fallback
-            ? { overloadedLimit: OVERLOADED_ANSWERS_BEFORE_FALLBACK }
-            : {},
+          {
+            // An overloaded primary hands over after a few answers, not after all its retries.
+            ...(options.fallback && active !== options.fallback
+              ? { overloadedLimit: OVERLOADED_ANSWERS_BEFORE_FALLBACK }
+              : {}),
+            onAttempt: inFlight.follow,
+          },
         );
+        inFlight.settle();
         meter.record(sent, result.message.usage);
         return result;
       } catch (error) {
@@ -350,6 +357,8 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
   };
   let stopped = false;
   let stopContinuations = 0;
+  /** The prompt joined the history (an interruption then leaves its note after it). */
+  let prompted = false;
 
   try {
     const context: string[] = [];
@@ -385,8 +394,10 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
       finalText = done ? "The conversation was compacted." : "There is nothing to compact yet.";
       textSegments.push(finalText);
     }
-    if (!stopped && !manual)
+    if (!stopped && !manual) {
       addPrompt(history, userMessage(options.promptContent ?? options.prompt, context));
+      prompted = true;
+    }
     while (!stopped && !manual) {
       if (signal.aborted) throw abortError();
       if (options.maxTurns !== undefined && turn >= options.maxTurns) {
@@ -572,6 +583,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
     errors.push(signal.aborted ? "The run was interrupted." : describeError(error));
     if (!signal.aborted && error instanceof ProviderError) apiError = { status: error.status ?? null };
     closeDanglingToolUses(history);
+    if (signal.aborted && prompted) yield [keepInterruptedTurn(history, inFlight, turn)];
   }
 
   const durationMs = Math.max(1, Math.round(nowMs() - started));

@@ -11,6 +11,8 @@ export class MessageAssembler {
   private message: StreamedMessage | undefined;
   private readonly partialJson = new Map<number, string>();
   readonly malformed: MalformedToolInput[] = [];
+  /** Indices of the blocks whose `content_block_stop` arrived (the others were still streaming). */
+  readonly completed = new Set<number>();
 
   apply(event: ModelStreamEvent): AssistantContentBlock | undefined {
     switch (event.type) {
@@ -41,6 +43,7 @@ export class MessageAssembler {
       }
       case "content_block_stop": {
         const block = this.current().content[event.index];
+        this.completed.add(event.index);
         if (block?.type === "tool_use") this.finishToolInput(block, this.partialJson.get(event.index) ?? "");
         return block;
       }

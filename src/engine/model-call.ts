@@ -29,6 +29,8 @@ export type ModelCallOptions = {
    * fallback model waiting. Counted over the whole call, as the reference counts them.
    */
   overloadedLimit?: number;
+  /** Given each attempt's assembler as it starts (what the model has streamed so far). */
+  onAttempt?: (assembler: MessageAssembler) => void;
 };
 
 /**
@@ -41,7 +43,8 @@ export type ModelCallOptions = {
  * Events come out in batches: all the events of one network chunk at once (and every other event
  * alone), so that a fast stream costs one async step per chunk, not per event, in every layer up to
  * the front end (docs/performance.md). Each batch is non-empty; flattened, the batches are the
- * engine's event stream.
+ * engine's event stream. `options.onAttempt` is given each attempt's assembler as it starts (what the
+ * model has streamed so far, for an interrupted turn to keep).
  */
 export async function* callModel(
   provider: ModelProvider,
@@ -58,6 +61,7 @@ export async function* callModel(
     const abortAttempt = () => attemptController.abort(signal.reason);
     signal.addEventListener("abort", abortAttempt, { once: true });
     const assembler = new MessageAssembler();
+    options.onAttempt?.(assembler);
     try {
       const onIdle = () => attemptController.abort(new Error("idle stream"));
       const pending = provider.stream(request, attemptController.signal);

@@ -159,8 +159,9 @@ export class SessionWriter {
   /**
    * Tees the engine's event stream into the transcript: the prompt (`run_start`), each complete
    * assistant message (`model_call_end`), each tool result as it finishes (`tool_end`), each hook that
-   * ran (`hook_result`), and the run
-   * summary (`run_end`). Syncs at `turn_end` and `run_end`. Other events are ignored.
+   * ran (`hook_result`), what an interrupted turn keeps (`turn_interrupted`: the answer cut short, the
+   * note that the user interrupted), and the run summary (`run_end`). Syncs at `turn_end` and
+   * `run_end`. Other events are ignored.
    */
   recordEvent(event: EngineEvent): void {
     // Stream deltas are most of a run's events (hundreds of thousands a second) and are never
@@ -208,6 +209,19 @@ export class SessionWriter {
         return;
       case "user_turn":
         this.append({ type: "user", ts: now(), message: event.message });
+        return;
+      case "turn_interrupted":
+        // The same messages the engine added to the history; a resume merges the note into the user
+        // message before it, as the engine did.
+        if (event.answer) {
+          const message = { role: "assistant" as const, content: event.answer };
+          this.append({ type: "assistant", ts: now(), turn: event.turn, message, stopReason: null });
+        }
+        this.append({
+          type: "user",
+          ts: now(),
+          message: { role: "user", content: [{ type: "text", text: event.note }] },
+        });
         return;
       case "hook_result": {
         const { record } = event;

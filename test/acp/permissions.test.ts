@@ -1,9 +1,14 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { hang, reply } from "../../src/testing/index.js";
+import { hang, reply, type ScriptedServer } from "../../src/testing/index.js";
 import { serverEnv, startServer, workspace } from "../conformance/pm/helpers.js";
+import { semanticBody } from "../sdk/helpers.js";
 import { type Agent, initialize, startAgent, textPrompt, until } from "./helpers.js";
+
+/** The conversation a model request sent (prompt-caching markers left out). */
+const sentMessages = (server: ScriptedServer, index: number) =>
+  semanticBody<{ messages: { role: string; content: unknown }[] }>(server.requests[index]!.body).messages;
 
 async function session(agent: Agent, dir: string): Promise<string> {
   await initialize(agent);
@@ -151,6 +156,36 @@ describe("cairn acp: session/cancel", () => {
     expect(await agent.end()).toBe(0);
   });
 
+  test("cancel mid-answer: the next prompt's request keeps the text already shown and says the user interrupted", async () => {
+    const server = await startServer([
+      // The answer stops after its first chunk ("Partial answer, ") and would never go on.
+      reply().text("Partial answer, then the rest.").stall(3, 600_000),
+      reply().text("Back again."),
+    ]);
+    const dir = workspace();
+    const agent = startAgent(dir, { server });
+    const sessionId = await session(agent, dir);
+    const prompt = agent.connection.prompt(textPrompt(sessionId, "Explain it"));
+    await until(() => agent.client.text("agent_message_chunk") === "Partial answer, ");
+    await agent.connection.cancel({ sessionId });
+    expect(await prompt).toEqual({ stopReason: "cancelled" });
+
+    expect((await agent.connection.prompt(textPrompt(sessionId, "Go on"))).stopReason).toBe("end_turn");
+    // What the reference sends: the answer as far as it was shown, its note, then the next prompt.
+    expect(sentMessages(server, 1)).toEqual([
+      { role: "user", content: "Explain it" },
+      { role: "assistant", content: [{ type: "text", text: "Partial answer, " }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "[Request interrupted by user]" },
+          { type: "text", text: "Go on" },
+        ],
+      },
+    ]);
+    expect(await agent.end()).toBe(0);
+  });
+
   test("cancel and the next prompt sent together while a command runs: the next prompt waits its turn", async () => {
     // What an editor sends when the user types mid-turn. The new prompt was refused ("a prompt is
     // already running") in the few milliseconds the cancelled command took to end.
@@ -169,6 +204,15 @@ describe("cairn acp: session/cancel", () => {
     expect(await first).toEqual({ stopReason: "cancelled" });
     expect(await second).toEqual({ stopReason: "end_turn" });
     expect(agent.client.text("agent_message_chunk")).toBe("Fresh answer.");
+    // The cancelled command keeps its result, followed by the reference's note for tool use.
+    expect(sentMessages(server, 1).at(-2)).toMatchObject({
+      role: "user",
+      content: [
+        { type: "tool_result", is_error: true },
+        { type: "text", text: "[Request interrupted by user for tool use]" },
+      ],
+    });
+    expect(sentMessages(server, 1).at(-1)).toEqual({ role: "user", content: "Something else" });
     expect(await agent.end()).toBe(0);
   });
 

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
 import { MODEL, runCli, serverEnv, spawnCli, startServer, workspace } from "../conformance/pm/helpers.js";
+import { semanticBody } from "../sdk/helpers.js";
 
 type Event = Record<string, unknown>;
 const completed = (events: Event[]) =>
@@ -250,6 +251,40 @@ describe("sessions from the CLI", () => {
     expect(uses).toHaveLength(1);
     expect(results).toEqual(uses);
     expect(sent.messages.at(-1)).toMatchObject({ role: "user" });
+  });
+});
+
+describe("print mode: Ctrl-C mid-answer, then --resume", () => {
+  test("the resumed request carries the text already printed and the note that the user interrupted", async () => {
+    const server = await startServer([
+      // The answer stops after its first chunk ("Partial answer, ") and would never go on.
+      reply().text("Partial answer, then the rest.").stall(3, 600_000),
+      reply().text("Resumed fine."),
+    ]);
+    const dir = workspace();
+    const env = serverEnv(server);
+    const args = ["--model", MODEL, "--output-format", "stream-json", "--stream-partial-output"];
+    const first = spawnCli(["-p", "Explain it", ...args], { cwd: dir, env });
+    while (!first.out.stdout.includes("Partial answer, ")) await new Promise((r) => setTimeout(r, 20));
+    first.child.kill("SIGINT");
+    expect((await first.exited).code).toBe(130);
+    const id = JSON.parse(first.out.stdout.split("\n")[0]!).session_id as string;
+
+    const second = spawnCli(["-p", "Go on", ...args, "--resume", id], { cwd: dir, env });
+    expect((await second.exited).code).toBe(0);
+    expect(second.out.stderr).toBe("");
+    const sent = semanticBody<{ messages: unknown[] }>(server.requests[1]!.body).messages;
+    expect(sent).toEqual([
+      { role: "user", content: "Explain it" },
+      { role: "assistant", content: [{ type: "text", text: "Partial answer, " }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "[Request interrupted by user]" },
+          { type: "text", text: "Go on" },
+        ],
+      },
+    ]);
   });
 });
 

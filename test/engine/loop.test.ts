@@ -1,8 +1,11 @@
 import { afterEach, describe, expect, test } from "vitest";
 import * as z from "zod";
-import type { ToolEndEvent } from "../../src/engine/events.js";
+import type { EngineEvent, ToolEndEvent } from "../../src/engine/events.js";
+import { runAgentLoop } from "../../src/engine/loop.js";
+import type { ConversationMessage } from "../../src/engine/messages.js";
 import { httpError, reply, type ScriptedServer, startScriptedServer } from "../../src/testing/index.js";
 import { defineTool } from "../../src/tools/define.js";
+import type { Tool } from "../../src/tools/types.js";
 import { collect, echoTool, gatedTool, scriptedProvider, types } from "../helpers/loop.js";
 
 let server: ScriptedServer | undefined;
@@ -16,6 +19,29 @@ const lastSentMessage = (s: ScriptedServer): SentMessage => {
   const body = s.requests.at(-1)!.body as { messages: SentMessage[] };
   return body.messages.at(-1)!;
 };
+
+/** Runs the loop on a fresh history, aborting it at the first event `stop` picks. */
+async function interruptWhen(stop: (event: EngineEvent) => boolean, tools: Tool[]) {
+  const controller = new AbortController();
+  const history: ConversationMessage[] = [];
+  const events: EngineEvent[] = [];
+  for await (const event of runAgentLoop({
+    sessionId: "session-1",
+    cwd: process.cwd(),
+    provider: scriptedProvider(server!.url),
+    model: "anthropic/claude-sonnet-5-5",
+    providerModel: "claude-sonnet-5-5",
+    system: "test system prompt",
+    tools,
+    history,
+    prompt: "do the thing",
+    signal: controller.signal,
+  })) {
+    events.push(event);
+    if (stop(event)) controller.abort();
+  }
+  return { events, history };
+}
 
 describe("agent loop through the real Anthropic client", () => {
   test("runs text → tool → answer, feeding the tool result back to the model", async () => {
@@ -191,6 +217,66 @@ describe("agent loop through the real Anthropic client", () => {
       [expect.any(String), "aborted"],
     ]);
     expect(gate.calls).toEqual(["s1"]);
+  });
+
+  test("an abort mid-answer keeps the text and the finished thinking before it, not a tool call or trailing thinking", async () => {
+    // Thinking, text, more thinking (finished), then a tool call that has only started: the stream stalls there.
+    server = await startScriptedServer({
+      steps: [
+        reply()
+          .thinking("First thought.")
+          .text("Some text.")
+          .thinking("Second thought.")
+          .tool("Echo", { text: "never" })
+          .stall(13, 600_000),
+      ],
+    });
+    const toolStarted = (event: EngineEvent) =>
+      event.type === "stream" &&
+      event.event.type === "content_block_start" &&
+      event.event.content_block.type === "tool_use";
+    const { events, history } = await interruptWhen(toolStarted, [echoTool()]);
+    const kept = [
+      { type: "thinking", thinking: "First thought.", signature: "scripted" },
+      { type: "text", text: "Some text." },
+    ];
+    expect(history).toEqual([
+      { role: "user", content: "do the thing" },
+      { role: "assistant", content: kept },
+      { role: "user", content: [{ type: "text", text: "[Request interrupted by user]" }] },
+    ]);
+    expect(types(events).slice(-2)).toEqual(["turn_interrupted", "run_end"]);
+    expect(events.at(-2)).toEqual({
+      type: "turn_interrupted",
+      turn: 1,
+      answer: kept,
+      note: "[Request interrupted by user]",
+    });
+  });
+
+  test("an abort while thinking keeps no answer (thinking cut short is not sent back); the note joins the prompt", async () => {
+    server = await startScriptedServer({
+      steps: [reply().thinking("A long line of thought.").text("Answer.").stall(3, 600_000)],
+    });
+    const thinking = (event: EngineEvent) =>
+      event.type === "stream" &&
+      event.event.type === "content_block_delta" &&
+      event.event.delta.type === "thinking_delta";
+    const { events, history } = await interruptWhen(thinking, []);
+    expect(history).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "do the thing" },
+          { type: "text", text: "[Request interrupted by user]" },
+        ],
+      },
+    ]);
+    expect(events.at(-2)).toEqual({
+      type: "turn_interrupted",
+      turn: 1,
+      note: "[Request interrupted by user]",
+    });
   });
 
   test("the same failing call three times in a row ends the run instead of looping", async () => {

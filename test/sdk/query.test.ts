@@ -2,10 +2,13 @@
  * query() behaviour beyond the streaming clauses: prompts, options wired to the engine, control
  * methods, errors and cancellation. In-process, against the scripted model server.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import {
   ConfigError,
   InvalidOptionsError,
+  type Options,
   query,
   type SDKAssistantMessage,
   type SDKMessage,
@@ -91,6 +94,33 @@ function inputQueue() {
           wake = resolve;
         });
       }
+    },
+  };
+}
+
+/**
+ * A streaming-input query whose first message ("first") the test interrupts; once that turn's
+ * result is in, "second" is sent and the input ends. `interrupt()` resolves when both turns are over.
+ */
+function interruptedTurns(server: ScriptedServer, options: Options = {}) {
+  const input = inputQueue();
+  const q = query({ prompt: input, options: { cwd: workspace(), env: envFor(server), ...options } });
+  input.push("first");
+  const seen: SDKMessage[] = [];
+  const done = (async () => {
+    for await (const message of q) {
+      seen.push(message);
+      if (message.type === "result" && seen.filter((m) => m.type === "result").length === 1) {
+        input.push("second");
+        input.end();
+      }
+    }
+  })();
+  return {
+    seen,
+    async interrupt() {
+      await q.interrupt();
+      await done;
     },
   };
 }
@@ -425,8 +455,105 @@ describe("cancellation", () => {
       "assistant/text",
       "result/success",
     ]);
-    // The interrupted prompt stays in the conversation.
-    expect(body(server, 1).messages.map((m) => m.content)).toEqual(["first", "second"]);
+    // The interrupted prompt stays in the conversation, with the reference's note (nothing was streamed).
+    expect(body(server, 1).messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "first" },
+          { type: "text", text: "[Request interrupted by user]" },
+          { type: "text", text: "second" },
+        ],
+      },
+    ]);
+  });
+
+  test("interrupt() mid-answer: the next request keeps what was streamed and tells the model the user interrupted", async () => {
+    const server = await startServer([
+      // Finished thinking, then text cut off after its first chunk ("Partial answer, "): the rest never comes.
+      reply().thinking("Weighing it.").text("Partial answer, then the rest.").stall(7, 600_000),
+      reply().text("Back again."),
+    ]);
+    const turns = interruptedTurns(server, { includePartialMessages: true });
+    await until(() => textFromDeltas(turns.seen) === "Partial answer, ");
+    await turns.interrupt();
+    expect(labels(turns.seen).filter((label) => label.startsWith("result"))).toEqual([
+      "result/error_during_execution",
+      "result/success",
+    ]);
+    // What the reference sends: the answer as far as it was shown, then its note, then the next prompt.
+    expect(body(server, 1).messages).toEqual([
+      { role: "user", content: "first" },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "Weighing it.", signature: "scripted" },
+          { type: "text", text: "Partial answer, " },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "[Request interrupted by user]" },
+          { type: "text", text: "second" },
+        ],
+      },
+    ]);
+  });
+
+  test("interrupt() mid tool-call input: the text before it is kept, the call cut short is not", async () => {
+    const server = await startServer([
+      reply().text("Let me look.").tool("Read", { file_path: "a-rather-long-name.txt" }).stall(6, 600_000),
+      reply().text("Back again."),
+    ]);
+    const turns = interruptedTurns(server, { includePartialMessages: true });
+    const toolInput = (message: SDKMessage) =>
+      message.type === "stream_event" &&
+      message.event.type === "content_block_delta" &&
+      message.event.delta.type === "input_json_delta";
+    await until(() => turns.seen.some(toolInput));
+    await turns.interrupt();
+    expect(body(server, 1).messages).toEqual([
+      { role: "user", content: "first" },
+      { role: "assistant", content: [{ type: "text", text: "Let me look." }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "[Request interrupted by user]" },
+          { type: "text", text: "second" },
+        ],
+      },
+    ]);
+  });
+
+  test("interrupt() while a tool runs: the call keeps its result, and the note says the user interrupted tool use", async () => {
+    const cwd = workspace();
+    const server = await startServer([
+      reply().text("Running it.").tool("Bash", { command: "touch started; sleep 30" }, "toolu_wait"),
+      reply().text("Back again."),
+    ]);
+    const turns = interruptedTurns(server, { cwd, permissionMode: "bypassPermissions" });
+    await until(() => existsSync(join(cwd, "started")), 20_000);
+    await turns.interrupt();
+    const messages = body(server, 1).messages;
+    expect(messages.slice(0, 2)).toEqual([
+      { role: "user", content: "first" },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "Running it." },
+          { type: "tool_use", id: "toolu_wait", name: "Bash", input: { command: "touch started; sleep 30" } },
+        ],
+      },
+    ]);
+    expect(messages[2]).toMatchObject({
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "toolu_wait", is_error: true },
+        { type: "text", text: "[Request interrupted by user for tool use]" },
+      ],
+    });
+    expect(messages.slice(3)).toEqual([{ role: "user", content: "second" }]);
   });
 
   test("close() ends the query at once: no result, the iterator finishes, the prompt iterable is released", async () => {

@@ -280,9 +280,85 @@ describe("resume, continue, fork", () => {
     expect(result(seen).subtype).toBe("error_during_execution");
     const resumed = await ask(cwd, "Try again", [reply().text("Done.")], { resume: init(seen).session_id });
     expect(result(resumed.messages).subtype).toBe("success");
+    // Nothing was streamed: the prompt, the reference's note, and the next prompt make one user turn.
+    expect(sent(resumed.server, 0)).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Start the job" },
+          { type: "text", text: "[Request interrupted by user]" },
+          { type: "text", text: "Try again" },
+        ],
+      },
+    ]);
+  });
+
+  test("a session interrupted mid-answer resumes with what was streamed and the interrupt note", async () => {
+    const cwd = workspace();
+    const server = await startServer([reply().text("Partial answer, then the rest.").stall(3, 600_000)]);
+    const abortController = new AbortController();
+    const q = query({
+      prompt: "Start the job",
+      options: { cwd, env: envFor(server), abortController, includePartialMessages: true },
+    });
+    const seen: SDKMessage[] = [];
+    for await (const message of q) {
+      seen.push(message);
+      if (message.type === "stream_event" && message.event.type === "content_block_delta")
+        abortController.abort();
+    }
+    expect(result(seen).subtype).toBe("error_during_execution");
+    const resumed = await ask(cwd, "Try again", [reply().text("Done.")], { resume: init(seen).session_id });
+    expect(result(resumed.messages).subtype).toBe("success");
+    // The same conversation the session had in memory: nothing to repair, nothing lost.
+    const notes = resumed.messages.filter((m) => m.type === "system" && m.subtype === "informational");
+    expect(notes.filter((note) => note.tag === "session")).toEqual([]);
     expect(sent(resumed.server, 0)).toEqual([
       { role: "user", content: "Start the job" },
-      { role: "user", content: "Try again" },
+      { role: "assistant", content: [{ type: "text", text: "Partial answer, " }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "[Request interrupted by user]" },
+          { type: "text", text: "Try again" },
+        ],
+      },
     ]);
+  });
+
+  test("a session interrupted while a tool ran resumes with the call, its result and the tool-use note", async () => {
+    const cwd = workspace();
+    const server = await startServer([
+      reply().tool("Bash", { command: "touch started; sleep 30" }, "toolu_wait"),
+    ]);
+    const abortController = new AbortController();
+    const q = query({
+      prompt: "Start the job",
+      options: { cwd, env: envFor(server), abortController, permissionMode: "bypassPermissions" },
+    });
+    const done = collect(q);
+    while (!existsSync(join(cwd, "started"))) await new Promise((resolve) => setTimeout(resolve, 10));
+    abortController.abort();
+    const seen = await done;
+    const resumed = await ask(cwd, "Try again", [reply().text("Done.")], { resume: init(seen).session_id });
+    const messages = sent(resumed.server, 0);
+    expect(messages.slice(0, 2)).toEqual([
+      { role: "user", content: "Start the job" },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "toolu_wait", name: "Bash", input: { command: "touch started; sleep 30" } },
+        ],
+      },
+    ]);
+    expect(messages[2]).toMatchObject({
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "toolu_wait", is_error: true },
+        { type: "text", text: "[Request interrupted by user for tool use]" },
+      ],
+    });
+    // As the live session sends it (query.test.ts): the next prompt follows the tool results' turn.
+    expect(messages.slice(3)).toEqual([{ role: "user", content: "Try again" }]);
   });
 });

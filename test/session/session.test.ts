@@ -130,6 +130,41 @@ describe("session controller", () => {
     await session.close();
   });
 
+  test("interrupt() keeps the turn in the history: the call, its result, the reference's note; turn_interrupted says so", async () => {
+    const gate = gateTool();
+    const server = await startServer([reply().tool("Wait", { label: "x" }, "toolu_x")]);
+    const cwd = workspace();
+    const session = new Session(
+      setup(server, cwd, { assembly: () => ({ cwd, env: envFor(server), tools: [gate.tool] }) }),
+    );
+    const turn = drain(session.prompt({ text: "x" }));
+    while (gate.started.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    session.interrupt();
+    const { events } = await turn;
+    const note = "[Request interrupted by user for tool use]";
+    expect(events.at(-1)).toEqual({ type: "turn_interrupted", turn: 1, note });
+    expect(session.history).toEqual([
+      { role: "user", content: "x" },
+      {
+        role: "assistant",
+        content: [{ type: "tool_use", id: "toolu_x", name: "Wait", input: { label: "x" } }],
+      },
+      {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_x",
+            content: "The tool call was interrupted by the user.",
+            is_error: true,
+          },
+          { type: "text", text: note },
+        ],
+      },
+    ]);
+    await session.close();
+  });
+
   test("a permission question is an event with an id and the call's display; the answer is input", async () => {
     const server = await startServer([
       reply().tool("Write", { file_path: "new.txt", content: "hello" }, "toolu_w"),
