@@ -83,6 +83,8 @@ export type SessionSetup = {
   agents?: AgentsSpec;
   /** Save files before tools change them, for `rewindFiles()`. */
   fileCheckpointing?: boolean;
+  /** How many of the latest events to keep for `watch({ after })` (default none). */
+  keep?: number;
 };
 
 /** One prompt for a turn: its text, and blocks when it holds images or documents. */
@@ -134,6 +136,10 @@ export class Session {
   private readonly notices: { tag: NoticeTag; content: string }[] = [];
   /** Events raised beside the engine's stream, merged into the running turn's events. */
   private readonly side = new EventChannel<SessionOwnEvent>();
+  /** The number of the last event yielded; the watchers; the last `SessionSetup.keep` events. */
+  private seq = 0;
+  private readonly watchers = new Set<(seq: number, event: SessionEvent | RunEndEvent) => void>();
+  private readonly kept: (SessionEvent | RunEndEvent)[] = [];
   /** Permission requests waiting for `answer()`. */
   private readonly asks = new Map<string, PendingAsk>();
   private readonly gate = new TurnGate();
@@ -230,6 +236,35 @@ export class Session {
   /** Stops the running turn (its model request and tools); it ends with an aborted `run_end`. */
   interrupt(reason: unknown = new Error("The turn was interrupted.")): void {
     this.currentRun?.abort(reason);
+  }
+
+  /**
+   * Every event the session's turns yield (and each turn's `run_end`), numbered from 1 in order,
+   * for a watcher that does not drive the turn: a second view of the session, a worker persisting
+   * it. With `after`, the events after that number that the session still keeps (`SessionSetup.keep`)
+   * are delivered first; `complete` is false when some of them were no longer kept. Returns the
+   * function that stops watching.
+   */
+  watch(
+    listener: (seq: number, event: SessionEvent | RunEndEvent) => void,
+    { after }: { after?: number } = {},
+  ): { stop: () => void; complete: boolean } {
+    let complete = true;
+    if (after !== undefined) {
+      const kept = this.kept.length;
+      const first = this.seq - kept + 1;
+      complete = after + 1 >= first;
+      // The kept events are a ring: the oldest is at `seq % capacity` once it is full.
+      for (let seq = Math.max(first, after + 1); seq <= this.seq; seq++)
+        listener(seq, this.kept[(seq - 1) % (this.setup.keep ?? 1)]!);
+    }
+    this.watchers.add(listener);
+    return { stop: () => this.watchers.delete(listener), complete };
+  }
+
+  /** The number of the last event the session yielded (0 before any). */
+  get lastSeq(): number {
+    return this.seq;
   }
 
   /** Answers a `permission_request`; false when no request with that id is waiting. */
@@ -541,7 +576,7 @@ export class Session {
         }
         const item = step.value;
         if (!Array.isArray(item)) {
-          yield [item];
+          yield this.published([item]);
           continue;
         }
         // Every event reaches the transcript (deltas are not recorded), also while the session is
@@ -562,12 +597,14 @@ export class Session {
           const rest = item.filter(
             (event): event is Exclude<EngineEvent, RunEndEvent> => event.type !== "run_end",
           );
-          if (rest.length > 0) yield rest;
+          if (rest.length > 0) yield this.published(rest);
+          this.published([end]);
           return end;
         }
-        yield item as SessionEvent[];
+        yield this.published(item as SessionEvent[]);
         if (started) {
-          for (const notice of this.notices.splice(0)) yield [{ type: "session_notice", ...notice }];
+          for (const notice of this.notices.splice(0))
+            yield this.published([{ type: "session_notice", ...notice }]);
           if (!session) {
             session = await this.open();
             writer = session.writer;
@@ -596,6 +633,21 @@ export class Session {
       (tool) => tool.name === toolName || tool.aliases?.includes(toolName),
     );
     return describeToolCall(declaration, toolName, input, this.assembled?.cwd ?? this.setup.cwd, { live });
+  }
+
+  /** Numbers a batch for the watchers (and the kept log); returns it unchanged. */
+  private published<T extends SessionEvent | RunEndEvent>(batch: T[]): T[] {
+    const keep = this.setup.keep ?? 0;
+    if (this.watchers.size === 0 && keep === 0) {
+      this.seq += batch.length;
+      return batch;
+    }
+    for (const event of batch) {
+      this.seq += 1;
+      for (const watcher of this.watchers) watcher(this.seq, event);
+      if (keep > 0) this.kept[(this.seq - 1) % keep] = event;
+    }
+    return batch;
   }
 
   /** The gate's "ask": a `permission_request` event, answered by `answer()` or ended by the abort. */

@@ -306,4 +306,30 @@ describe("session controller", () => {
     });
     await session.close();
   });
+
+  test("watch(): every event numbered in order, run_end included; a late watcher replays what is kept", async () => {
+    const server = await startServer([reply().text("One."), reply().text("Two.")]);
+    const session = new Session({ ...setup(server, workspace()), keep: 5 });
+    const seen: [number, string][] = [];
+    const watching = session.watch((seq, event) => seen.push([seq, event.type]));
+    expect(watching.complete).toBe(true);
+    const { events } = await drain(session.prompt({ text: "one" }));
+    // What the driver got, in the same order, numbered 1…n, then the run's end.
+    expect(seen.map(([, type]) => type)).toEqual([...events.map((event) => event.type), "run_end"]);
+    expect(seen.map(([seq]) => seq)).toEqual(seen.map((_, index) => index + 1));
+    expect(session.lastSeq).toBe(seen.length);
+    watching.stop();
+    await drain(session.prompt({ text: "two" }));
+    expect(seen).toHaveLength(events.length + 1); // stopped: nothing more
+
+    // Caught up from the last number it saw: only the last five events are kept.
+    const late: number[] = [];
+    const caughtUp = session.watch((seq) => late.push(seq), { after: seen.length });
+    expect(caughtUp.complete).toBe(false);
+    expect(late).toEqual([1, 2, 3, 4, 5].map((k) => session.lastSeq - 5 + k));
+    const recent: number[] = [];
+    expect(session.watch((seq) => recent.push(seq), { after: session.lastSeq - 2 }).complete).toBe(true);
+    expect(recent).toEqual([session.lastSeq - 1, session.lastSeq]);
+    await session.close();
+  });
 });
