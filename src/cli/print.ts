@@ -32,9 +32,16 @@ export type PrintOutcome = {
 export async function runPrint(options: PrintOptions, signal: AbortSignal): Promise<PrintOutcome> {
   assertDirectory(options.cwd);
   const writer = new StdoutWriter();
-  const progress =
-    options.outputFormat === "text" && process.stderr.isTTY ? new ProgressLine().start() : undefined;
   const session = new Session(printSession(options));
+  // A call is named on the line as every door shows it: the session's display title.
+  const progress =
+    options.outputFormat === "text" && process.stderr.isTTY
+      ? new ProgressLine(
+          process.stderr,
+          Date.now,
+          (name, input) => session.describe(name, input, { live: false }).title,
+        ).start()
+      : undefined;
   const stop = (reason: unknown) => session.stopTurns(reason);
   writer.onClosed = stop;
   const forward = () => stop(signal.reason);

@@ -10,8 +10,15 @@ const REDRAW_MS = 250;
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 export const CLEAR_LINE = "\r\x1b[2K";
 
+/** How a tool call is named on the line: the session's display title (print mode), else `describeTool`. */
+export type DescribeCall = (name: string, input: Record<string, unknown>) => string;
+
 /** What the agent is doing after `event`, given what it was doing before. */
-export function activityAfter(event: EngineEvent, current: string): string {
+export function activityAfter(
+  event: EngineEvent,
+  current: string,
+  describe: DescribeCall = describeTool,
+): string {
   switch (event.type) {
     case "model_call_start":
       return "Thinking";
@@ -20,7 +27,8 @@ export function activityAfter(event: EngineEvent, current: string): string {
         ? "Writing"
         : current;
     case "tool_start":
-      return describeTool(event.name, event.input);
+      // One line, whatever the call's title holds (a multi-line command).
+      return describe(event.name, event.input).split("\n")[0]!;
     default:
       return current;
   }
@@ -52,6 +60,7 @@ export class ProgressLine {
   constructor(
     private readonly stream: NodeJS.WriteStream = process.stderr,
     private readonly now: () => number = Date.now,
+    private readonly describe: DescribeCall = describeTool,
   ) {
     this.started = now();
   }
@@ -64,7 +73,7 @@ export class ProgressLine {
   }
 
   update(event: EngineEvent): void {
-    const next = activityAfter(event, this.activity);
+    const next = activityAfter(event, this.activity, this.describe);
     if (next === this.activity) return;
     this.activity = next;
     this.draw();

@@ -34,7 +34,11 @@ export const bashTool = defineTool({
   // Its command can do anything, the network included; the shell check of the command decides.
   effects: { kind: "execute", readOnly: false, network: true, command: (args) => args.command },
   payload: "shell",
-  display: (args) => ({ title: `\`${args.command}\``, kind: "execute" }),
+  // A title is one line: a script's first line, marked as cut.
+  display: (args) => {
+    const [first, ...rest] = args.command.split("\n");
+    return { title: `\`${first}\`${rest.length > 0 ? " …" : ""}`, kind: "execute" };
+  },
   description:
     "Runs a shell command with `bash -c` in the working directory and returns its stdout, stderr and exit code. " +
     "There is no input (stdin is empty) and no terminal, so avoid interactive commands. " +

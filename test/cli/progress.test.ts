@@ -8,6 +8,8 @@ import {
   renderProgress,
 } from "../../src/cli/progress.js";
 import type { EngineEvent } from "../../src/engine/events.js";
+import { describeToolCall } from "../../src/tools/display.js";
+import { builtinTools } from "../../src/tools/index.js";
 
 const toolStart = (name: string, input: Record<string, unknown>): EngineEvent => ({
   type: "tool_start",
@@ -31,6 +33,24 @@ describe("progress line", () => {
     expect(activityAfter(toolStart("Read", { file_path: "a.txt" }), "Writing")).toBe("Read a.txt");
     expect(describeTool("Bash", { command: "npm test\nnpm run lint" })).toBe("Bash npm test");
     expect(describeTool("TodoWrite", { todos: [] })).toBe("TodoWrite");
+  });
+
+  test("print mode names a call by the tool's display title, on one line", () => {
+    const title = (name: string, input: Record<string, unknown>) =>
+      describeToolCall(
+        builtinTools().find((tool) => tool.name === name),
+        name,
+        input,
+        "/w",
+        { live: false },
+      ).title;
+    expect(activityAfter(toolStart("Bash", { command: "npm test\nnpm run lint" }), "Thinking", title)).toBe(
+      "`npm test` …",
+    );
+    expect(activityAfter(toolStart("Grep", { pattern: "TODO", path: "src" }), "Thinking", title)).toBe(
+      'grep "TODO" in src',
+    );
+    expect(activityAfter(toolStart("mcp__x__y", {}), "Thinking", title)).toBe("mcp__x__y");
   });
 
   test("fits the terminal width and shows whole seconds", () => {
