@@ -29,7 +29,7 @@ import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { SessionPermissionMode as PermissionMode } from "../permissions/types.js";
 import { ConfigError } from "../providers/types.js";
 import { resolveModelFor } from "../run/assemble.js";
-import { SessionStore } from "../sessions/store.js";
+import { defaultTranscriptStore } from "../sessions/open-session.js";
 import {
   MODE_OPTION,
   MODEL_OPTION,
@@ -103,7 +103,7 @@ export class CairnAgent {
     client: AgentContext,
   ): Promise<LoadSessionResponse & { models: SessionModelState }> {
     const { config, model } = await this.checkedConfig(params.cwd);
-    const stored = await new SessionStore({ env: process.env })
+    const stored = await defaultTranscriptStore(process.env)
       .load(params.sessionId, params.cwd)
       .catch((error: unknown) => {
         throw RequestError.invalidParams({ sessionId: params.sessionId }, messageOf(error));

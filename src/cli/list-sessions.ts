@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import type { SessionSummary } from "../sessions/transcript-store.js";
 import { UsageError } from "../util/exit-codes.js";
 
 /**
@@ -14,10 +15,10 @@ export async function runList(args: string[]): Promise<number> {
     else if (arg === "--workspace" && args[i + 1] !== undefined) dir = resolve(args[++i]!);
     else throw new UsageError(`cairn ls takes --json and --workspace <dir>, not ${arg}`);
   }
-  const { SessionStore } = await import("../sessions/store.js");
-  const sessions = await new SessionStore({ env: process.env }).list(dir);
+  const { defaultTranscriptStore } = await import("../sessions/open-session.js");
+  const sessions = await defaultTranscriptStore(process.env).list(dir);
   if (json) {
-    process.stdout.write(`${JSON.stringify(sessions)}\n`);
+    process.stdout.write(`${JSON.stringify(sessions.map(listed))}\n`);
     return 0;
   }
   if (sessions.length === 0) {
@@ -33,4 +34,11 @@ export async function runList(args: string[]): Promise<number> {
     `${"SESSION".padEnd(36)}  ${"LAST WRITE (UTC)".padEnd(19)}  TURNS  FIRST PROMPT\n${rows.join("\n")}\n`,
   );
   return 0;
+}
+
+/** A session as `--json` lists it (its location under the name `path`; no metadata). */
+function listed(summary: SessionSummary): Record<string, unknown> {
+  const { meta: _meta, location, ...rest } = summary;
+  const { sessionId, cwd, ...after } = rest;
+  return { sessionId, cwd, path: location, ...after };
 }

@@ -121,9 +121,9 @@ async function createChat(args: string[]): Promise<number> {
     if (args[i] === "--workspace" && args[i + 1] !== undefined) cwd = resolve(args[++i]!);
     else throw new UsageError(`cairn create-chat takes --workspace <dir>, not ${args[i]}`);
   }
-  const { SessionStore } = await import("../sessions/store.js");
-  const writer = new SessionStore({ env: process.env }).create(cwd);
-  writer.close();
+  const { defaultTranscriptStore } = await import("../sessions/open-session.js");
+  const writer = await defaultTranscriptStore(process.env).create(cwd);
+  await writer.close();
   process.stdout.write(`${writer.sessionId}\n`);
   return 0;
 }

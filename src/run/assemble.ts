@@ -31,7 +31,6 @@ import { splitRuleList } from "../permissions/rules.js";
 import type { ModelSettings } from "../providers/registry.js";
 import { ConfigError } from "../providers/types.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
-import { subagentTranscriptPath } from "../sessions/subagents.js";
 import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
 import { stopRunProcesses } from "../tools/run-processes.js";
@@ -201,8 +200,10 @@ export type TurnSpec = {
   permissionMode?: string;
   extraTools?: Tool[];
   model?: RunModel;
-  /** The session's transcript, for hook inputs (`""`: not persisted). */
+  /** The session's transcript location, for hook inputs (`""`: not persisted). */
   transcriptPath?: string;
+  /** Where a subagent's transcript goes, by agent id (the transcript store's; none: not persisted). */
+  subagentTranscriptPath?: (agentId: string) => string;
   /** This run starts or resumes the session: SessionStart hooks fire before the first model call. */
   sessionStart?: "startup" | "resume";
   /** Over the spec's thinking from this prompt on (SDK `setMaxThinkingTokens`). */
@@ -263,7 +264,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   const mainModel = main?.model !== undefined && main.model !== "inherit" ? main.model : undefined;
   // The Agent tool runs its subagents with the options of the turn running now (set by loopOptions).
   let turnOptions: LoopOptions | undefined;
-  let turnTranscript = "";
+  let turnSubagentTranscript: ((agentId: string) => string) | undefined;
   const sandbox = sandboxed?.policy;
   // The MCP servers start while the model is resolved; if the model cannot be used, they are ended.
   const [mcp, model] = await settleBoth(
@@ -317,7 +318,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
             role: agent.prompt,
             projectRules: agent.omitClaudeMd !== true,
           }),
-        transcriptPath: (agentId) => (turnTranscript ? subagentTranscriptPath(turnTranscript, agentId) : ""),
+        transcriptPath: (agentId) => turnSubagentTranscript?.(agentId) ?? "",
       })
     : undefined;
   let current = await toolsNow();
@@ -426,7 +427,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       });
       const thinking = turn.thinking ?? spec.thinking;
       const maxBudgetUsd = turn.maxBudgetUsd ?? spec.maxBudgetUsd;
-      turnTranscript = turn.transcriptPath ?? "";
+      turnSubagentTranscript = turn.subagentTranscriptPath;
       turnOptions = {
         sessionId: turn.sessionId,
         cwd,

@@ -58,7 +58,6 @@ import { type UserPrompt, userPrompt } from "./prompt-content.js";
 import { notApplied, readWorkspaceFile } from "./query-extras.js";
 import { QueryInput } from "./query-input.js";
 import { resumedAt } from "./resume-at.js";
-import { setSessionTitle } from "./sessions.js";
 import {
   compileOutputFormat,
   MAX_STRUCTURED_OUTPUT_RETRIES,
@@ -793,8 +792,8 @@ function sessionSetup(
       continueLatest: options.continue === true,
       fork: forkSession === true,
       persist: persistSession !== false,
+      ...(title !== undefined ? { title } : {}),
       opened: (session) => {
-        if (title !== undefined && session.writer) setSessionTitle(session.writer.path, title);
         const { resumeSessionAt } = options;
         return resumeSessionAt === undefined ? session.history : resumedAt(session, resumeSessionAt, resume);
       },

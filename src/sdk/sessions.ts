@@ -1,18 +1,16 @@
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import type { ConversationMessage } from "../engine/messages.js";
 import { positionUuid, toolResultUuid } from "../sessions/derived-uuids.js";
 import { blockUuid } from "../sessions/message-uuids.js";
-import { loadTranscript } from "../sessions/reader.js";
-import { SessionStore, type SessionSummary, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
-import { subagentIds, subagentTranscriptPath } from "../sessions/subagents.js";
-import { FILE_MODE } from "../sessions/writer.js";
+import { defaultTranscriptStore } from "../sessions/open-session.js";
+import type { SessionMeta, SessionSummary, TranscriptStore } from "../sessions/transcript-store.js";
 import { historyUpTo, messagePoint } from "./message-points.js";
 
 /**
- * The convention's session functions over cairn's transcripts (`$CAIRN_HOME/sessions/<workspace>/
- * <id>.jsonl`, docs/sessions.md). `dir` is the session's working directory (the convention's project
- * directory); without it, every working directory is searched. Titles, tags and the archived flag
- * live beside the transcript in `<id>.meta.json` (the transcript itself is append-only).
+ * The convention's session functions over cairn's transcript store (today the JSONL files of
+ * `$CAIRN_HOME/sessions/<workspace>/<id>.jsonl`, docs/sessions.md). `dir` is the session's working
+ * directory (the convention's project directory); without it, every working directory is searched.
+ * Titles, tags and the archived flag are the store's session metadata (the JSONL store keeps them
+ * beside the transcript in `<id>.meta.json`: the transcript itself is append-only).
  */
 
 export type SDKSessionInfo = {
@@ -73,8 +71,6 @@ export type ForkSessionResult = { sessionId: string };
 export type ListSubagentsOptions = { dir?: string; sessionStore?: unknown };
 export type GetSubagentMessagesOptions = GetSessionMessagesOptions;
 
-type SessionMeta = { title?: string; tag?: string; archived?: boolean };
-
 export async function listSessions(options: ListSessionsOptions = {}): Promise<SDKSessionInfo[]> {
   const store = storeFor(options);
   const summaries = options.dir !== undefined ? await store.list(options.dir) : await store.listAll();
@@ -106,8 +102,7 @@ export async function listSubagents(
   sessionId: string,
   options: ListSubagentsOptions = {},
 ): Promise<string[]> {
-  const transcript = storeFor(options).find(sessionId, options.dir);
-  return subagentIds(transcript);
+  return storeFor(options).subagents(sessionId, options.dir);
 }
 
 /** A subagent's conversation (its sidechain transcript), paged like `getSessionMessages()`. */
@@ -116,9 +111,8 @@ export async function getSubagentMessages(
   agentId: string,
   options: GetSubagentMessagesOptions = {},
 ): Promise<SessionMessage[]> {
-  const transcript = storeFor(options).find(sessionId, options.dir);
-  if (!(await subagentIds(transcript)).includes(agentId)) return [];
-  const loaded = await loadTranscript(subagentTranscriptPath(transcript, agentId));
+  const loaded = await storeFor(options).loadSubagent(sessionId, agentId, options.dir);
+  if (!loaded) return [];
   const messages = sessionMessages(`${sessionId}/${agentId}`, loaded.history).map((message) => ({
     ...message,
     session_id: sessionId,
@@ -132,7 +126,7 @@ export async function renameSession(
   title: string,
   options: SessionMutationOptions = {},
 ): Promise<void> {
-  updateMeta(sessionId, options, { title });
+  await updateMeta(sessionId, options, { title });
 }
 
 /** `null` removes the tag. */
@@ -141,26 +135,24 @@ export async function tagSession(
   tag: string | null,
   options: SessionMutationOptions = {},
 ): Promise<void> {
-  updateMeta(sessionId, options, { tag: tag ?? undefined });
+  await updateMeta(sessionId, options, { tag: tag ?? undefined });
 }
 
 /** Hidden from nothing in cairn (listings include archived sessions, marked `archived: true`). */
 export async function archiveSession(sessionId: string, options: SessionMutationOptions = {}): Promise<void> {
-  updateMeta(sessionId, options, { archived: true });
+  await updateMeta(sessionId, options, { archived: true });
 }
 
 export async function unarchiveSession(
   sessionId: string,
   options: SessionMutationOptions = {},
 ): Promise<void> {
-  updateMeta(sessionId, options, { archived: undefined });
+  await updateMeta(sessionId, options, { archived: undefined });
 }
 
 /** Removes the transcript and its metadata. Unknown id: `SessionNotFoundError`. */
 export async function deleteSession(sessionId: string, options: SessionMutationOptions = {}): Promise<void> {
-  const file = storeFor(options).find(sessionId, options.dir);
-  rmSync(file);
-  rmSync(metaPath(file), { force: true });
+  await storeFor(options).delete(sessionId, options.dir);
 }
 
 /** A new session holding a copy of the conversation (up to and including `upToMessageId`). */
@@ -179,7 +171,7 @@ export async function forkSession(
         }
       : {}),
   });
-  if (options.title !== undefined) updateMeta(forked.sessionId, options, { title: options.title });
+  if (options.title !== undefined) await updateMeta(forked.sessionId, options, { title: options.title });
   return { sessionId: forked.sessionId };
 }
 
@@ -212,13 +204,13 @@ function knownUuid(message: ConversationMessage): string | undefined {
   return result?.type === "tool_result" ? toolResultUuid(result.tool_use_id) : undefined;
 }
 
-function storeFor(options: { sessionStore?: unknown }): SessionStore {
+function storeFor(options: { sessionStore?: unknown }): TranscriptStore {
   if (options.sessionStore !== undefined) {
     throw new TypeError(
       "cairn: custom session stores (sessionStore) are not supported; transcripts live in $CAIRN_HOME/sessions.",
     );
   }
-  return new SessionStore();
+  return defaultTranscriptStore();
 }
 
 function page<T>(items: T[], options: { limit?: number; offset?: number }): T[] {
@@ -227,7 +219,7 @@ function page<T>(items: T[], options: { limit?: number; offset?: number }): T[] 
 }
 
 function sessionInfo(summary: SessionSummary): SDKSessionInfo {
-  const meta = readMeta(summary.path);
+  const { meta } = summary;
   return {
     sessionId: summary.sessionId,
     summary: meta.title ?? summary.firstPrompt ?? "",
@@ -242,32 +234,7 @@ function sessionInfo(summary: SessionSummary): SDKSessionInfo {
   };
 }
 
-function metaPath(transcript: string): string {
-  return `${transcript.slice(0, -TRANSCRIPT_EXTENSION.length)}.meta.json`;
-}
-
-function readMeta(transcript: string): SessionMeta {
-  try {
-    return JSON.parse(readFileSync(metaPath(transcript), "utf8")) as SessionMeta;
-  } catch {
-    return {};
-  }
-}
-
-/** Merges `change` into the session's metadata (undefined removes a key); written atomically. */
-function updateMeta(sessionId: string, options: SessionMutationOptions, change: SessionMeta): void {
-  writeMeta(storeFor(options).find(sessionId, options.dir), change);
-}
-
-/** The query option `title`: the session's custom title, as `renameSession()` sets it. */
-export function setSessionTitle(transcript: string, title: string): void {
-  writeMeta(transcript, { title });
-}
-
-function writeMeta(transcript: string, change: SessionMeta): void {
-  const file = metaPath(transcript);
-  const meta: SessionMeta = { ...readMeta(transcript), ...change };
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(meta)}\n`, { mode: FILE_MODE });
-  renameSync(temporary, file);
+/** Merges `change` into the session's metadata (undefined removes a key). */
+function updateMeta(sessionId: string, options: SessionMutationOptions, change: SessionMeta): Promise<void> {
+  return storeFor(options).updateMeta(sessionId, options.dir, change);
 }

@@ -1,15 +1,17 @@
-import { FileCheckpoints, type RewindFilesResult } from "../sessions/checkpoints.js";
+import type { FileCheckpoints, RewindFilesResult } from "../sessions/checkpoints.js";
 
 /**
- * A session's file checkpoints (SDK `enableFileCheckpointing`): one store per session, opened beside its
- * transcript when the first turn starts (or by `rewindFiles` on a resumed session before any turn).
+ * A session's file checkpoints (SDK `enableFileCheckpointing`): one store per session, where its
+ * transcript store keeps them, opened when the first turn starts (or by `rewindFiles` on a resumed
+ * session before any turn).
  */
 export class SessionFileCheckpoints {
   private store: { sessionId: string; checkpoints: FileCheckpoints } | undefined;
 
   constructor(
     private readonly enabled: boolean,
-    private readonly transcriptPath: (sessionId: string) => string,
+    /** The checkpoints of a session id (kept by its transcript store, or in memory). */
+    private readonly checkpointsOf: (sessionId: string) => FileCheckpoints,
   ) {}
 
   /** A turn for `userMessageId` starts in `sessionId`; what its tools change is saved from now on. */
@@ -39,7 +41,7 @@ export class SessionFileCheckpoints {
 
   private open(sessionId: string): FileCheckpoints {
     if (this.store?.sessionId !== sessionId) {
-      this.store = { sessionId, checkpoints: FileCheckpoints.beside(this.transcriptPath(sessionId)) };
+      this.store = { sessionId, checkpoints: this.checkpointsOf(sessionId) };
     }
     return this.store.checkpoints;
   }

@@ -1,6 +1,4 @@
-import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
 import type { SlashCommand } from "../agents/commands.js";
 import { type Customization, loadCustomization, slashCommandsOf } from "../agents/customization.js";
 import type { AgentInfo } from "../agents/definitions.js";
@@ -18,9 +16,14 @@ import { type AgentsSpec, loadRunAgents, offeredAgents } from "../run/agents.js"
 import { type AssembledRun, assembleRun, type RunSpec, resolveModelFor } from "../run/assemble.js";
 import type { PromptExpansion } from "../run/customize.js";
 import type { RunModel } from "../run/model.js";
-import type { RewindFilesResult } from "../sessions/checkpoints.js";
-import { type OpenedSession, openSession, type SessionRequest } from "../sessions/open-session.js";
-import { SessionStore, TRANSCRIPT_EXTENSION } from "../sessions/store.js";
+import { FileCheckpoints, type RewindFilesResult } from "../sessions/checkpoints.js";
+import {
+  defaultTranscriptStore,
+  type OpenedSession,
+  openSession,
+  type SessionRequest,
+} from "../sessions/open-session.js";
+import type { TranscriptStore } from "../sessions/transcript-store.js";
 import { SessionWriteError } from "../sessions/writer.js";
 import { describeToolCall } from "../tools/display.js";
 import { builtinTools } from "../tools/index.js";
@@ -51,9 +54,11 @@ export type SessionOpening = Pick<
   SessionRequest,
   "sessionId" | "resume" | "createMissing" | "continueLatest" | "fork" | "persist"
 > & {
+  /** The session's custom title (SDK `title`), written to its metadata once it is opened. */
+  title?: string;
   /**
    * Called once the session is opened, before its history goes to the model: returns the history
-   * to continue from (the SDK's `resumeSessionAt` cuts it; its `title` is written here).
+   * to continue from (the SDK's `resumeSessionAt` cuts it).
    */
   opened?: (session: OpenedSession) => ConversationMessage[];
 };
@@ -63,6 +68,11 @@ export type SessionSetup = {
   cwd: string;
   /** The environment the session reads (provider keys, cairn's variables); default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Where the session's transcript is kept, found and listed; default the JSONL store of
+   * `$CAIRN_HOME/sessions` (`defaultTranscriptStore`, read from `env`).
+   */
+  store?: TranscriptStore;
   /** Which config files, commands and skills load (default: all). */
   settingSources?: readonly SettingSource[];
   skills?: readonly string[] | "all";
@@ -132,6 +142,7 @@ export class Session {
   readonly spend = new SpendTotals();
   private readonly fileCheckpoints: SessionFileCheckpoints;
   private readonly newSessionId: string;
+  private transcriptStore: TranscriptStore | undefined;
   private opened: OpenedSession | undefined;
   private readonly notices: { tag: NoticeTag; content: string }[] = [];
   /** Events raised beside the engine's stream, merged into the running turn's events. */
@@ -164,7 +175,7 @@ export class Session {
       this.askFor(request, signal),
     );
     this.fileCheckpoints = new SessionFileCheckpoints(setup.fileCheckpointing === true, (id) =>
-      this.transcriptPath(id),
+      this.persists() ? this.store.fileCheckpoints(id, setup.cwd) : new FileCheckpoints(undefined),
     );
   }
 
@@ -411,7 +422,7 @@ export class Session {
     );
     for (const record of verdict.records) {
       const event = { type: "hook_result" as const, turn: 0, record };
-      this.opened?.writer?.recordEvent(event);
+      await this.opened?.writer?.recordEvent(event);
       yield event;
     }
   }
@@ -425,7 +436,7 @@ export class Session {
     this.abandon(reason);
     for await (const _ of this.end()) {
     }
-    this.opened?.writer?.close();
+    await this.opened?.writer?.close();
     this.ended = true;
     if (this.assembling) await (await this.assembling.catch(() => undefined))?.close();
   }
@@ -462,11 +473,18 @@ export class Session {
     return unlessAborted(this.stop.signal, promise, stopped);
   }
 
-  /** The transcript a session id is written to (`""` when nothing is persisted). */
+  /**
+   * Where a session id's transcript is written: its store's location, which hooks get as
+   * `transcript_path` (`""` when nothing is persisted).
+   */
   transcriptPath(sessionId: string): string {
-    if (this.setup.opening.persist === false) return "";
-    const store = new SessionStore({ env: this.env() });
-    return join(store.dirFor(this.setup.cwd), `${sessionId}${TRANSCRIPT_EXTENSION}`);
+    return this.persists() ? this.store.locate(sessionId, this.setup.cwd) : "";
+  }
+
+  /** The transcript store: the door's, else the JSONL store of `$CAIRN_HOME` (made when first needed). */
+  get store(): TranscriptStore {
+    this.transcriptStore ??= this.setup.store ?? defaultTranscriptStore(this.env());
+    return this.transcriptStore;
   }
 
   /**
@@ -536,7 +554,7 @@ export class Session {
     if (this.closed) return undefined;
     let session = this.opened;
     if (!session && this.resumes()) session = await this.open();
-    if (!session) this.checkNewSessionId();
+    if (!session) await this.checkNewSessionId();
     if (this.closed) return undefined;
     let writer = session?.writer;
     const sessionId = session?.sessionId ?? this.newSessionId;
@@ -552,6 +570,12 @@ export class Session {
         signal: run.signal,
         sessionId,
         transcriptPath: this.transcriptPath(sessionId),
+        ...(this.persists()
+          ? {
+              subagentTranscriptPath: (agentId: string) =>
+                this.store.locateSubagent(sessionId, this.setup.cwd, agentId),
+            }
+          : {}),
         ...(sessionStart ? { sessionStart } : {}),
         history: this.history,
         model,
@@ -585,7 +609,8 @@ export class Session {
         let started = false;
         for (const event of item) {
           if (event.type === "stream") continue;
-          writer?.recordEvent(event);
+          const recording = writer?.recordEvent(event);
+          if (recording) await recording;
           if (event.type === "run_end") end = event;
           else if (event.type === "run_start") started = true;
         }
@@ -608,7 +633,11 @@ export class Session {
           if (!session) {
             session = await this.open();
             writer = session.writer;
-            for (const event of item) if (event.type !== "stream") writer?.recordEvent(event);
+            for (const event of item) {
+              if (event.type === "stream") continue;
+              const recording = writer?.recordEvent(event);
+              if (recording) await recording;
+            }
           }
         }
       }
@@ -679,7 +708,10 @@ export class Session {
       fork: opening.fork === true,
       persist: opening.persist !== false,
       env: this.env(),
+      store: this.store,
     });
+    if (opening.title !== undefined && session.writer)
+      await this.store.updateMeta(session.sessionId, cwd, { title: opening.title });
     this.opened = session;
     this.history.push(...(opening.opened ? opening.opened(session) : session.history));
     for (const content of session.warnings) this.notices.push({ tag: "session", content });
@@ -691,12 +723,20 @@ export class Session {
   }
 
   /** A new session's id must not have a transcript yet (checked before any event). */
-  private checkNewSessionId(): void {
+  private async checkNewSessionId(): Promise<void> {
     const { sessionId } = this.setup.opening;
-    const file = sessionId === undefined ? "" : this.transcriptPath(sessionId);
-    if (file && existsSync(file)) {
-      throw new SessionWriteError(file, new Error(`session ${sessionId} already exists; resume it instead`));
+    if (sessionId === undefined || !this.persists()) return;
+    if (await this.store.exists(sessionId, this.setup.cwd)) {
+      throw new SessionWriteError(
+        this.transcriptPath(sessionId),
+        new Error(`session ${sessionId} already exists; resume it instead`),
+      );
     }
+  }
+
+  /** The session writes a transcript (not the SDK's `persistSession: false`). */
+  private persists(): boolean {
+    return this.setup.opening.persist !== false;
   }
 
   /** The tool list changed: tools, system prompt and gate are worked out again for the next turn. */

@@ -13,9 +13,10 @@ import { DIR_MODE, FILE_MODE } from "./writer.js";
  * back as the earliest checkpoint at or after that message saved it: the state the files were in
  * when the message was sent. Shell commands' changes are not seen (they declare no paths).
  *
- * On disk, beside the transcript: `<id>.checkpoints/index.json` (the checkpoints, in order, each a
- * map of absolute path → blob hash or null for "did not exist") and `blobs/<sha256>` (contents,
- * stored once however often they are saved). Without a transcript the checkpoints live in memory.
+ * On disk, in a directory the store names (the JSONL store's is `<id>.checkpoints/` beside the
+ * transcript): `index.json` (the checkpoints, in order, each a map of absolute path → blob hash or
+ * null for "did not exist") and `blobs/<sha256>` (contents, stored once however often they are
+ * saved). Without a transcript the checkpoints live in memory.
  */
 
 /** What `rewindFiles` answers (the convention's `RewindFilesResult`). */
@@ -43,13 +44,6 @@ export class FileCheckpoints {
   /** `dir`: where the checkpoints are kept (undefined: in memory). An existing index is read back (a resumed session). */
   constructor(private readonly dir: string | undefined) {
     this.index = dir ? readIndex(dir) : { version: 1, checkpoints: [] };
-  }
-
-  /** The checkpoint directory beside a transcript (`""`: none, in memory). */
-  static beside(transcriptPath: string): FileCheckpoints {
-    return new FileCheckpoints(
-      transcriptPath ? transcriptPath.replace(/\.jsonl$/, ".checkpoints") : undefined,
-    );
   }
 
   /** A user message's turn starts: later changes are saved under its id. */

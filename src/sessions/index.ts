@@ -1,10 +1,17 @@
 /**
- * Sessions: append-only JSONL transcripts under `$CAIRN_HOME/sessions/<workspace-key>/<id>.jsonl`,
- * a writer that tees the engine's events into them, and a loader that rebuilds the conversation.
- * See docs/security.md ("Transcripts").
+ * Sessions: a `TranscriptStore` (transcript-store.ts) that every door opens, lists, loads, forks and
+ * deletes sessions through; today's is the JSONL store (store.ts): append-only transcripts under
+ * `$CAIRN_HOME/sessions/<workspace-key>/<id>.jsonl`, a writer that tees the engine's events into
+ * them, and a loader that rebuilds the conversation. See docs/security.md ("Transcripts").
  */
 
-export { type OpenedSession, openSession, type SessionRequest } from "./open-session.js";
+export {
+  defaultTranscriptStore,
+  type OpenedSession,
+  openSession,
+  resumeTranscript,
+  type SessionRequest,
+} from "./open-session.js";
 export {
   type LoadedTranscript,
   loadTranscript,
@@ -27,13 +34,20 @@ export {
 } from "./records.js";
 export {
   isValidSessionId,
-  type LoadedSession,
+  JsonlTranscriptStore,
+  type JsonlTranscriptStoreOptions,
   SESSIONS_DIR,
   SessionNotFoundError,
-  SessionStore,
-  type SessionStoreOptions,
-  type SessionSummary,
   TRANSCRIPT_EXTENSION,
   workspaceKey,
 } from "./store.js";
+export type {
+  ForkedSession,
+  ForkOptions,
+  LoadedSession,
+  SessionMeta,
+  SessionSummary,
+  TranscriptStore,
+  TranscriptWriter,
+} from "./transcript-store.js";
 export { DIR_MODE, FILE_MODE, SessionWriteError, SessionWriter } from "./writer.js";

@@ -1,7 +1,8 @@
 import type { ConversationMessage } from "../engine/messages.js";
 import { randomUuid } from "../util/random-id.js";
-import { isValidSessionId, SessionNotFoundError, SessionStore } from "./store.js";
-import type { SessionWriter } from "./writer.js";
+import type { TranscriptWarning } from "./reader.js";
+import { isValidSessionId, JsonlTranscriptStore, SessionNotFoundError } from "./store.js";
+import type { TranscriptStore, TranscriptWriter } from "./transcript-store.js";
 
 /** What a front end asks for: a new session, or a resumed (optionally forked) one. */
 export type SessionRequest = {
@@ -22,6 +23,8 @@ export type SessionRequest = {
   /** Default true; false runs without a transcript (SDK `persistSession: false`). */
   persist?: boolean;
   env?: NodeJS.ProcessEnv;
+  /** Where sessions are kept; default the JSONL store of `$CAIRN_HOME` (from `env`). */
+  store?: TranscriptStore;
 };
 
 export type OpenedSession = {
@@ -29,11 +32,16 @@ export type OpenedSession = {
   /** The conversation so far (empty for a new session); the engine appends to it. */
   history: ConversationMessage[];
   /** Tee every engine event into it; undefined when not persisting. */
-  writer?: SessionWriter;
+  writer?: TranscriptWriter;
   /** Loader warnings (torn last line, corrupt lines) and notes, one line each. */
   warnings: string[];
   forkedFrom?: string;
 };
+
+/** The store a session uses when its door names none: JSONL files under `$CAIRN_HOME/sessions`. */
+export function defaultTranscriptStore(env: NodeJS.ProcessEnv = process.env): TranscriptStore {
+  return new JsonlTranscriptStore({ env });
+}
 
 /**
  * Opens the transcript a run writes to: new, resumed by id, the latest of this directory, or a fork.
@@ -41,7 +49,7 @@ export type OpenedSession = {
  * under that id (docs/security.md#sessions).
  */
 export async function openSession(request: SessionRequest): Promise<OpenedSession> {
-  const store = new SessionStore({ env: request.env ?? process.env });
+  const store = request.store ?? defaultTranscriptStore(request.env ?? process.env);
   const persist = request.persist ?? true;
   let resumeId = request.resume;
   let newId = request.sessionId;
@@ -52,7 +60,7 @@ export async function openSession(request: SessionRequest): Promise<OpenedSessio
   }
   if (resumeId && request.createMissing && !request.fork && isValidSessionId(resumeId)) {
     try {
-      store.find(resumeId, request.cwd);
+      await store.find(resumeId, request.cwd);
     } catch (error) {
       if (!(error instanceof SessionNotFoundError)) throw error;
       warnings.push(`session ${resumeId} not found; starting a new session under that id.`);
@@ -61,13 +69,13 @@ export async function openSession(request: SessionRequest): Promise<OpenedSessio
     }
   }
   if (!resumeId) {
-    const writer = persist ? store.create(request.cwd, newId) : undefined;
+    const writer = persist ? await store.create(request.cwd, newId) : undefined;
     const sessionId = writer?.sessionId ?? newId ?? randomUuid();
     return { sessionId, history: [], ...(writer ? { writer } : {}), warnings };
   }
-  const resumed = await store.resume(resumeId, { fork: request.fork === true, cwd: request.cwd });
+  const resumed = await resumeTranscript(store, resumeId, { fork: request.fork === true, cwd: request.cwd });
   warnings.push(...resumed.warnings.map((warning) => warning.message));
-  if (!persist) resumed.writer.close();
+  if (!persist) await resumed.writer.close();
   return {
     sessionId: resumed.writer.sessionId,
     history: resumed.history,
@@ -75,4 +83,32 @@ export async function openSession(request: SessionRequest): Promise<OpenedSessio
     warnings,
     ...(resumed.forkedFrom ? { forkedFrom: resumed.forkedFrom } : {}),
   };
+}
+
+/**
+ * Everything `--resume` needs: the loaded history and a writer appending to the same session, or
+ * (with `fork`) to a new one holding a copy of the history.
+ */
+export async function resumeTranscript(
+  store: TranscriptStore,
+  id: string,
+  options: { fork?: boolean; cwd?: string } = {},
+): Promise<{
+  writer: TranscriptWriter;
+  history: ConversationMessage[];
+  warnings: TranscriptWarning[];
+  forkedFrom?: string;
+}> {
+  if (options.fork) {
+    const forked = await store.fork(id, options.cwd ? { cwd: options.cwd } : {});
+    const writer = await store.open(forked.sessionId);
+    return { writer, history: forked.history, warnings: forked.warnings, forkedFrom: id };
+  }
+  const loaded = await store.load(id, options.cwd);
+  const writer = await store.open(id, options.cwd);
+  const warnings = [
+    ...loaded.warnings,
+    ...writer.warnings.map((message) => ({ kind: "repaired" as const, message })),
+  ];
+  return { writer, history: loaded.history, warnings };
 }

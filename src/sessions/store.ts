@@ -1,30 +1,44 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex } from "@noble/hashes/utils.js";
-import type { ConversationMessage } from "../engine/messages.js";
 import { resolveCairnHome } from "../permissions/home.js";
 import { compareCodeUnits } from "../util/compare.js";
 import { readdir, stat } from "../util/fs-async.js";
 import { randomUuid } from "../util/random-id.js";
+import { FileCheckpoints } from "./checkpoints.js";
 import {
-  type LoadedTranscript,
-  loadTranscript,
-  summarizeTranscript,
-  type TranscriptWarning,
-} from "./reader.js";
+  canonicalCwd,
+  checkpointsDir,
+  metaPath,
+  SESSIONS_DIR,
+  subagentTranscriptPath,
+  TRANSCRIPT_EXTENSION,
+  workspaceKey,
+} from "./jsonl-layout.js";
+import { type LoadedTranscript, loadTranscript, summarizeTranscript } from "./reader.js";
 import { TRANSCRIPT_VERSION } from "./records.js";
-import { DIR_MODE, SessionWriter } from "./writer.js";
+import { subagentIds } from "./subagents.js";
+import type {
+  ForkedSession,
+  ForkOptions,
+  LoadedSession,
+  SessionMeta,
+  SessionSummary,
+  TranscriptStore,
+} from "./transcript-store.js";
+import { DIR_MODE, FILE_MODE, SessionWriter } from "./writer.js";
 
-/**
- * Where transcripts live: `$CAIRN_HOME/sessions/<workspace-key>/<session-id>.jsonl`, one file per
- * session, grouped by working directory. The workspace key is readable and collision-free: the tail
- * of the absolute path with unsafe characters replaced, plus a hash of the full path
- * (`/work/app` → `work-app-3f2a9c1d0b7e`).
- */
+export { SESSIONS_DIR, TRANSCRIPT_EXTENSION, workspaceKey } from "./jsonl-layout.js";
 
-export const SESSIONS_DIR = "sessions";
-export const TRANSCRIPT_EXTENSION = ".jsonl";
 /** Session ids: UUIDs or other simple names; never a path. */
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
@@ -44,60 +58,21 @@ export function isValidSessionId(id: string): boolean {
   return SESSION_ID.test(id) && !id.includes("..");
 }
 
-/** The directory name for a working directory. */
-export function workspaceKey(cwd: string): string {
-  const absolute = canonicalCwd(cwd);
-  const readable =
-    absolute
-      .replace(/[^A-Za-z0-9._-]+/g, "-")
-      .replace(/^[-.]+|-+$/g, "")
-      .slice(-60)
-      .replace(/^[-.]+/, "") || "root";
-  // SHA-256 (the key of every existing transcript directory) without node:crypto (src/util/random-id.ts says why).
-  const hash = bytesToHex(sha256(Buffer.from(absolute, "utf8"))).slice(0, 12);
-  return `${readable}-${hash}`;
-}
-
-function canonicalCwd(cwd: string): string {
-  const absolute = path.resolve(cwd);
-  try {
-    return realpathSync.native(absolute);
-  } catch {
-    return absolute;
-  }
-}
-
-export type SessionSummary = {
-  sessionId: string;
-  cwd: string;
-  path: string;
-  /** ISO time the session was created. */
-  createdAt: string;
-  /** ISO time of the last write (file modification time). */
-  updatedAt: string;
-  /** Transcript size in bytes. */
-  size: number;
-  firstPrompt?: string;
-  /** User prompts (runs). */
-  prompts: number;
-  /** Model turns (assistant messages). */
-  turns: number;
-  forkedFrom?: string;
-};
-
-export type LoadedSession = LoadedTranscript & { sessionId: string; path: string };
-
-export type SessionStoreOptions = {
+export type JsonlTranscriptStoreOptions = {
   /** Default: `resolveCairnHome(env)`. */
   cairnHome?: string;
   env?: NodeJS.ProcessEnv;
 };
 
-export class SessionStore {
+/**
+ * The transcript store of today: append-only JSONL files under `$CAIRN_HOME/sessions/<workspace-key>/`
+ * (jsonl-layout.ts), written by `SessionWriter`. A location is a file's path.
+ */
+export class JsonlTranscriptStore implements TranscriptStore {
   /** `$CAIRN_HOME/sessions`. */
   readonly root: string;
 
-  constructor(options: SessionStoreOptions = {}) {
+  constructor(options: JsonlTranscriptStoreOptions = {}) {
     const home = options.cairnHome ?? resolveCairnHome(options.env ?? process.env);
     this.root = path.join(home, SESSIONS_DIR);
   }
@@ -106,8 +81,11 @@ export class SessionStore {
     return path.join(this.root, workspaceKey(cwd));
   }
 
-  /** Starts a new session in `cwd` (fresh UUID unless `id` is given; an existing id is an error). */
-  create(cwd: string, id: string = randomUuid(), extra: { forkedFrom?: string } = {}): SessionWriter {
+  async create(
+    cwd: string,
+    id: string = randomUuid(),
+    extra: { forkedFrom?: string } = {},
+  ): Promise<SessionWriter> {
     if (!isValidSessionId(id)) throw new Error(`"${id}" is not a valid session id`);
     const dir = this.ensureDir(cwd);
     const createdAt = new Date().toISOString();
@@ -121,13 +99,20 @@ export class SessionStore {
     });
   }
 
-  /** Opens an existing session for appending (resume keeps the id). Unknown id: `SessionNotFoundError`. */
-  open(id: string, cwd?: string): SessionWriter {
-    return SessionWriter.openFile(this.find(id, cwd), id);
+  async open(id: string, cwd?: string): Promise<SessionWriter> {
+    return SessionWriter.openFile(this.findPath(id, cwd), id);
+  }
+
+  async exists(id: string, cwd: string): Promise<boolean> {
+    return existsSync(this.locate(id, cwd));
+  }
+
+  async find(id: string, cwd?: string): Promise<string> {
+    return this.findPath(id, cwd);
   }
 
   /** The transcript path of a session. Looks in `cwd`'s directory first, then everywhere. */
-  find(id: string, cwd?: string): string {
+  private findPath(id: string, cwd?: string): string {
     if (!isValidSessionId(id))
       throw new SessionNotFoundError(id, this.root, "not a valid session id, so none");
     const name = `${id}${TRANSCRIPT_EXTENSION}`;
@@ -148,17 +133,15 @@ export class SessionStore {
 
   /** Loads a session's history (streaming, linear). */
   async load(id: string, cwd?: string): Promise<LoadedSession> {
-    const file = this.find(id, cwd);
+    const file = this.findPath(id, cwd);
     const loaded = await loadTranscript(file);
-    return { ...loaded, sessionId: id, path: file };
+    return { ...loaded, sessionId: id, location: file };
   }
 
-  /** Sessions of `cwd`, most recently written first. Unreadable files are skipped. */
   async list(cwd: string): Promise<SessionSummary[]> {
     return sortByRecency(await this.listDir(this.dirFor(cwd)));
   }
 
-  /** Sessions of every working directory, most recently written first. */
   async listAll(): Promise<SessionSummary[]> {
     let dirs: string[] = [];
     try {
@@ -188,7 +171,7 @@ export class SessionStore {
         return {
           sessionId: summary.header.sessionId,
           cwd: summary.header.cwd,
-          path: file,
+          location: file,
           createdAt: summary.header.createdAt,
           updatedAt: info.mtime.toISOString(),
           size: info.size,
@@ -196,76 +179,65 @@ export class SessionStore {
           prompts: summary.prompts,
           turns: summary.turns,
           ...(summary.header.forkedFrom ? { forkedFrom: summary.header.forkedFrom.sessionId } : {}),
+          meta: readMeta(file),
         };
       }),
     );
     return summaries.filter((summary): summary is SessionSummary => summary !== undefined);
   }
 
-  /** The most recently written session of `cwd` (`--continue`, `--resume` without an id). */
   async latest(cwd: string): Promise<SessionSummary | undefined> {
     return (await this.list(cwd))[0];
   }
 
-  /**
-   * Copies a session's history into a new session (same working directory, new id, `forkedFrom` in
-   * its header). The original is not touched.
-   */
-  async fork(
-    id: string,
-    /** `keep`: what of the history to copy (it may throw: then no fork is made). */
-    options: {
-      cwd?: string;
-      newId?: string;
-      keep?: (history: ConversationMessage[]) => ConversationMessage[];
-    } = {},
-  ): Promise<{
-    sessionId: string;
-    path: string;
-    history: ConversationMessage[];
-    warnings: TranscriptWarning[];
-  }> {
+  async fork(id: string, options: ForkOptions = {}): Promise<ForkedSession> {
     const loaded = await this.load(id, options.cwd);
     const history = options.keep ? options.keep(loaded.history) : loaded.history;
-    const writer = this.create(loaded.header.cwd, options.newId, { forkedFrom: id });
+    const writer = await this.create(loaded.header.cwd, options.newId, { forkedFrom: id });
     try {
       for (const message of history) writer.appendMessage(message);
     } finally {
       writer.close();
     }
-    return {
-      sessionId: writer.sessionId,
-      path: writer.path,
-      history,
-      warnings: loaded.warnings,
-    };
+    return { sessionId: writer.sessionId, location: writer.path, history, warnings: loaded.warnings };
   }
 
-  /**
-   * Everything `--resume` needs: the loaded history and a writer appending to the same session, or
-   * (with `fork`) to a new one.
-   */
-  async resume(
-    id: string,
-    options: { fork?: boolean; cwd?: string } = {},
-  ): Promise<{
-    writer: SessionWriter;
-    history: ConversationMessage[];
-    warnings: TranscriptWarning[];
-    forkedFrom?: string;
-  }> {
-    if (options.fork) {
-      const forked = await this.fork(id, options.cwd ? { cwd: options.cwd } : {});
-      const writer = this.open(forked.sessionId);
-      return { writer, history: forked.history, warnings: forked.warnings, forkedFrom: id };
-    }
-    const loaded = await this.load(id, options.cwd);
-    const writer = SessionWriter.openFile(loaded.path, id);
-    const warnings = [
-      ...loaded.warnings,
-      ...writer.warnings.map((message) => ({ kind: "repaired" as const, message })),
-    ];
-    return { writer, history: loaded.history, warnings };
+  /** The path a session of `cwd` is (or would be) written to; no lookup. */
+  locate(id: string, cwd: string): string {
+    return path.join(this.dirFor(cwd), `${id}${TRANSCRIPT_EXTENSION}`);
+  }
+
+  locateSubagent(id: string, cwd: string, agentId: string): string {
+    return subagentTranscriptPath(this.locate(id, cwd), agentId);
+  }
+
+  async subagents(id: string, cwd?: string): Promise<string[]> {
+    return subagentIds(this.findPath(id, cwd));
+  }
+
+  async loadSubagent(id: string, agentId: string, cwd?: string): Promise<LoadedTranscript | undefined> {
+    const transcript = this.findPath(id, cwd);
+    if (!(await subagentIds(transcript)).includes(agentId)) return undefined;
+    return loadTranscript(subagentTranscriptPath(transcript, agentId));
+  }
+
+  async updateMeta(id: string, cwd: string | undefined, change: SessionMeta): Promise<void> {
+    const transcript = this.findPath(id, cwd);
+    const file = metaPath(transcript);
+    const meta: SessionMeta = { ...readMeta(transcript), ...change };
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, `${JSON.stringify(meta)}\n`, { mode: FILE_MODE });
+    renameSync(temporary, file);
+  }
+
+  async delete(id: string, cwd?: string): Promise<void> {
+    const file = this.findPath(id, cwd);
+    rmSync(file);
+    rmSync(metaPath(file), { force: true });
+  }
+
+  fileCheckpoints(id: string, cwd: string): FileCheckpoints {
+    return new FileCheckpoints(checkpointsDir(this.locate(id, cwd)));
   }
 
   private ensureDir(cwd: string): string {
@@ -277,6 +249,14 @@ export class SessionStore {
     }
     if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, DIR_MODE);
     return dir;
+  }
+}
+
+function readMeta(transcript: string): SessionMeta {
+  try {
+    return JSON.parse(readFileSync(metaPath(transcript), "utf8")) as SessionMeta;
+  } catch {
+    return {};
   }
 }
 

@@ -17,6 +17,7 @@ import { toToolResult } from "../engine/tool-result.js";
 import { TranscriptLock } from "./lock.js";
 import { boundaryUuids, recordedUuids, rememberBlockUuid } from "./message-uuids.js";
 import { type HeaderRecord, serializeRecord, TRANSCRIPT_VERSION, type TranscriptRecord } from "./records.js";
+import type { TranscriptWriter } from "./transcript-store.js";
 
 /** Transcripts are private: they hold prompts, code and command output. */
 export const FILE_MODE = 0o600;
@@ -40,7 +41,7 @@ export class SessionWriteError extends Error {
  *
  * Errors throw `SessionWriteError`; the caller decides whether a run goes on without a transcript.
  */
-export class SessionWriter {
+export class SessionWriter implements TranscriptWriter {
   private fd: number | undefined;
   /** Something was written since the last fsync. */
   private unsynced = false;
@@ -133,6 +134,11 @@ export class SessionWriter {
       );
     }
     return writer;
+  }
+
+  /** The JSONL store's location of a transcript is its path. */
+  get location(): string {
+    return this.path;
   }
 
   get closed(): boolean {

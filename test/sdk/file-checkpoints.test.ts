@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { type Options, query, type SDKUserMessage } from "../../src/index.js";
 import { SUPPORTED_OPTIONS, validateOptions } from "../../src/sdk/options.js";
-import { SessionStore } from "../../src/sessions/store.js";
+import { JsonlTranscriptStore } from "../../src/sessions/store.js";
 import { reply } from "../../src/testing/index.js";
 import { cleanUp, collect, envFor, startServer, users, workspace } from "./helpers.js";
 
@@ -146,7 +146,7 @@ describe("enableFileCheckpointing and Query.rewindFiles", () => {
     const env = envFor(server);
     const sessionId = "blocked-checkpoints";
     // A file where the checkpoint directory would go.
-    const dir = new SessionStore({ env }).dirFor(cwd);
+    const dir = new JsonlTranscriptStore({ env }).dirFor(cwd);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, `${sessionId}.checkpoints`), "in the way");
     const messages = await collect(

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { query, type SDKUserMessage } from "../../src/index.js";
-import { SessionStore } from "../../src/sessions/store.js";
+import { JsonlTranscriptStore } from "../../src/sessions/store.js";
 import { type RecordedRequest, reply } from "../../src/testing/index.js";
 import { writeTinyLlama } from "../fixtures/tiny-llama.js";
 import { baseEnv, cleanUp, collect, envFor, result, startServer, users, workspace } from "./helpers.js";
@@ -144,7 +144,7 @@ describe("sessions keep media", () => {
     );
     const sessionId = result(first).session_id;
     const transcript = readFileSync(
-      new SessionStore({ env: envFor(server) }).dirFor(cwd) + `/${sessionId}.jsonl`,
+      new JsonlTranscriptStore({ env: envFor(server) }).dirFor(cwd) + `/${sessionId}.jsonl`,
       "utf8",
     );
     expect(transcript.split(PNG).length - 1).toBe(1);

@@ -14,7 +14,7 @@ import {
   SessionNotFoundError,
   SessionWriteError,
 } from "../../src/index.js";
-import { SessionStore } from "../../src/sessions/index.js";
+import { JsonlTranscriptStore } from "../../src/sessions/index.js";
 import { hang, reply, type ScriptedServer } from "../../src/testing/index.js";
 import {
   cairnHome,
@@ -37,7 +37,7 @@ type Sent = { role: string; content: unknown }[];
 const sent = (server: ScriptedServer, index: number): Sent =>
   semanticBody<{ messages: Sent }>(server.requests[index]!.body).messages;
 
-const store = () => new SessionStore({ env: { CAIRN_HOME: cairnHome() } });
+const store = () => new JsonlTranscriptStore({ env: { CAIRN_HOME: cairnHome() } });
 
 /** One query on `cwd` against its own scripted server. */
 async function ask(

@@ -1,7 +1,7 @@
 /** `outputFormat`: structured output through a dedicated tool, validated with a JSON Schema validator. */
 import { afterEach, describe, expect, test } from "vitest";
 import { InvalidOptionsError, type Options, query, type SDKResultMessage } from "../../src/index.js";
-import { SessionStore } from "../../src/sessions/index.js";
+import { JsonlTranscriptStore } from "../../src/sessions/index.js";
 import { reply } from "../../src/testing/index.js";
 import {
   cairnHome,
@@ -103,7 +103,7 @@ describe("structured output", () => {
     expect(result).toMatchObject({ subtype: "success", structured_output: value, num_turns: 1 });
     expect(server.requests).toHaveLength(1);
     // The engine's own run summary, as the transcript recorded it: a plain success.
-    const store = new SessionStore({ env: { CAIRN_HOME: cairnHome() } });
+    const store = new JsonlTranscriptStore({ env: { CAIRN_HOME: cairnHome() } });
     const loaded = await store.load(result.session_id);
     expect(loaded.runs.map(({ subtype, aborted, errors }) => ({ subtype, aborted, errors }))).toEqual([
       { subtype: "success", aborted: false, errors: [] },

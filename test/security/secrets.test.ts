@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { runAgentLoop } from "../../src/engine/loop.js";
 import { createPermissionGate } from "../../src/permissions/index.js";
 import { ReplayProvider } from "../../src/providers/replay.js";
-import { SessionStore } from "../../src/sessions/index.js";
+import { JsonlTranscriptStore } from "../../src/sessions/index.js";
 import { reply, toStep } from "../../src/testing/index.js";
 import { builtinTools, childEnvironment } from "../../src/tools/index.js";
 
@@ -24,8 +24,8 @@ describe("secrets stay out of tool output and transcripts", () => {
   test("a secret in the environment is absent from the tool output and from the transcript", async () => {
     const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-secrets-")));
     dirs.push(base);
-    const store = new SessionStore({ cairnHome: path.join(base, "home") });
-    const writer = store.create(base, "secret-run");
+    const store = new JsonlTranscriptStore({ cairnHome: path.join(base, "home") });
+    const writer = await store.create(base, "secret-run");
     const env = childEnvironment({ ...process.env, ...SECRETS });
     const command = 'env; echo "[$ANTHROPIC_API_KEY][$CAIRN_TEST_DEPLOY_TOKEN][$DB_PASSWORD]"';
     const provider = new ReplayProvider(
@@ -67,18 +67,18 @@ describe("secrets stay out of tool output and transcripts", () => {
     }
   });
 
-  test("transcripts are private even under a permissive umask", () => {
+  test("transcripts are private even under a permissive umask", async () => {
     const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-umask-")));
     dirs.push(base);
     const previous = process.umask(0);
     try {
-      const store = new SessionStore({ cairnHome: path.join(base, "home") });
-      const writer = store.create(base, "private");
+      const store = new JsonlTranscriptStore({ cairnHome: path.join(base, "home") });
+      const writer = await store.create(base, "private");
       writer.close();
       expect(statSync(writer.path).mode & 0o777).toBe(0o600);
       expect(statSync(path.dirname(writer.path)).mode & 0o777).toBe(0o700);
       expect(statSync(path.join(base, "home")).mode & 0o777).toBe(0o700);
-      const reopened = store.open("private");
+      const reopened = await store.open("private");
       reopened.close();
       expect(statSync(writer.path).mode & 0o777).toBe(0o600);
     } finally {

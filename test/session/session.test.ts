@@ -5,8 +5,10 @@ import * as z from "zod";
 import type { RunEndEvent } from "../../src/engine/events.js";
 import type { PermissionRequest, SessionEvent } from "../../src/session/events.js";
 import { BusyError, Session, type SessionSetup } from "../../src/session/session.js";
+import { defaultTranscriptStore, JsonlTranscriptStore } from "../../src/sessions/index.js";
 import { reply, type ScriptedServer } from "../../src/testing/index.js";
 import { builtinTools, defineTool } from "../../src/tools/index.js";
+import { tempDir } from "../helpers/temp.js";
 import { cleanUp, envFor, startServer, workspace } from "../sdk/helpers.js";
 
 /**
@@ -250,6 +252,24 @@ describe("session controller", () => {
     expect(events[0]).toMatchObject({ type: "run_start", sessionId: first.id });
     expect(JSON.stringify(server.requests[1]?.body)).toContain("Remember 7.");
     await resumed.close();
+  });
+
+  test("the store the door gives keeps the session: written there, resumed from it, titled there; $CAIRN_HOME's has none", async () => {
+    const server = await startServer([reply().text("Remember 8."), reply().text("It was 8.")]);
+    const cwd = workspace();
+    const store = new JsonlTranscriptStore({ cairnHome: tempDir("cairn-own-store-") });
+    const first = new Session(setup(server, cwd, { store, opening: { title: "Numbers" } }));
+    await drain(first.prompt({ text: "remember" }));
+    await first.close();
+    expect(first.transcriptPath(first.id)).toBe(store.locate(first.id, cwd));
+    expect((await store.list(cwd)).map((s) => [s.sessionId, s.meta.title])).toEqual([[first.id, "Numbers"]]);
+    expect(await defaultTranscriptStore(envFor(server)).exists(first.id, cwd)).toBe(false);
+
+    const resumed = new Session(setup(server, cwd, { store, opening: { resume: first.id } }));
+    await drain(resumed.prompt({ text: "what was it?" }));
+    await resumed.close();
+    expect(JSON.stringify(server.requests[1]?.body)).toContain("Remember 8.");
+    expect((await store.load(first.id, cwd)).history).toHaveLength(4);
   });
 
   test("a mode change during a turn is an event; the next call is checked in the new mode", async () => {

@@ -12,7 +12,7 @@
 import { pathToFileURL } from "node:url";
 import type { EngineEvent } from "../../src/engine/events.js";
 import type { ConversationMessage, StreamedMessage } from "../../src/engine/messages.js";
-import { SessionNotFoundError, SessionStore } from "../../src/sessions/index.js";
+import { JsonlTranscriptStore, SessionNotFoundError } from "../../src/sessions/index.js";
 
 /** What makes a history invalid for the model API; empty when it is fine. */
 export function historyProblems(history: ConversationMessage[]): string[] {
@@ -183,7 +183,7 @@ async function main(): Promise<void> {
   const [mode, cairnHome, cwd, sessionId] = process.argv.slice(2);
   if (!mode || !cairnHome || !cwd || !sessionId)
     throw new Error("usage: write|check <cairnHome> <cwd> <sessionId>");
-  const store = new SessionStore({ cairnHome });
+  const store = new JsonlTranscriptStore({ cairnHome });
   if (mode === "check") {
     const loaded = await store.load(sessionId, cwd);
     const result = {
@@ -195,12 +195,12 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
-  let writer: ReturnType<SessionStore["create"]>;
+  let writer: Awaited<ReturnType<JsonlTranscriptStore["create"]>>;
   try {
-    writer = store.open(sessionId, cwd);
+    writer = await store.open(sessionId, cwd);
   } catch (error) {
     if (!(error instanceof SessionNotFoundError)) throw error;
-    writer = store.create(cwd, sessionId);
+    writer = await store.create(cwd, sessionId);
   }
   process.stdout.write("ready\n");
   for (let run = 0; ; run += 1) await oneRun((event) => writer.recordEvent(event), sessionId, run);

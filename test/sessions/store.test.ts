@@ -7,9 +7,10 @@ import { runAgentLoop } from "../../src/engine/loop.js";
 import type { ConversationMessage } from "../../src/engine/messages.js";
 import { ReplayProvider } from "../../src/providers/replay.js";
 import {
+  JsonlTranscriptStore,
   loadTranscript,
+  resumeTranscript,
   SessionNotFoundError,
-  SessionStore,
   TranscriptError,
   workspaceKey,
 } from "../../src/sessions/index.js";
@@ -21,7 +22,7 @@ import { historyProblems } from "./kill-child.js";
 function setup() {
   const base = tempDir("cairn-sessions-");
   const cwd = path.join(base, "project");
-  const store = new SessionStore({ cairnHome: path.join(base, "home") });
+  const store = new JsonlTranscriptStore({ cairnHome: path.join(base, "home") });
   return { base, cwd, store };
 }
 
@@ -54,7 +55,7 @@ async function runLoop(
 describe("a transcript round-trips the engine's history", () => {
   test("create, record a run, load: the same ConversationMessage[] the engine built", async () => {
     const { cwd, store } = setup();
-    const writer = store.create(cwd);
+    const writer = await store.create(cwd);
     const history: ConversationMessage[] = [];
     await runLoop(history, "first prompt", (event) => writer.recordEvent(event));
     writer.close();
@@ -70,14 +71,14 @@ describe("a transcript round-trips the engine's history", () => {
 
   test("reopen with the same id (resume), append another run: both runs load in order", async () => {
     const { cwd, store } = setup();
-    const first = store.create(cwd, "resume-me");
+    const first = await store.create(cwd, "resume-me");
     const history: ConversationMessage[] = [];
     await runLoop(history, "one", (event) => first.recordEvent(event));
     first.close();
 
-    const resumed = await store.resume("resume-me");
+    const resumed = await resumeTranscript(store, "resume-me");
     expect(resumed.history).toEqual(history);
-    expect(resumed.writer.path).toBe(first.path);
+    expect(resumed.writer.location).toBe(first.path);
     await runLoop(resumed.history, "two", (event) => resumed.writer.recordEvent(event), [
       reply().text("Again."),
     ]);
@@ -91,9 +92,9 @@ describe("a transcript round-trips the engine's history", () => {
     expect(loaded.runs).toHaveLength(2);
   });
 
-  test("one complete JSON record per line, type first", () => {
+  test("one complete JSON record per line, type first", async () => {
     const { cwd, store } = setup();
-    const writer = store.create(cwd);
+    const writer = await store.create(cwd);
     writer.appendMessage({ role: "user", content: "hi" });
     writer.close();
     const lines = readFileSync(writer.path, "utf8").split("\n");
@@ -105,7 +106,7 @@ describe("a transcript round-trips the engine's history", () => {
 describe("crashes and corruption", () => {
   async function session() {
     const { cwd, store } = setup();
-    const writer = store.create(cwd, "crashy");
+    const writer = await store.create(cwd, "crashy");
     await runLoop([], "prompt", (event) => writer.recordEvent(event));
     writer.close();
     return { store, cwd, writer, file: writer.path };
@@ -120,7 +121,7 @@ describe("crashes and corruption", () => {
     expect(torn.history).toEqual(before);
     expect(torn.warnings).toEqual([expect.objectContaining({ kind: "torn", line: torn.lines })]);
 
-    const writer = store.open("crashy");
+    const writer = await store.open("crashy");
     expect(writer.warnings[0]).toMatch(/cut short by a crash/);
     writer.appendMessage({ role: "user", content: "after the crash" });
     writer.close();
@@ -150,7 +151,7 @@ describe("crashes and corruption", () => {
 
   test("a crash between a tool call and its result: the call is closed as interrupted", async () => {
     const { cwd, store } = setup();
-    const writer = store.create(cwd, "dangling");
+    const writer = await store.create(cwd, "dangling");
     writer.recordEvent({
       type: "run_start",
       sessionId: "dangling",
@@ -189,7 +190,7 @@ describe("crashes and corruption", () => {
 
   test("orphan results are dropped and results are put in tool-call order", async () => {
     const { cwd, store } = setup();
-    const writer = store.create(cwd, "order");
+    const writer = await store.create(cwd, "order");
     writer.appendMessage({ role: "user", content: "go" });
     writer.append({
       type: "assistant",
@@ -241,9 +242,9 @@ describe("crashes and corruption", () => {
 });
 
 describe("the store", () => {
-  test("files are created 0600, directories 0700, under $CAIRN_HOME/sessions/<workspace-key>/", () => {
+  test("files are created 0600, directories 0700, under $CAIRN_HOME/sessions/<workspace-key>/", async () => {
     const { base, cwd, store } = setup();
-    const writer = store.create(cwd, "modes");
+    const writer = await store.create(cwd, "modes");
     writer.close();
     expect(statSync(writer.path).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(writer.path)).mode & 0o777).toBe(0o700);
@@ -261,31 +262,31 @@ describe("the store", () => {
     }
   });
 
-  test("an existing session is never overwritten", () => {
+  test("an existing session is never overwritten", async () => {
     const { cwd, store } = setup();
-    store.create(cwd, "dup").close();
-    expect(() => store.create(cwd, "dup")).toThrow(/session dup already exists/);
+    (await store.create(cwd, "dup")).close();
+    await expect(store.create(cwd, "dup")).rejects.toThrow(/session dup already exists/);
   });
 
   test("an unknown id is an error naming the id; ids are never paths", async () => {
     const { store } = setup();
     await expect(store.load("no-such-session")).rejects.toThrow(SessionNotFoundError);
     await expect(store.load("no-such-session")).rejects.toThrow(/^session no-such-session not found /);
-    expect(() => store.open("no-such-session")).toThrow(/session no-such-session not found/);
-    expect(() => store.open("../../etc/passwd")).toThrow(/not a valid session id/);
-    expect(() => store.create("/tmp", "../x")).toThrow(/not a valid session id/);
+    await expect(store.open("no-such-session")).rejects.toThrow(/session no-such-session not found/);
+    await expect(store.open("../../etc/passwd")).rejects.toThrow(/not a valid session id/);
+    await expect(store.create("/tmp", "../x")).rejects.toThrow(/not a valid session id/);
   });
 
   test("list and latest: newest first, with first prompt and counts; fork copies into a new id", async () => {
     const { cwd, store } = setup();
-    const older = store.create(cwd, "older");
+    const older = await store.create(cwd, "older");
     await runLoop([], "the older one", (event) => older.recordEvent(event));
     older.close();
-    const newer = store.create(cwd, "newer");
+    const newer = await store.create(cwd, "newer");
     await runLoop([], "the newer one", (event) => newer.recordEvent(event), [reply().text("hi")]);
     newer.close();
     utimesSync(older.path, new Date(2020, 0, 1), new Date(2020, 0, 1));
-    const other = store.create(path.join(cwd, "elsewhere"), "elsewhere");
+    const other = await store.create(path.join(cwd, "elsewhere"), "elsewhere");
     other.close();
 
     const list = await store.list(cwd);
@@ -308,10 +309,10 @@ describe("the store", () => {
 
   test("resume with fork writes to the new id", async () => {
     const { cwd, store } = setup();
-    const original = store.create(cwd, "orig");
+    const original = await store.create(cwd, "orig");
     await runLoop([], "one", (event) => original.recordEvent(event));
     original.close();
-    const resumed = await store.resume("orig", { fork: true });
+    const resumed = await resumeTranscript(store, "orig", { fork: true });
     expect(resumed.writer.sessionId).not.toBe("orig");
     expect(resumed.forkedFrom).toBe("orig");
     resumed.writer.appendMessage({ role: "user", content: "only in the fork" });
@@ -324,7 +325,7 @@ describe("the store", () => {
 
   test("resuming a 10,000-message session is fast (one streaming pass)", async () => {
     const { cwd, store } = setup();
-    const writer = store.create(cwd, "big");
+    const writer = await store.create(cwd, "big");
     for (let i = 0; i < 2_500; i += 1) {
       writer.appendMessage({ role: "user", content: `prompt ${i} ${"x".repeat(200)}` });
       writer.append({
