@@ -41,24 +41,17 @@ type Woken = typeof WOKEN;
 
 /**
  * `source`'s items with the channel's merged in: whatever the channel holds is yielded before the
- * next item of `source`, and, when `source` may wait for one of them to be acted on (`mayBlock`: a
- * permission question someone answers), also while `source` is still working. Without `mayBlock`
- * nothing is raced: the hot path of a streamed answer pays nothing for the channel.
+ * next item of `source`, and also while `source` is still working on it (it may be waiting for one
+ * of them to be acted on: a permission question someone answers). A source that cannot wait on
+ * the channel is better read directly, taking the channel's items between its own.
  */
 export async function* mergeWith<T, S, R>(
   source: AsyncIterator<T, R>,
   channel: EventChannel<S>,
-  mayBlock: boolean,
 ): AsyncGenerator<T | S, R> {
   while (true) {
     for (const item of channel.take()) yield item;
     const pending = source.next();
-    if (!mayBlock) {
-      const step = await pending;
-      if (step.done) return step.value;
-      yield step.value;
-      continue;
-    }
     let step: IteratorResult<T, R> | Woken = await Promise.race([pending, channel.next()]);
     while (step === WOKEN) {
       for (const item of channel.take()) yield item;

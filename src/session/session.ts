@@ -13,7 +13,13 @@ import { estimateTokens } from "../engine/tokens.js";
 import type { McpServerEntry } from "../mcp/config.js";
 import type { SessionPermissionMode } from "../permissions/types.js";
 import { type AgentsSpec, loadRunAgents, offeredAgents } from "../run/agents.js";
-import { type AssembledRun, assembleRun, type RunSpec, resolveModelFor } from "../run/assemble.js";
+import {
+  type AssembledRun,
+  assembleRun,
+  type RunSpec,
+  resolveModelFor,
+  type TurnSpec,
+} from "../run/assemble.js";
 import type { PromptExpansion } from "../run/customize.js";
 import type { RunModel } from "../run/model.js";
 import { FileCheckpoints, type RewindFilesResult } from "../sessions/checkpoints.js";
@@ -23,7 +29,7 @@ import {
   openSession,
   type SessionRequest,
 } from "../sessions/open-session.js";
-import type { TranscriptStore } from "../sessions/transcript-store.js";
+import type { TranscriptStore, TranscriptWriter } from "../sessions/transcript-store.js";
 import { SessionWriteError } from "../sessions/writer.js";
 import { describeToolCall } from "../tools/display.js";
 import { builtinTools } from "../tools/index.js";
@@ -224,24 +230,13 @@ export class Session {
    * `prompt()` in batches: every event of one network chunk together (or one other event), so a
    * door that writes them (print mode) makes one write per chunk. `run_end` is not in them.
    */
-  async *promptBatches(
+  promptBatches(
     input: PromptInput,
     options: PromptOptions = {},
   ): AsyncGenerator<SessionEvent[], RunEndEvent | undefined> {
-    const release = options.continuation ? undefined : await this.gate.enter(options.whenBusy ?? "queue");
-    const run = new AbortController();
-    const onStop = () => run.abort(this.stop.signal.reason);
-    if (this.stop.signal.aborted) onStop();
-    else this.stop.signal.addEventListener("abort", onStop, { once: true });
-    const outer = this.currentRun;
-    this.currentRun = run;
-    try {
-      return yield* this.engineRun(input, run, options);
-    } finally {
-      this.stop.signal.removeEventListener("abort", onStop);
-      this.currentRun = outer;
-      release?.();
-    }
+    // One async generator between the door and the engine: each layer costs every batch of a
+    // streamed answer a few promises (docs/performance.md).
+    return this.turn(input, options);
   }
 
   /** Stops the running turn (its model request and tools); it ends with an aborted `run_end`. */
@@ -543,56 +538,36 @@ export class Session {
     return this.customizationLoading;
   }
 
-  /** One engine run, with the session's own events merged in; returns its `run_end`. */
-  private async *engineRun(
+  /**
+   * One turn: the busy rule's gate, then one engine run with the session's own events merged in;
+   * returns its `run_end`. One generator for the whole turn (see `promptBatches`).
+   */
+  private async *turn(
     input: PromptInput,
-    run: AbortController,
     options: PromptOptions,
   ): AsyncGenerator<SessionEvent[], RunEndEvent | undefined> {
-    const assembled = await this.assembly();
-    const model = this.model ?? assembled.model;
-    if (this.closed) return undefined;
-    let session = this.opened;
-    if (!session && this.resumes()) session = await this.open();
-    if (!session) await this.checkNewSessionId();
-    if (this.closed) return undefined;
-    let writer = session?.writer;
-    const sessionId = session?.sessionId ?? this.newSessionId;
-    const sessionStart = this.sessionStarted ? undefined : this.history.length > 0 ? "resume" : "startup";
-    const beforeFileChange = this.fileCheckpoints.begin(sessionId, options.userMessageId ?? randomUuid());
-    this.sessionStarted = true;
-    const left = this.spend.budgetLeft(this.setup.maxBudgetUsd);
-    const engine = runAgentLoopBatches(
-      await assembled.loopOptions({
-        prompt: input.text,
-        ...(input.content ? { promptContent: input.content } : {}),
-        ...(options.expansion !== undefined ? { expansion: options.expansion } : {}),
-        signal: run.signal,
-        sessionId,
-        transcriptPath: this.transcriptPath(sessionId),
-        ...(this.persists()
-          ? {
-              subagentTranscriptPath: (agentId: string) =>
-                this.store.locateSubagent(sessionId, this.setup.cwd, agentId),
-            }
-          : {}),
-        ...(sessionStart ? { sessionStart } : {}),
-        history: this.history,
-        model,
-        canUseTool: this.permissions.canUseTool,
-        ...(this.permissions.chosenMode !== undefined ? { permissionMode: this.permissions.chosenMode } : {}),
-        ...(options.extraTools ? { extraTools: options.extraTools } : {}),
-        ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
-        ...(this.thinking ? { thinking: this.thinking } : {}),
-        ...(beforeFileChange ? { beforeFileChange } : {}),
-        ...(left !== undefined ? { maxBudgetUsd: left } : {}),
-      }),
-    );
-    // Only a question somebody answers can keep the engine waiting on the door.
-    const steps = mergeWith(engine, this.side, this.setup.permissions.answered);
+    const release = options.continuation ? undefined : await this.gate.enter(options.whenBusy ?? "queue");
+    const run = new AbortController();
+    const onStop = () => run.abort(this.stop.signal.reason);
+    if (this.stop.signal.aborted) onStop();
+    else this.stop.signal.addEventListener("abort", onStop, { once: true });
+    const outer = this.currentRun;
+    this.currentRun = run;
+    let engine: AsyncGenerator<EngineEvent[], RunEndEvent> | undefined;
     let finished = false;
     try {
+      const start = await this.startRun(input, options, run);
+      if (!start) return undefined;
+      engine = start.engine;
+      let { session, writer } = start;
+      // Only a question somebody answers can keep the engine waiting on the door: then its events
+      // are raced against the session's own; otherwise those are taken between batches.
+      const answered = this.setup.permissions.answered;
+      const steps: AsyncIterator<EngineEvent[] | SessionOwnEvent, RunEndEvent> = answered
+        ? mergeWith(engine, this.side)
+        : engine;
       while (true) {
+        if (!answered) for (const own of this.side.take()) yield this.published([own]);
         const step = await steps.next();
         if (step.done) {
           finished = true;
@@ -605,15 +580,9 @@ export class Session {
         }
         // Every event reaches the transcript (deltas are not recorded), also while the session is
         // being abandoned.
-        let end: RunEndEvent | undefined;
-        let started = false;
-        for (const event of item) {
-          if (event.type === "stream") continue;
-          const recording = writer?.recordEvent(event);
-          if (recording) await recording;
-          if (event.type === "run_end") end = event;
-          else if (event.type === "run_start") started = true;
-        }
+        const recorded = scan(item);
+        if (writer && recorded.records) await record(item, writer);
+        const end = recorded.end;
         if (this.closed) return undefined;
         if (end) {
           finished = true;
@@ -627,28 +596,99 @@ export class Session {
           return end;
         }
         yield this.published(item as SessionEvent[]);
-        if (started) {
+        if (recorded.started) {
           for (const notice of this.notices.splice(0))
             yield this.published([{ type: "session_notice", ...notice }]);
           if (!session) {
             session = await this.open();
             writer = session.writer;
-            for (const event of item) {
-              if (event.type === "stream") continue;
-              const recording = writer?.recordEvent(event);
-              if (recording) await recording;
-            }
+            if (writer && recorded.records) await record(item, writer);
           }
         }
       }
     } finally {
-      if (!finished) {
+      if (engine && !finished) {
         // Ended mid-run (the door stopped reading, or the session was abandoned): abort the request
         // and tools, then let the engine's own finally blocks close the stream.
         run.abort(new Error("The turn was abandoned."));
         await engine.return(undefined as never).catch(() => {});
       }
+      this.stop.signal.removeEventListener("abort", onStop);
+      this.currentRun = outer;
+      release?.();
     }
+  }
+
+  /**
+   * Everything before a turn's first event: the run assembled, a resumed session opened (a new
+   * one's id checked), the engine started. Undefined when the session was abandoned meanwhile. Kept
+   * apart from `turn`, whose loop is the hot code of a streamed answer: V8 optimises a small loop
+   * early and cheaply (as print mode's `printBatch`).
+   */
+  private async startRun(
+    input: PromptInput,
+    options: PromptOptions,
+    run: AbortController,
+  ): Promise<
+    | {
+        engine: AsyncGenerator<EngineEvent[], RunEndEvent>;
+        session: OpenedSession | undefined;
+        writer: TranscriptWriter | undefined;
+      }
+    | undefined
+  > {
+    const assembled = await this.assembly();
+    const model = this.model ?? assembled.model;
+    if (this.closed) return undefined;
+    let session = this.opened;
+    if (!session && this.resumes()) session = await this.open();
+    if (!session) await this.checkNewSessionId();
+    if (this.closed) return undefined;
+    const sessionId = session?.sessionId ?? this.newSessionId;
+    const sessionStart = this.sessionStarted ? undefined : this.history.length > 0 ? "resume" : "startup";
+    const beforeFileChange = this.fileCheckpoints.begin(sessionId, options.userMessageId ?? randomUuid());
+    this.sessionStarted = true;
+    const loop = await assembled.loopOptions(
+      this.turnSpec(input, options, run, sessionId, sessionStart, model, beforeFileChange),
+    );
+    return { engine: runAgentLoopBatches(loop), session, writer: session?.writer };
+  }
+
+  /** What the run assembly makes the engine's options of, for one turn. */
+  private turnSpec(
+    input: PromptInput,
+    options: PromptOptions,
+    run: AbortController,
+    sessionId: string,
+    sessionStart: "startup" | "resume" | undefined,
+    model: RunModel,
+    beforeFileChange: ((file: string) => Promise<void>) | undefined,
+  ): TurnSpec {
+    const left = this.spend.budgetLeft(this.setup.maxBudgetUsd);
+    return {
+      prompt: input.text,
+      ...(input.content ? { promptContent: input.content } : {}),
+      ...(options.expansion !== undefined ? { expansion: options.expansion } : {}),
+      signal: run.signal,
+      sessionId,
+      transcriptPath: this.transcriptPath(sessionId),
+      ...(this.persists()
+        ? {
+            subagentTranscriptPath: (agentId: string) =>
+              this.store.locateSubagent(sessionId, this.setup.cwd, agentId),
+          }
+        : {}),
+      ...(sessionStart ? { sessionStart } : {}),
+      history: this.history,
+      model,
+      canUseTool: this.permissions.canUseTool,
+      ...(this.permissions.chosenMode !== undefined ? { permissionMode: this.permissions.chosenMode } : {}),
+      ...(options.extraTools ? { extraTools: options.extraTools } : {}),
+      ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+      ...(this.thinking ? { thinking: this.thinking } : {}),
+      ...(beforeFileChange ? { beforeFileChange } : {}),
+      ...(left !== undefined ? { maxBudgetUsd: left } : {}),
+    };
   }
 
   /**
@@ -760,3 +800,33 @@ type PendingAsk = {
   /** The tool call's signal: the turn's abort withdraws the request. */
   signal: AbortSignal;
 };
+
+/**
+ * What a batch holds besides deltas: its run_start and run_end, and whether anything in it is
+ * recorded (a batch of deltas, nearly every batch of a streamed answer, has nothing to record).
+ */
+function scan(batch: readonly EngineEvent[]): {
+  end: RunEndEvent | undefined;
+  started: boolean;
+  records: boolean;
+} {
+  let end: RunEndEvent | undefined;
+  let started = false;
+  let records = false;
+  for (const event of batch) {
+    if (event.type === "stream") continue;
+    records = true;
+    if (event.type === "run_end") end = event;
+    else if (event.type === "run_start") started = true;
+  }
+  return { end, started, records };
+}
+
+/** Records a batch's events but the deltas, in order (a store may take its time for each). */
+async function record(batch: readonly EngineEvent[], writer: TranscriptWriter): Promise<void> {
+  for (const event of batch) {
+    if (event.type === "stream") continue;
+    const recording = writer.recordEvent(event);
+    if (recording) await recording;
+  }
+}
