@@ -151,16 +151,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
         history.push(results.message(toolUses));
         yield [{ type: "turn_end", turn: state.turn, stopReason: message.stop_reason }];
         if (signal.aborted) throw abortError();
-        if (results.terminal) break;
-        if (results.hookStop) {
-          state.stoppedBy(results.hookStop, "stopped the run");
-          break;
-        }
-        if (results.interrupted) {
-          state.fail("error_during_execution", "A permission decision interrupted the run.");
-          break;
-        }
-        if (state.failingInARow()) break;
+        if (results.endRun(state) || state.failingInARow()) break;
       }
     }
   } catch (error) {

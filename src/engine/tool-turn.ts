@@ -1,6 +1,7 @@
 import type { Tool } from "../tools/types.js";
 import type { MalformedToolInput } from "./message-assembler.js";
 import type { ConversationMessage, ToolResultBlock, ToolUseBlock, UserContentBlock } from "./messages.js";
+import type { RunState } from "./run-state.js";
 import { toToolResult } from "./tool-result.js";
 import { type PreparedCall, rejected, scheduleBatches } from "./tool-runner.js";
 import type { ToolBatchOutcome, ToolCallStep } from "./turn-steps.js";
@@ -54,11 +55,11 @@ function prepareCall(
 export class ToolTurnResults {
   private readonly results = new Map<string, ToolResultBlock>();
   /** A permission decision asked to interrupt the run. */
-  interrupted = false;
+  private interrupted = false;
   /** A call that succeeded ends the run once its batch is done (structured output was accepted). */
-  terminal = false;
+  private terminal = false;
   /** The first hook's `continue: false`. */
-  hookStop: { reason: string; hook: string } | undefined;
+  private hookStop: { reason: string; hook: string } | undefined;
 
   add(outcome: ToolBatchOutcome): void {
     for (const settled of outcome.settled) {
@@ -69,6 +70,23 @@ export class ToolTurnResults {
       this.results.set(block.id, toToolResult(block.id, result));
       this.hookStop ??= settled.stop;
     }
+  }
+
+  /**
+   * The tools end the run: a terminal call (successfully), a hook's `continue: false` or a
+   * permission decision that interrupts (recorded in `state` as the run's end).
+   */
+  endRun(state: RunState): boolean {
+    if (this.terminal) return true;
+    if (this.hookStop) {
+      state.stoppedBy(this.hookStop, "stopped the run");
+      return true;
+    }
+    if (this.interrupted) {
+      state.fail("error_during_execution", "A permission decision interrupted the run.");
+      return true;
+    }
+    return false;
   }
 
   /** The user message of the results, in the order the model asked for the calls. */
