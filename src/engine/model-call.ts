@@ -1,7 +1,7 @@
 import { randomUuid } from "../util/random-id.js";
 import { batchesOf } from "./event-batches.js";
 import type { EngineEvent } from "./events.js";
-import { MessageAssembler } from "./message-assembler.js";
+import { type MalformedToolInput, MessageAssembler } from "./message-assembler.js";
 import type { ModelStreamEvent, StreamedMessage } from "./messages.js";
 import type { ModelProvider, ModelRequest, RateLimitReport } from "./provider.js";
 import { ProviderError } from "./provider.js";
@@ -16,9 +16,11 @@ import {
 } from "./retry.js";
 import { RetryDeduper } from "./retry-dedupe.js";
 
+/** What a completed call gives back: plain data (a durable engine may keep it and give it back instead of calling again). */
 export type ModelCallResult = {
   message: StreamedMessage;
-  assembler: MessageAssembler;
+  /** The tool calls whose streamed input was not valid JSON: they must never run. */
+  malformed: MalformedToolInput[];
   requestId?: string;
   rateLimit?: RateLimitReport;
 };
@@ -119,7 +121,7 @@ export async function* callModel(
       }
       return {
         message,
-        assembler,
+        malformed: assembler.malformed,
         ...(response.requestId ? { requestId: response.requestId } : {}),
         ...(response.rateLimit ? { rateLimit: response.rateLimit } : {}),
       };
