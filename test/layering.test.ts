@@ -12,7 +12,7 @@ import { type SourceImport, SRC, sourceImports } from "./helpers/source-imports.
  *   permission gate and hooks injected, so it reaches for no provider, config file or front door.
  * - `run/`: the run assembly, which puts the parts together.
  * - `session/`: the session controller every door drives.
- * - The doors: `cli/`, `sdk/`, `acp/`, `claude-protocol/`. No door imports another, except where
+ * - The doors: `cli/`, `sdk/`, `acp/`, `claude-protocol/`, `interactive/`. No door imports another, except where
  *   one is built on another (DOOR_EXCEPTIONS, file by file, with the reason).
  * - `entry/`: the executable, which picks the door; `index.ts`: the package's root export.
  *
@@ -34,7 +34,7 @@ const PARTS = [
   "hooks",
 ];
 const BELOW_DOORS = [...UTIL, ...PARTS, "run", "session"];
-const DOORS = ["cli", "sdk", "acp", "claude-protocol"];
+const DOORS = ["cli", "sdk", "acp", "claude-protocol", "interactive"];
 
 /** What each top-level folder or file of src/ may import besides itself. */
 const MAY_IMPORT: Record<string, readonly string[]> = {
@@ -57,6 +57,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   sdk: BELOW_DOORS,
   acp: BELOW_DOORS,
   "claude-protocol": BELOW_DOORS,
+  // The interactive mode (a terminal): the CLI parses its flags and hands it their session setup.
+  interactive: BELOW_DOORS,
   entry: [...BELOW_DOORS, ...DOORS],
   "index.ts": [...BELOW_DOORS, "sdk"],
   // The scripted model server speaks the providers' wires and shares the scenario format.

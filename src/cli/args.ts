@@ -44,6 +44,8 @@ export type CliOptions = {
    */
   toolPayloads?: ToolPayloadShape;
   printThinking: boolean;
+  /** `--screen-reader`: the interactive mode in plain lines, without redraws (docs/interactive.md). */
+  screenReader: boolean;
   /** `--list-models`: print the models, as `cairn models` does, and exit. */
   listModels: boolean;
   allowedTools: string[];
@@ -121,6 +123,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .option("--plan", "", false)
     .option("--new-session-id <uuid>")
     .option("--list-models", "", false)
+    .option("--screen-reader", "", false)
     .addOption(new Option("--tool-payloads <shape>").choices(TOOL_PAYLOAD_SHAPES))
     .option("--print-thinking", "", false)
     .option("-H, --header <header>", "", (value: string, list: string[]) => [...list, value], [] as string[])
@@ -184,6 +187,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     plan: boolean;
     newSessionId?: string;
     listModels: boolean;
+    screenReader: boolean;
     header: string[];
     toolPayloads?: ToolPayloadShape;
     printThinking: boolean;
@@ -256,6 +260,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     ...(opts.settingSources !== undefined ? { settingSources: opts.settingSources } : {}),
     ...(opts.newSessionId !== undefined ? { newSessionId: opts.newSessionId.toLowerCase() } : {}),
     listModels: opts.listModels,
+    screenReader: opts.screenReader,
     ...(opts.toolPayloads !== undefined ? { toolPayloads: opts.toolPayloads } : {}),
     printThinking: opts.printThinking,
     ...(opts.header.length > 0 ? { headers: parseHeaders(opts.header) } : {}),

@@ -9,6 +9,7 @@ Give it a task; it works on the files in the current directory (reading, writing
 running shell commands, searching) until the task is done, prints the outcome and exits.
 
 Usage:
+  cairn ["<prompt>"] [options]          at a terminal: the interactive mode (docs/interactive.md)
   cairn -p "<prompt>" [options]         run one prompt and print the answer
   echo "<prompt>" | cairn [options]     the same, with the prompt on stdin
   cairn models [--prices | --json]      the models ('<id> - <name>'; each id works with --model);
@@ -60,6 +61,7 @@ Options:
                                 ask is plan without shell commands. They hold over --force.
   --new-session-id <uuid>       Start the new session under this id (a UUIDv4).
   --list-models                 List the models (as cairn models) and exit.
+  --screen-reader               The interactive mode as plain lines, without redraws (as TERM=dumb).
   -H, --header "Name: Value"    An extra header on every model request; repeatable.
   --print-thinking              With stream-json: print the model's thinking as the reference CLI's
                                 thinking events (or CAIRN_PRINT_THINKING=1). Off by default.
@@ -97,8 +99,9 @@ Examples:
   echo "List the TODO comments in src/" | cairn --output-format json
 
 A prompt given as an argument wins and stdin is then not read at all, so a program that leaves
-cairn's stdin open can never make it wait. Without -p, at a terminal, cairn has no interactive mode
-yet and prints a short usage message.
+cairn's stdin open can never make it wait. Without -p, at a terminal (stdin and stdout both), cairn
+starts its interactive mode, with the prompt given as the first message (docs/interactive.md);
+--screen-reader makes it plain lines without redraws.
 
 Environment:
   ANTHROPIC_API_KEY    key for anthropic/ models        CAIRN_MODEL   default model
@@ -113,7 +116,3 @@ are one line on stderr; stdout carries only the chosen format.
 
 Output formats, events and tool payloads: docs/events.md
 `;
-
-/** The short message for `cairn` at a terminal without -p (interactive mode is not available yet). */
-export const NO_INTERACTIVE =
-  'there is no interactive mode yet. Run a prompt with: cairn -p "<prompt>" (see cairn --help)';

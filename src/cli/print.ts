@@ -1,11 +1,9 @@
 import { statSync } from "node:fs";
 import type { ModelCallRetryEvent, RunEndEvent } from "../engine/events.js";
 import { type HookRunRecord, hookFailureText } from "../engine/hooks.js";
-import { parseMcpConfigFlags } from "../mcp/sources.js";
 import type { AssembledRun } from "../run/assemble.js";
-import { resolveSandboxPolicy } from "../sandbox/policy.js";
 import type { SessionEvent } from "../session/events.js";
-import { Session, type SessionSetup } from "../session/session.js";
+import { Session } from "../session/session.js";
 import { killRunProcessesOnExit } from "../tools/run-processes.js";
 import { UsageError } from "../util/exit-codes.js";
 import type { CliOptions } from "./args.js";
@@ -13,6 +11,7 @@ import { writeError } from "./errors.js";
 import { projectionFor } from "./formats/select.js";
 import { StdoutWriter } from "./output.js";
 import { ProgressLine } from "./progress.js";
+import { cliSessionSetup } from "./session-setup.js";
 import { toolPayloadShape } from "./tool-payload-shape.js";
 
 export type PrintOptions = CliOptions & { prompt: string; cwd: string };
@@ -32,7 +31,7 @@ export type PrintOutcome = {
 export async function runPrint(options: PrintOptions, signal: AbortSignal): Promise<PrintOutcome> {
   assertDirectory(options.cwd);
   const writer = new StdoutWriter();
-  const session = new Session(printSession(options));
+  const session = new Session(cliSessionSetup(options, { answered: false }));
   // A call is named on the line as every door shows it: the session's display title.
   const progress =
     options.outputFormat === "text" && process.stderr.isTTY
@@ -61,63 +60,6 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     await session.close();
     cancelExitKill();
   }
-}
-
-/** The session print mode runs its one prompt in, from the flags. */
-function printSession(options: PrintOptions): SessionSetup {
-  const { cwd } = options;
-  return {
-    cwd,
-    ...(options.settingSources ? { settingSources: options.settingSources } : {}),
-    assembly: () => ({
-      cwd,
-      ...(options.model !== undefined ? { model: options.model } : {}),
-      ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
-      ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
-      ...(options.headers ? { headers: options.headers } : {}),
-      hooks: {
-        trust: options.trust,
-        trustHint: "pass --trust, or add the workspace to trustedWorkspaces in the user config",
-      },
-      sandbox: async (roots, env) => {
-        const { policy, warning } = await resolveSandboxPolicy(
-          { ...(options.sandbox ? { mode: options.sandbox } : {}), network: options.sandboxNetwork },
-          { roots, env },
-        );
-        return { policy, warnings: warning ? [warning] : [] };
-      },
-      mcp: {
-        explicit: parseMcpConfigFlags(options.mcpConfigs, cwd),
-        strict: options.strictMcpConfig,
-        approveProject: options.approveMcps,
-        // A server's own stderr is its log: shown with CAIRN_DEBUG=1; what happens to it, always.
-        onLog: (server, line, kind) => {
-          if (kind === "event" || process.env.CAIRN_DEBUG) writeError(`MCP server ${server}: ${line}`);
-        },
-      },
-      ...options.longSession,
-    }),
-    permissions: {
-      // Print mode cannot ask: reads and edits inside the workspace are allowed, the rest needs a rule.
-      // The reference CLI calls that print-mode default "default".
-      fallbackMode: "acceptEdits",
-      fallbackReportedAs: "default",
-      ...(options.force ? { mode: "bypassPermissions" as const } : {}),
-      ...(options.permissionMode && !options.force ? { mode: options.permissionMode } : {}),
-      allowedTools: options.allowedTools,
-      disallowedTools: options.disallowedTools,
-      additionalDirectories: options.addDirs,
-      answered: false,
-      forceHint: "use --force",
-      source: "--allowedTools/--disallowedTools",
-    },
-    opening: {
-      ...(options.newSessionId !== undefined ? { sessionId: options.newSessionId } : {}),
-      ...(typeof options.resume === "string" ? { resume: options.resume, createMissing: true } : {}),
-      continueLatest: options.continueLatest,
-      fork: options.forkSession,
-    },
-  };
 }
 
 type PrintIo = { writer: StdoutWriter; progress: ProgressLine | undefined };

@@ -20,9 +20,10 @@ const REFERENCE_ONLY_FLAGS: Readonly<Record<string, string>> = {
   "--insecure":
     "cairn never turns TLS verification off: trust the server's certificate with NODE_EXTRA_CA_CERTS",
   "--auth-token": "cairn has no account to authenticate: use --api-key or the provider's key variable",
-  "--background": "cairn has no interactive mode to leave in the background: run it with -p",
-  "-b": "cairn has no interactive mode to leave in the background: run it with -p",
-  "--fullscreen": "cairn has no interactive mode: run it with -p",
+  "--background": "cairn's interactive mode cannot be left in the background: run the prompt with -p",
+  "-b": "cairn's interactive mode cannot be left in the background: run the prompt with -p",
+  "--fullscreen":
+    "cairn's interactive mode is always inline, in the terminal's own scrollback (docs/interactive.md)",
   "--with-diffs": "stream-json carries the diffs (diffString, before/after contents) by default",
   "--prompt": 'give the prompt as an argument: cairn -p "<prompt>"',
 };

@@ -1,19 +1,37 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { isatty } from "node:tty";
+import type { SessionSetup } from "../session/session.js";
 import { EXIT, UsageError } from "../util/exit-codes.js";
 import type { Interrupts } from "../util/signals.js";
 import { parseArgs } from "./args.js";
 import { interrupted, writeError } from "./errors.js";
-import { NO_INTERACTIVE } from "./help.js";
 import { runList } from "./list-sessions.js";
 import { isPrintMode, promptSource, type Terminal } from "./mode.js";
 import { runModels } from "./models.js";
 import { type PrintOutcome, printsThinking, runPrint } from "./print.js";
 import { routeReferenceModel } from "./reference-model.js";
+import { cliSessionSetup } from "./session-setup.js";
 import { readPromptFromStdin } from "./stdin.js";
 import { REFERENCE_COMMANDS } from "./subcommands.js";
 import { toolPayloadShape } from "./tool-payload-shape.js";
+
+/**
+ * What the interactive mode (src/interactive/, which this door does not import: the entry hands it
+ * in) starts from: the session the flags describe, and the first prompt when one was given.
+ */
+export type InteractiveLaunch = {
+  setup: SessionSetup;
+  prompt: string | undefined;
+  /** `--screen-reader`: plain lines, no redraws. */
+  screenReader: boolean;
+  /** `--max-turns`: model calls each prompt may make. */
+  maxTurns: number | undefined;
+  interrupts: Interrupts;
+};
+
+/** Starts the interactive mode; resolves with the exit code. */
+export type StartInteractive = (launch: InteractiveLaunch) => Promise<number>;
 
 /**
  * The CLI door: its own subcommands (`models`, `ls`, `mcp`, the reference CLI's) and print mode
@@ -21,7 +39,12 @@ import { toolPayloadShape } from "./tool-payload-shape.js";
  * entry (src/entry/run-cairn.ts) chose this door and turns what it throws into a line on stderr and
  * an exit code (README: exit codes).
  */
-export async function runCli(argv: string[], version: string, interrupts: Interrupts): Promise<number> {
+export async function runCli(
+  argv: string[],
+  version: string,
+  interrupts: Interrupts,
+  startInteractive?: StartInteractive,
+): Promise<number> {
   // The one subcommand; a prompt that is the single word "models" goes with -p.
   if (argv[0] === "models") return runModels(argv.slice(1));
   if (argv[0] === "ls") return runList(argv.slice(1));
@@ -41,15 +64,24 @@ export async function runCli(argv: string[], version: string, interrupts: Interr
     stdinIsTTY: isatty(0),
     stdoutIsTTY: process.stdout.isTTY === true,
   };
-  if (!isPrintMode(options.print, terminal)) throw new UsageError(NO_INTERACTIVE);
-  const prompt = await resolvePrompt(options.prompt, terminal, interrupts.signal);
-  if (options.streamPartialOutput && options.outputFormat !== "stream-json") {
+  const interactive = !isPrintMode(options.print, terminal);
+  if (interactive) {
+    if (!startInteractive)
+      throw new UsageError('cairn cannot start its interactive mode here; run: cairn -p "<prompt>"');
+    for (const note of printModeOnly(argv)) writeError(note);
+  } else if (options.screenReader) {
+    writeError("--screen-reader only applies to the interactive mode; ignored.");
+  }
+  const prompt = interactive
+    ? options.prompt
+    : await resolvePrompt(options.prompt, terminal, interrupts.signal);
+  if (!interactive && options.streamPartialOutput && options.outputFormat !== "stream-json") {
     // Documented as ignored (PM-28): wrappers often pass it with every format.
     writeError("--stream-partial-output only applies to --output-format stream-json; ignored.");
   }
   const payloads = toolPayloadShape(options.toolPayloads);
   if (payloads.note) writeError(payloads.note);
-  if (options.outputFormat !== "stream-json") {
+  if (!interactive && options.outputFormat !== "stream-json") {
     if (printsThinking(options))
       writeError(
         "--print-thinking (CAIRN_PRINT_THINKING) only applies to --output-format stream-json; ignored.",
@@ -69,7 +101,17 @@ export async function runCli(argv: string[], version: string, interrupts: Interr
   const { note, ...routed } = await routeReferenceModel(options, cwd);
   if (note) writeError(note);
   const { model: _given, ...rest } = options;
-  const outcome = await runPrint({ ...rest, ...routed, prompt, cwd }, interrupts.signal);
+  if (interactive && startInteractive) {
+    const setup = cliSessionSetup({ ...rest, ...routed, cwd }, { answered: true });
+    return startInteractive({
+      setup,
+      prompt,
+      screenReader: options.screenReader,
+      maxTurns: options.maxTurns,
+      interrupts,
+    });
+  }
+  const outcome = await runPrint({ ...rest, ...routed, prompt: prompt as string, cwd }, interrupts.signal);
   return exitCode(outcome, interrupts, options.failOnDenial);
 }
 
@@ -111,4 +153,18 @@ function exitCode(outcome: PrintOutcome, interrupts: Interrupts, failOnDenial: b
     return EXIT.denied;
   }
   return EXIT.success;
+}
+
+/** Print mode's own flags, given to the interactive mode: each said once, as not applied. */
+function printModeOnly(argv: readonly string[]): string[] {
+  const flags = [
+    "--output-format",
+    "--stream-partial-output",
+    "--print-thinking",
+    "--tool-payloads",
+    "--fail-on-denial",
+  ];
+  return flags
+    .filter((flag) => argv.some((arg) => arg === flag || arg.startsWith(`${flag}=`)))
+    .map((flag) => `${flag} only applies to print mode (-p); ignored in the interactive mode.`);
 }

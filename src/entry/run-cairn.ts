@@ -28,8 +28,8 @@ export async function runCairn(argv: string[], version: string, interrupts: Inte
 
 /**
  * Which door runs: `cairn acp` (ACP, for editors), `--input-format stream-json` (the agent-SDK CLI
- * protocol the official SDKs speak, docs/protocols.md), else the CLI's own subcommands and print
- * mode. A door is loaded when it is chosen, so a print-mode run loads nothing of ACP or the
+ * protocol the official SDKs speak, docs/protocols.md), else the CLI's own subcommands, print
+ * mode and the interactive mode (src/interactive/). A door is loaded when it is chosen, so a print-mode run loads nothing of ACP or the
  * protocol; and only this module knows them all: no door imports another (test/layering.test.ts).
  */
 async function runDoor(argv: string[], version: string, interrupts: Interrupts): Promise<number> {
@@ -44,7 +44,11 @@ async function runDoor(argv: string[], version: string, interrupts: Interrupts):
     const code = await serveAgentSdkProtocol(argv, interrupts.signal);
     return interrupts.exitCode ?? code;
   }
-  return (await import("../cli/run-cli.js")).runCli(argv, version, interrupts);
+  // The interactive mode is the CLI's without -p at a terminal: the CLI door decides from its
+  // flags, and is handed the loader, so that no other run evaluates the interactive code.
+  return (await import("../cli/run-cli.js")).runCli(argv, version, interrupts, async (launch) =>
+    (await import("../interactive/run-interactive.js")).runInteractive(launch),
+  );
 }
 
 /** `--input-format stream-json` (either spelling) selects the agent-SDK CLI protocol. */

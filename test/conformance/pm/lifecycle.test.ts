@@ -29,7 +29,7 @@ function lastUserText(body: unknown): string {
   return (content as { text?: string }[]).map((block) => block.text ?? "").join("");
 }
 
-/** Never hang; how the prompt is read; the terminal niceties (help, progress, no interactive mode). */
+/** Never hang; how the prompt is read; the terminal niceties (help, progress). */
 describe("process lifecycle", () => {
   test.each(["stream-json", "json", "text"])(
     "exits promptly after the result (%s) with stdin left open and a positional prompt",
@@ -147,14 +147,6 @@ describe("process lifecycle", () => {
   });
 
   describe.skipIf(!hasScript())("at a terminal", () => {
-    test("`cairn` without a prompt prints a short usage message and exits 2", async () => {
-      const run = await runInTerminal(cliCommand([]), { cwd: workspace(), env: cleanEnv() });
-      expect(run.code).toBe(2);
-      expect(run.terminal).toBe(
-        'cairn: there is no interactive mode yet. Run a prompt with: cairn -p "<prompt>" (see cairn --help)\n',
-      );
-    });
-
     test("`cairn -p` at a terminal without a prompt is a usage error (exit 2), not a wait on the terminal", async () => {
       const run = await runInTerminal(cliCommand(["-p", "--model", MODEL]), {
         cwd: workspace(),

@@ -59,22 +59,6 @@ describe("print-mode conformance: modes and framing", () => {
   // TTY half of PM-2 cannot be exercised; src/cli/mode.ts's isPrintMode is then covered by
   // test/cli/mode.test.ts only.
   describe.skipIf(!hasScript())("PM-2 at a terminal", () => {
-    test("PM-2 with stdin and stdout TTYs and no -p there is no print mode: a usage message, exit 2", async () => {
-      const server = await startServer([]);
-      const dir = workspace();
-      const run = await runInTerminal(
-        cliCommand(["Say something", "--model", MODEL, "--output-format", "json"]),
-        {
-          cwd: dir,
-          env: serverEnv(server),
-        },
-      );
-      expect(run.code).toBe(2);
-      expect(run.terminal).toMatch(/^cairn: there is no interactive mode yet\. .*cairn -p/);
-      expect(run.terminal.trim().split("\n")).toHaveLength(1);
-      expect(server.requests).toHaveLength(0);
-    });
-
     test("PM-2 -p at a terminal is print mode, and --output-format takes effect", async () => {
       const server = await startServer([reply().text("At a terminal.")]);
       const dir = workspace();

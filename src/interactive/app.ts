@@ -1,0 +1,433 @@
+import type { RunEndEvent } from "../engine/events.js";
+import type { SessionPermissionMode } from "../permissions/types.js";
+import type { AssembledRun } from "../run/assemble.js";
+import type { SessionEvent } from "../session/events.js";
+import type { Session } from "../session/session.js";
+import { ConversationView } from "./conversation.js";
+import { Editor, InputHistory } from "./editor.js";
+import { layoutEditor } from "./editor-view.js";
+import { type Key, KeyReader } from "./keys.js";
+import { PermissionPrompt } from "./permission-prompt.js";
+import { InlineRenderer } from "./renderer.js";
+import type { Styles } from "./style.js";
+import type { TerminalIo } from "./terminal.js";
+import { printable, textWidth, truncate, wrapText } from "./text-width.js";
+
+/** Shift+Tab goes through these, as the reference does. */
+const MODE_CYCLE: readonly SessionPermissionMode[] = ["default", "acceptEdits", "plan"];
+/** How long a lone ESC waits for the rest of a sequence before it is the Escape key. */
+const ESCAPE_WAIT_MS = 40;
+
+export type AppOptions = {
+  session: Session;
+  terminal: TerminalIo;
+  styles: Styles;
+  cwd: string;
+  /** Shown in the footer until the first turn names the model. */
+  model: string | undefined;
+  maxTurns: number | undefined;
+};
+
+/**
+ * The interactive mode on a terminal: keys in (the editor, the permission prompt, the control
+ * keys), the session's events out (conversation.ts), drawn by the inline renderer. Every prompt
+ * goes to `session.prompt()` with the session's own busy rule (`queue`): one sent while a turn runs
+ * waits for it, shown as queued meanwhile.
+ */
+export class InteractiveApp {
+  private readonly renderer: InlineRenderer;
+  private readonly keys = new KeyReader();
+  private readonly editor = new Editor();
+  private readonly history = new InputHistory();
+  private readonly view: ConversationView;
+  /** Rows waiting to be written into the scrollback with the next frame. */
+  private committed: string[] = [];
+  /** Prompts sent while a turn runs, shown until their turn starts. */
+  private readonly queued: { text: string }[] = [];
+  private readonly asks: PermissionPrompt[] = [];
+  /** Turns started or waiting. */
+  private turns = 0;
+  /** The running turns' consumers, awaited at exit. */
+  private readonly consumers = new Set<Promise<void>>();
+  private model: string | undefined;
+  /** Ctrl+C was pressed with nothing to clear: the next one exits. */
+  private exitArmed = false;
+  private hint: string | undefined;
+  private scheduled = false;
+  private escapeTimer: NodeJS.Timeout | undefined;
+  private exiting = false;
+  private finished!: () => void;
+  /** Resolves when the user leaves (Ctrl+D, Ctrl+C twice) or `stop()` is called. */
+  readonly done = new Promise<void>((resolve) => {
+    this.finished = resolve;
+  });
+
+  constructor(private readonly options: AppOptions) {
+    const { terminal, session, styles } = options;
+    this.renderer = new InlineRenderer((data) => terminal.write(data));
+    this.model = options.model;
+    this.view = new ConversationView(
+      session,
+      styles,
+      (text, style, indent, wrapped) => this.commit(text, style, indent, wrapped),
+      () => this.width,
+    );
+  }
+
+  start(firstPrompt: string | undefined): void {
+    let columns = this.options.terminal.columns;
+    this.options.terminal.start(
+      (data) => this.input(data),
+      () => {
+        // Only a width change moves rows; a height-only change needs nothing.
+        if (this.options.terminal.columns === columns) return;
+        columns = this.options.terminal.columns;
+        this.renderer.resized(columns);
+        this.draw();
+      },
+    );
+    this.draw();
+    if (firstPrompt !== undefined && firstPrompt.trim() !== "") this.submit(firstPrompt);
+  }
+
+  /** Leaves: the running turn stops, the session ends, the live region is erased. */
+  async stop(): Promise<void> {
+    if (this.exiting) return;
+    this.exiting = true;
+    clearTimeout(this.escapeTimer);
+    const { session } = this.options;
+    session.stopTurns(new Error("The user left the interactive mode."));
+    for (const ask of this.asks.splice(0))
+      session.answer(ask.request.id, { behavior: "deny", message: "The user left.", interrupt: true });
+    await Promise.all(this.consumers);
+    for await (const event of session.end()) this.view.event(event);
+    await session.close();
+    this.flushCommitted();
+    this.renderer.close();
+    this.finished();
+  }
+
+  /** The run was assembled (its model goes in the footer), or could not be (said at once). */
+  assembled(run: AssembledRun | Error): void {
+    if (run instanceof Error) this.view.failed(run);
+    else this.model ??= run.model.model;
+    this.draw();
+  }
+
+  /** Bytes written to the terminal so far. */
+  get bytesWritten(): number {
+    return this.renderer.bytes;
+  }
+
+  private get width(): number {
+    // One column short of the screen: a full row would leave the cursor in pending-wrap state.
+    return Math.max(10, this.options.terminal.columns - 1);
+  }
+
+  private input(data: string): void {
+    clearTimeout(this.escapeTimer);
+    for (const key of this.keys.feed(data)) this.key(key);
+    if (this.keys.waiting)
+      this.escapeTimer = setTimeout(() => {
+        for (const key of this.keys.flush()) this.key(key);
+        this.draw();
+      }, ESCAPE_WAIT_MS);
+    this.draw();
+  }
+
+  private key(key: Key): void {
+    if (this.exiting) return;
+    if (key.type !== "ctrl-c") this.disarm();
+    const ask = this.asks[0];
+    if (ask) {
+      if (key.type === "ctrl-c" || key.type === "escape") {
+        this.interrupt(key.type === "ctrl-c");
+        return;
+      }
+      const answer = ask.key(key);
+      if (answer) this.answer(ask, answer);
+      return;
+    }
+    const { editor } = this;
+    switch (key.type) {
+      case "text":
+        editor.insert(key.text);
+        return;
+      case "paste":
+        editor.insert(key.text);
+        return;
+      case "enter":
+        if (editor.takeBackslash()) editor.newline();
+        else this.submitEditor();
+        return;
+      case "newline":
+        editor.newline();
+        return;
+      case "backspace":
+        editor.backspace();
+        return;
+      case "delete":
+        editor.delete();
+        return;
+      case "left":
+        editor.left();
+        return;
+      case "right":
+        editor.right();
+        return;
+      case "home":
+      case "ctrl-a":
+        editor.home();
+        return;
+      case "end":
+      case "ctrl-e":
+        editor.end();
+        return;
+      case "ctrl-u":
+        editor.killToStart();
+        return;
+      case "ctrl-k":
+        editor.killToEnd();
+        return;
+      case "ctrl-w":
+        editor.deleteWordBefore();
+        return;
+      case "up":
+        if (!editor.up()) {
+          const older = this.history.older(editor.text);
+          if (older !== undefined) editor.set(older);
+        }
+        return;
+      case "down":
+        if (!editor.down()) {
+          const newer = this.history.newer();
+          if (newer !== undefined) editor.set(newer);
+        }
+        return;
+      case "shift-tab":
+        this.cycleMode();
+        return;
+      case "escape":
+        if (this.turns > 0) this.interrupt(false);
+        return;
+      case "ctrl-c":
+        if (!editor.empty) {
+          editor.clear();
+          return;
+        }
+        this.interrupt(true);
+        return;
+      case "ctrl-d":
+        if (editor.empty) void this.stop();
+        else editor.delete();
+        return;
+      case "tab":
+        return;
+    }
+  }
+
+  /** Esc, or Ctrl+C with nothing to clear: stops the running turn; a second Ctrl+C exits. */
+  private interrupt(ctrlC: boolean): void {
+    if (ctrlC && this.exitArmed) {
+      void this.stop();
+      return;
+    }
+    if (this.turns > 0) this.options.session.interrupt();
+    if (ctrlC) {
+      this.exitArmed = true;
+      this.hint = "Press Ctrl+C again to exit";
+    }
+  }
+
+  private disarm(): void {
+    this.exitArmed = false;
+    this.hint = undefined;
+  }
+
+  private submitEditor(): void {
+    const text = this.editor.text;
+    if (text.trim() === "") return;
+    this.editor.clear();
+    this.history.add(text);
+    this.submit(text);
+  }
+
+  private submit(text: string): void {
+    const entry = { text };
+    if (this.turns > 0) this.queued.push(entry);
+    else this.view.prompt(text);
+    this.turns += 1;
+    const consumer = this.run(entry).finally(() => {
+      this.turns -= 1;
+      this.consumers.delete(consumer);
+      this.draw();
+    });
+    this.consumers.add(consumer);
+  }
+
+  /** One prompt's turn, from waiting for the one before to its end. */
+  private async run(entry: { text: string }): Promise<void> {
+    const { session, maxTurns } = this.options;
+    const batches = session.promptBatches(
+      { text: entry.text },
+      { whenBusy: "queue", ...(maxTurns !== undefined ? { maxTurns } : {}) },
+    );
+    let end: RunEndEvent | undefined;
+    let started = false;
+    const begin = () => {
+      if (started) return;
+      started = true;
+      const index = this.queued.indexOf(entry);
+      if (index !== -1) {
+        this.queued.splice(index, 1);
+        this.view.prompt(entry.text);
+      }
+    };
+    try {
+      while (true) {
+        const step = await batches.next();
+        begin();
+        if (step.done) {
+          end = step.value;
+          break;
+        }
+        for (const event of step.value) this.event(event);
+        this.draw();
+      }
+      this.view.end(end);
+    } catch (error) {
+      begin();
+      this.view.failed(error);
+    }
+  }
+
+  private event(event: SessionEvent): void {
+    if (event.type === "run_start") {
+      this.model = event.model;
+      return;
+    }
+    if (event.type === "permission_request") {
+      const ask = new PermissionPrompt(event.request);
+      // Withdrawn when its turn is interrupted or ends: the question goes away unanswered.
+      this.options.session.requestSignal(event.request.id)?.addEventListener(
+        "abort",
+        () => {
+          const index = this.asks.indexOf(ask);
+          if (index === -1) return;
+          this.asks.splice(index, 1);
+          const next = this.asks[0];
+          if (index === 0 && next) this.showAsk(next);
+          this.draw();
+        },
+        { once: true },
+      );
+      this.asks.push(ask);
+      if (this.asks.length === 1) this.showAsk(ask);
+      return;
+    }
+    this.view.event(event);
+  }
+
+  private showAsk(ask: PermissionPrompt): void {
+    const { styles } = this.options;
+    this.commit("", undefined);
+    for (const row of ask.details()) {
+      const style =
+        row.style === "title"
+          ? styles.bold
+          : row.style === "added"
+            ? styles.green
+            : row.style === "removed"
+              ? styles.red
+              : styles.dim;
+      this.commit(row.text, style, row.style === "title" ? "? " : "  ");
+    }
+  }
+
+  private answer(ask: PermissionPrompt, answer: Parameters<Session["answer"]>[1]): void {
+    this.asks.shift();
+    const { styles } = this.options;
+    const said =
+      answer.behavior === "deny"
+        ? styles.red("denied")
+        : answer.updatedPermissions
+          ? styles.green("allowed for this session")
+          : styles.green("allowed once");
+    this.commit(`${ask.request.toolName}: ${said}`, undefined, "  ");
+    this.options.session.answer(ask.request.id, answer);
+    const next = this.asks[0];
+    if (next) this.showAsk(next);
+  }
+
+  private cycleMode(): void {
+    const { session } = this.options;
+    const current = session.mode ?? "default";
+    const next = MODE_CYCLE[(MODE_CYCLE.indexOf(current) + 1) % MODE_CYCLE.length]!;
+    session.setMode(next);
+  }
+
+  private commit(text: string, style?: (row: string) => string, indent = "", wrapped = false): void {
+    const indentWidth = textWidth(indent);
+    const rows = wrapped ? [text] : wrapText(text, this.width - indentWidth);
+    rows.forEach((row, i) => {
+      const prefix = i === 0 ? indent : " ".repeat(indentWidth);
+      this.committed.push(prefix + (style ? style(row) : row));
+    });
+  }
+
+  private flushCommitted(): void {
+    if (this.committed.length === 0) return;
+    this.renderer.frame(this.committed.splice(0), [], null);
+  }
+
+  /** Draws on the next turn of the event loop: a burst of events and keys is one frame. */
+  private draw(): void {
+    if (this.scheduled || this.exiting) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.exiting) return;
+      const { live, cursor } = this.liveRegion();
+      this.renderer.frame(this.committed.splice(0), live, cursor);
+    });
+  }
+
+  /** The live region, never taller than the screen (less one row); the cursor in the input. */
+  private liveRegion(): { live: string[]; cursor: { row: number; col: number } | null } {
+    const { styles, terminal } = this.options;
+    const width = this.width;
+    const above: string[] = [...this.view.tailRows()];
+    for (const title of this.view.running.values()) above.push(styles.dim(truncate(`● ${title}`, width)));
+    if (this.turns > 0 && this.asks.length === 0) {
+      const status = this.view.retrying ?? (this.view.thinking ? "Thinking…" : "Working…");
+      above.push(styles.dim(truncate(`${status} (esc to interrupt)`, width)));
+    }
+    for (const entry of this.queued)
+      above.push(styles.dim(truncate(`queued › ${printable(entry.text).replace(/\n/g, " ⏎ ")}`, width)));
+    const footer = styles.dim(truncate(this.footer(), width));
+    const rule = styles.dim("─".repeat(width));
+    const room = Math.max(3, terminal.rows - 1);
+    const ask = this.asks[0];
+    if (ask) {
+      const rows = [...above, rule, ...ask.rows(styles, width), footer];
+      return { live: rows.slice(Math.max(0, rows.length - room)), cursor: null };
+    }
+    const layout = layoutEditor(this.editor, width);
+    // The editor's rows that fit, around the caret; then whatever of the rest above still fits.
+    const editorRoom = Math.max(1, room - 2);
+    const first = Math.max(0, Math.min(layout.caret.row - editorRoom + 1, layout.rows.length - editorRoom));
+    const editorRows = layout.rows.slice(first, first + editorRoom);
+    const aboveRoom = Math.max(0, room - 2 - editorRows.length);
+    const shownAbove = above.slice(Math.max(0, above.length - aboveRoom));
+    const live = [...shownAbove, rule, ...editorRows, footer];
+    const cursor = { row: shownAbove.length + 1 + layout.caret.row - first, col: layout.caret.col };
+    return { live, cursor };
+  }
+
+  private footer(): string {
+    if (this.hint) return this.hint;
+    const mode = this.options.session.mode ?? "default";
+    const parts = [this.model ?? "", `${mode} (shift+tab)`, this.options.cwd].filter((part) => part !== "");
+    return parts.join(" · ");
+  }
+}

@@ -1,0 +1,178 @@
+import type { RunEndEvent } from "../engine/events.js";
+import type { SessionEvent } from "../session/events.js";
+import type { Session } from "../session/session.js";
+import type { Styles } from "./style.js";
+import { printable, truncate, wrapText } from "./text-width.js";
+
+/** Rows for the scrollback, styled as a whole (wrapping happens before styling). */
+export type Commit = (
+  text: string,
+  style?: (row: string) => string,
+  indent?: string,
+  /** `text` is one row already wrapped to the width. */
+  wrapped?: boolean,
+) => void;
+
+/**
+ * The conversation as the session's events tell it: finished text, tool calls and notices are
+ * committed (written once into the scrollback); what is still going on (the line being streamed,
+ * the tools running, a retry) is state the live region shows.
+ */
+export class ConversationView {
+  /** The streamed text not committed yet: its last, unfinished row. */
+  tail = "";
+  /** Tools running now: their one-line titles, by tool-use id. */
+  readonly running = new Map<string, string>();
+  thinking = false;
+  retrying: string | undefined;
+  /** Block types of the model message being streamed, by index. */
+  private readonly blocks = new Map<number, string>();
+  /** Text was streamed for the message's text blocks (else `assistant_block` brings it whole). */
+  private streamed = false;
+
+  constructor(
+    private readonly session: Session,
+    private readonly styles: Styles,
+    private readonly commit: Commit,
+    private readonly width: () => number,
+  ) {}
+
+  /** The user's prompt, as sent. */
+  prompt(text: string): void {
+    this.commit("", undefined);
+    this.commit(printable(text), (row) => this.styles.bold(row), "› ");
+  }
+
+  event(event: SessionEvent): void {
+    switch (event.type) {
+      case "stream": {
+        const stream = event.event;
+        if (stream.type === "message_start") {
+          this.blocks.clear();
+          this.streamed = false;
+        } else if (stream.type === "content_block_start") {
+          this.blocks.set(stream.index, stream.content_block.type);
+          this.thinking = stream.content_block.type === "thinking";
+          if (stream.content_block.type === "text") this.startText();
+        } else if (stream.type === "content_block_delta" && stream.delta.type === "text_delta") {
+          this.streamed = true;
+          this.retrying = undefined;
+          this.addText(stream.delta.text);
+        } else if (stream.type === "content_block_stop") {
+          if (this.blocks.get(stream.index) === "text") this.endText();
+          this.thinking = false;
+        }
+        return;
+      }
+      case "assistant_block":
+        // A provider that sent the block without deltas (or a retry whose deltas were dropped).
+        if (event.block.type === "text" && !this.streamed && event.block.text !== "") {
+          this.startText();
+          this.addText(event.block.text);
+          this.endText();
+        }
+        return;
+      case "tool_start":
+        this.endText();
+        this.running.set(event.toolUseId, this.title(event.name, event.input, true));
+        return;
+      case "tool_end": {
+        const title = this.running.get(event.toolUseId) ?? this.title(event.name, event.input, false);
+        this.running.delete(event.toolUseId);
+        const { outcome } = event;
+        if (!outcome.isError) {
+          this.commit(`${title}`, (row) => row, `${this.styles.green("✓")} `);
+          return;
+        }
+        const why =
+          outcome.errorKind === "denied"
+            ? "denied"
+            : firstLine(outcome.content) || outcome.errorKind || "failed";
+        this.commit(`${title} — ${why}`, (row) => this.styles.red(row), `${this.styles.red("✗")} `);
+        return;
+      }
+      case "model_call_retry":
+        this.retrying = `model call failed (${event.errorStatus ?? event.error}); retrying, attempt ${event.attempt} of ${event.maxRetries + 1}`;
+        return;
+      case "model_fallback":
+        this.commit(
+          `${event.from} is unavailable; continuing with ${event.to}`,
+          (row) => this.styles.yellow(row),
+          "! ",
+        );
+        return;
+      case "session_notice":
+        this.commit(event.content, (row) => this.styles.yellow(row), "! ");
+        return;
+      case "hook_result":
+        if (event.record.systemMessage)
+          this.commit(event.record.systemMessage, (row) => this.styles.dim(row), "  ");
+        if (event.record.error)
+          this.commit(
+            `${event.record.event} hook ${event.record.hookName} failed: ${event.record.error}`,
+            (row) => this.styles.red(row),
+            "! ",
+          );
+        return;
+      case "compact_boundary":
+        this.commit("The conversation was compacted.", (row) => this.styles.dim(row), "  ");
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The turn ended: what was streamed is committed, and an error or interruption said. */
+  end(end: RunEndEvent | undefined): void {
+    this.endText();
+    this.running.clear();
+    this.thinking = false;
+    this.retrying = undefined;
+    if (end?.aborted) this.commit("Interrupted.", (row) => this.styles.yellow(row), "  ");
+    else if (end?.isError)
+      this.commit(
+        end.errors.join("; ") || `the turn failed (${end.subtype})`,
+        (row) => this.styles.red(row),
+        "! ",
+      );
+  }
+
+  /** The turn could not start or failed outside the engine (a config error). */
+  failed(error: unknown): void {
+    this.end(undefined);
+    this.commit(error instanceof Error ? error.message : String(error), (row) => this.styles.red(row), "! ");
+  }
+
+  /** Rows of the unfinished streamed line, for the live region. */
+  tailRows(): string[] {
+    return this.tail === "" ? [] : wrapText(this.tail, this.width());
+  }
+
+  title(name: string, input: Record<string, unknown>, live: boolean): string {
+    return truncate(printable(this.session.describe(name, input, { live }).title).replace(/\n/g, " "), 200);
+  }
+
+  private startText(): void {
+    this.endText();
+    this.commit("", undefined);
+  }
+
+  /** Rows that are complete (all but the last, by greedy wrapping) go to the scrollback now. */
+  private addText(text: string): void {
+    this.tail += printable(text);
+    const rows = wrapText(this.tail, this.width());
+    if (rows.length <= 1) return;
+    const done = rows.slice(0, -1);
+    for (const row of done) this.commit(row, undefined, "", true);
+    this.tail = rows[rows.length - 1]!;
+  }
+
+  private endText(): void {
+    if (this.tail !== "") this.commit(this.tail, undefined, "", true);
+    this.tail = "";
+  }
+}
+
+function firstLine(text: string): string {
+  return truncate(printable(text).trim().split("\n")[0] ?? "", 160);
+}

@@ -1,0 +1,73 @@
+import type { ReadStream, WriteStream } from "node:tty";
+import { Session, type SessionSetup } from "../session/session.js";
+import { killRunProcessesOnExit } from "../tools/run-processes.js";
+import type { Interrupts } from "../util/signals.js";
+import { InteractiveApp } from "./app.js";
+import { runLineMode } from "./line-mode.js";
+import { stylesFor } from "./style.js";
+import { TerminalIo } from "./terminal.js";
+
+/** What the CLI hands the interactive mode (src/cli/run-cli.ts, `InteractiveLaunch`). */
+export type InteractiveLaunch = {
+  setup: SessionSetup;
+  prompt: string | undefined;
+  screenReader: boolean;
+  maxTurns: number | undefined;
+  interrupts: Interrupts;
+};
+
+/**
+ * `cairn` at a terminal (docs/interactive.md): a session driven from the keyboard until the user
+ * leaves; the first prompt, when given on the command line, is sent at once. With
+ * `--screen-reader` or `TERM=dumb`, plain lines without redraws (line-mode.ts). Resolves with the
+ * exit code: 0, or the signal's (129, 130, 143) when one ended it.
+ */
+export async function runInteractive(launch: InteractiveLaunch): Promise<number> {
+  const { setup, interrupts } = launch;
+  const session = new Session(setup);
+  let cancelExitKill = () => {};
+  // The run is assembled at once (the footer names its model; MCP servers start while the user
+  // types); a failure is shown, and said again by the first prompt.
+  const assembled = session.assembly().then(
+    (run) => {
+      // A forced exit (a second signal) still kills what the run's commands left behind.
+      if (run.sandbox) cancelExitKill = killRunProcessesOnExit(run.sandbox.runTag);
+      return run;
+    },
+    (error: unknown) => error as Error,
+  );
+  try {
+    if (launch.screenReader || process.env.TERM === "dumb") {
+      await runLineMode({
+        session,
+        prompt: launch.prompt,
+        maxTurns: launch.maxTurns,
+        signal: interrupts.signal,
+      });
+      return interrupts.exitCode ?? 0;
+    }
+    const terminal = new TerminalIo(process.stdin as ReadStream, process.stdout as WriteStream);
+    const app = new InteractiveApp({
+      session,
+      terminal,
+      styles: stylesFor(process.env),
+      cwd: setup.cwd,
+      model: undefined,
+      maxTurns: launch.maxTurns,
+    });
+    const stop = () => void app.stop();
+    interrupts.signal.addEventListener("abort", stop, { once: true });
+    try {
+      app.start(launch.prompt);
+      void assembled.then((run) => app.assembled(run));
+      await app.done;
+    } finally {
+      interrupts.signal.removeEventListener("abort", stop);
+      terminal.restore();
+    }
+    return interrupts.exitCode ?? 0;
+  } finally {
+    await session.close();
+    cancelExitKill();
+  }
+}

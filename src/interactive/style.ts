@@ -1,0 +1,28 @@
+/**
+ * SGR styles for the interactive mode's lines; none at all with NO_COLOR (https://no-color.org) or
+ * on a terminal that cannot show them (TERM=dumb never gets here: line mode).
+ */
+export type Styles = {
+  dim(text: string): string;
+  bold(text: string): string;
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+  cyan(text: string): string;
+  inverse(text: string): string;
+};
+
+export function stylesFor(env: NodeJS.ProcessEnv): Styles {
+  const on = env.NO_COLOR === undefined || env.NO_COLOR === "";
+  const sgr = (open: string, close: string) => (text: string) =>
+    on && text !== "" ? `\x1b[${open}m${text}\x1b[${close}m` : text;
+  return {
+    dim: sgr("2", "22"),
+    bold: sgr("1", "22"),
+    red: sgr("31", "39"),
+    green: sgr("32", "39"),
+    yellow: sgr("33", "39"),
+    cyan: sgr("36", "39"),
+    inverse: sgr("7", "27"),
+  };
+}

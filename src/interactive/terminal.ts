@@ -1,0 +1,73 @@
+import { writeSync } from "node:fs";
+import type { ReadStream, WriteStream } from "node:tty";
+
+const BRACKETED_PASTE_ON = "\x1b[?2004h";
+/** Everything the interactive mode may have turned on, turned off: a frame's sync, styles, paste, a hidden cursor. */
+const RESTORE = "\x1b[?2026l\x1b[0m\x1b[?2004l\x1b[?25h";
+
+/**
+ * The terminal the interactive mode runs on: raw mode and bracketed paste while it runs, and the
+ * terminal as it was afterwards, however the process ends (a normal exit, Ctrl+C twice, a crash,
+ * SIGTERM or SIGHUP, whose hard exit still runs the process's exit handlers).
+ */
+export class TerminalIo {
+  private restored = true;
+  private readonly onExit = () => this.restore();
+  private onData: ((data: string) => void) | undefined;
+  private onResize: (() => void) | undefined;
+
+  constructor(
+    readonly input: ReadStream,
+    readonly output: WriteStream,
+  ) {}
+
+  get columns(): number {
+    return this.output.columns || 80;
+  }
+
+  get rows(): number {
+    return this.output.rows || 24;
+  }
+
+  start(onData: (data: string) => void, onResize: () => void): void {
+    this.restored = false;
+    process.on("exit", this.onExit);
+    // Before the last-resort handler (src/entry/run-cairn.ts) writes its line and exits.
+    process.prependListener("uncaughtException", this.onExit);
+    process.prependListener("unhandledRejection", this.onExit);
+    this.input.setRawMode(true);
+    this.input.setEncoding("utf8");
+    this.onData = onData;
+    this.onResize = onResize;
+    this.input.on("data", onData);
+    this.input.resume();
+    this.output.on("resize", onResize);
+    this.write(BRACKETED_PASTE_ON);
+  }
+
+  write(data: string): void {
+    if (!this.restored) this.output.write(data);
+  }
+
+  /** Cooked mode, cursor shown, bracketed paste off; synchronous, so it also works at exit. Idempotent. */
+  restore(): void {
+    if (this.restored) return;
+    this.restored = true;
+    process.off("exit", this.onExit);
+    process.off("uncaughtException", this.onExit);
+    process.off("unhandledRejection", this.onExit);
+    try {
+      writeSync((this.output as WriteStream & { fd: number }).fd, RESTORE);
+    } catch {
+      // the terminal is gone (SIGHUP): nothing to restore on it
+    }
+    try {
+      this.input.setRawMode(false);
+    } catch {
+      // idem
+    }
+    if (this.onData) this.input.off("data", this.onData);
+    if (this.onResize) this.output.off("resize", this.onResize);
+    this.input.pause();
+  }
+}
