@@ -174,7 +174,8 @@ describe("process lifecycle", () => {
       expect(run.code).toBe(0);
       expect(readFileSync(out, "utf8")).toBe("All done.\n");
       expect(run.terminal).toContain("Read notes.txt · 0s");
-      expect(run.terminal).toMatch(/Bash sleep 0\.6 · \ds/);
+      // A call is named by its display title, as every door shows it.
+      expect(run.terminal).toMatch(/`sleep 0\.6` · \ds/);
       // The last thing written erases the line: nothing of it stays on the terminal.
       expect(run.terminal.endsWith("\r\x1b[2K")).toBe(true);
     });
