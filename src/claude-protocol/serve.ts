@@ -69,6 +69,13 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
     const body = request.request;
     try {
       if (body.subtype === "initialize") {
+        // Its hooks, system prompt and MCP servers shape the query when it starts: one that comes
+        // after (a prompt or another request started it, or a second initialize) cannot be applied,
+        // and is never answered as if it had been.
+        if (running)
+          throw new Error(
+            "initialize came after the session had started (it must be the first request); its hooks, system prompt and MCP servers cannot be applied now",
+          );
         const q = start(body);
         channel.respond(request, await initializeResponse(q, body));
         return;
