@@ -216,6 +216,13 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     opts.force = false;
     opts.yolo = false;
   }
+  // --force runs bypassPermissions: a --permission-mode it overrides is said, not dropped silently.
+  const forced = opts.force || opts.yolo;
+  if (forced && opts.permissionMode !== undefined && opts.permissionMode !== "bypassPermissions") {
+    notes.push(
+      `--permission-mode ${opts.permissionMode} does not apply: ${opts.force ? "--force" : "--yolo"} runs every call without asking (bypassPermissions).`,
+    );
+  }
   if (opts.baseUrl !== undefined && !isHttpUrl(opts.baseUrl))
     throw new UsageError(`--base-url must be an http:// or https:// URL, not "${opts.baseUrl}"`);
   if (opts.mode === "ask") opts.disallowedTools = [...(opts.disallowedTools ?? []), "Bash"];

@@ -121,6 +121,10 @@ describe("parseArgs", () => {
       printThinking: true,
       sandbox: "enabled",
       sandboxNetwork: true,
+      // --yolo (--force) and --permission-mode together: the mode is said not to apply.
+      notes: [
+        "--permission-mode acceptEdits does not apply: --yolo runs every call without asking (bypassPermissions).",
+      ],
       prompt: "go",
       longSession: {
         maxBudgetUsd: 2.5,

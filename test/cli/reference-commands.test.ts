@@ -187,6 +187,35 @@ describe("reference CLI flags", () => {
     }
   });
 
+  test("--force over a wider --permission-mode: the run bypasses permissions and a note says the mode does not apply", async () => {
+    const server = await startServer([
+      reply().tool("Bash", { command: "touch made" }),
+      reply().text("Done."),
+    ]);
+    const cwd = workspace();
+    const result = await run(
+      [
+        "-p",
+        "go",
+        "--model",
+        MODEL,
+        "--output-format",
+        "json",
+        "--permission-mode",
+        "acceptEdits",
+        "--force",
+      ],
+      serverEnv(server),
+      cwd,
+    );
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(
+      "cairn: --permission-mode acceptEdits does not apply: --force runs every call without asking (bypassPermissions).\n",
+    );
+    // --force won: the command ran without asking.
+    expect(existsSync(join(cwd, "made"))).toBe(true);
+  });
+
   test("contradicting or empty flags are refused before anything runs (exit 2): --add-dir, --resume with --continue, --input-format", async () => {
     const cases: [string[], RegExp][] = [
       [["--add-dir", "no-such-dir"], /^cairn: --add-dir no-such-dir: no such directory\n$/],
