@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { isatty } from "node:tty";
-import type { SessionSetup } from "../session/session.js";
+import type { InteractiveLaunch } from "../session/launch.js";
 import { EXIT, UsageError } from "../util/exit-codes.js";
 import type { Interrupts } from "../util/signals.js";
 import { parseArgs } from "./args.js";
@@ -15,20 +15,6 @@ import { cliSessionSetup } from "./session-setup.js";
 import { readPromptFromStdin } from "./stdin.js";
 import { REFERENCE_COMMANDS } from "./subcommands.js";
 import { toolPayloadShape } from "./tool-payload-shape.js";
-
-/**
- * What the interactive mode (src/interactive/, which this door does not import: the entry hands it
- * in) starts from: the session the flags describe, and the first prompt when one was given.
- */
-export type InteractiveLaunch = {
-  setup: SessionSetup;
-  prompt: string | undefined;
-  /** `--screen-reader`: plain lines, no redraws. */
-  screenReader: boolean;
-  /** `--max-turns`: model calls each prompt may make. */
-  maxTurns: number | undefined;
-  interrupts: Interrupts;
-};
 
 /** Starts the interactive mode; resolves with the exit code. */
 export type StartInteractive = (launch: InteractiveLaunch) => Promise<number>;

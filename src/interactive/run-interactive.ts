@@ -1,20 +1,11 @@
 import type { ReadStream, WriteStream } from "node:tty";
-import { Session, type SessionSetup } from "../session/session.js";
+import type { InteractiveLaunch } from "../session/launch.js";
+import { Session } from "../session/session.js";
 import { killRunProcessesOnExit } from "../tools/run-processes.js";
-import type { Interrupts } from "../util/signals.js";
 import { InteractiveApp } from "./app.js";
 import { runLineMode } from "./line-mode.js";
 import { stylesFor } from "./style.js";
 import { TerminalIo } from "./terminal.js";
-
-/** What the CLI hands the interactive mode (src/cli/run-cli.ts, `InteractiveLaunch`). */
-export type InteractiveLaunch = {
-  setup: SessionSetup;
-  prompt: string | undefined;
-  screenReader: boolean;
-  maxTurns: number | undefined;
-  interrupts: Interrupts;
-};
 
 /**
  * `cairn` at a terminal (docs/interactive.md): a session driven from the keyboard until the user
