@@ -214,6 +214,8 @@ export type TurnSpec = {
   expansion?: PromptExpansion | null;
   /** Called before a tool changes a file it declares (SDK `enableFileCheckpointing`). */
   beforeFileChange?: BeforeFileChange;
+  /** Prompts sent while the turn runs, joined to it (LoopOptions.steering). */
+  steering?: LoopOptions["steering"];
 };
 
 export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
@@ -449,6 +451,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         ...(sandbox ? { sandbox } : {}),
         retryPolicy,
         ...(turn.maxTurns !== undefined ? { maxTurns: turn.maxTurns } : {}),
+        ...(turn.steering ? { steering: turn.steering } : {}),
         ...(spec.maxTokens !== undefined ? { maxTokens: spec.maxTokens } : {}),
         ...(permissionMode !== undefined ? { permissionMode } : {}),
         ...(canUseTool ? { canUseTool } : {}),
