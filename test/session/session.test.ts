@@ -133,7 +133,7 @@ describe("session controller", () => {
     expect(first.end?.result).toBe("A done, and the note seen.");
     expect(server.requests).toHaveLength(2);
     // One user message: the tool's result, then the steering text.
-    const messages = (server.requests[1]?.body as { messages: { role: string; content: unknown }[] })
+    const messages = (server.requests[1]!.body as { messages: { role: string; content: unknown }[] })
       .messages;
     const last = messages.at(-1);
     expect(last?.role).toBe("user");
