@@ -48,7 +48,7 @@ export type LoopOptions = {
   permissionMode?: string;
   canUseTool?: CanUseTool;
   /** Environment for tool child processes. */
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   /** The OS sandbox for shell commands (ToolContext.sandbox). */
   sandbox?: SandboxPolicy;
   retryPolicy?: RetryPolicy;

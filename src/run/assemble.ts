@@ -220,7 +220,7 @@ export type TurnSpec = {
 
 export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   const cwd = resolve(spec.cwd);
-  const env = spec.env ?? process.env;
+  const { env } = spec;
   // The config files and the commands, skills and plugins are looked up at the same time: both are
   // chosen by the setting sources alone, and a run's start waits on dozens of file lookups.
   const sources = spec.config?.sources ?? (spec.settingSources ? [...spec.settingSources] : undefined);
@@ -572,7 +572,7 @@ export function resolveModelFor(
     ...(spec.headers ? { headers: spec.headers } : {}),
     ...(spec.betas !== undefined ? { betas: spec.betas } : {}),
     baseDir: resolve(spec.cwd),
-    env: spec.env ?? process.env,
+    env: spec.env,
   });
 }
 

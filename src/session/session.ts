@@ -74,8 +74,8 @@ export type SessionOpening = Pick<
 /** What a door gives when it opens a session (its flags, options or protocol parameters, mapped). */
 export type SessionSetup = {
   cwd: string;
-  /** The environment the session reads (provider keys, cairn's variables); default `process.env`. */
-  env?: NodeJS.ProcessEnv;
+  /** The environment the session reads (provider keys, cairn's variables): the door's, which its entry read once. */
+  env: NodeJS.ProcessEnv;
   /**
    * Where the session's transcript is kept, found and listed; default the JSONL store of
    * `$CAIRN_HOME/sessions` (`defaultTranscriptStore`, read from `env`).
@@ -522,7 +522,7 @@ export class Session {
     const { cwd, env, settingSources } = this.setup;
     this.configLoading ??= loadConfig({
       cwd,
-      ...(env ? { env } : {}),
+      env,
       ...(settingSources ? { sources: [...settingSources] } : {}),
     });
     return this.configLoading;
@@ -818,7 +818,7 @@ export class Session {
   }
 
   private env(): NodeJS.ProcessEnv {
-    return this.setup.env ?? process.env;
+    return this.setup.env;
   }
 }
 
