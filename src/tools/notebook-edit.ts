@@ -194,7 +194,7 @@ function replaceCell(cell: NotebookCell, source: string, type: string | undefine
 
 function uniqueId(notebook: Notebook): string {
   for (;;) {
-    const id = randomHex(8);
+    const id = randomHex(4); // 8 hex digits, as Jupyter makes them
     if (!notebook.cells.some((cell) => cell.id === id)) return id;
   }
 }

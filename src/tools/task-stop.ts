@@ -22,10 +22,9 @@ const input = () =>
 
 const defined = defineTool({
   name: "TaskStop",
-  // It ends only a shell the session itself started (allowed when Bash started it), which ends with
-  // the session anyway: as harmless as reading, so never asked about, plan mode included (as the
-  // reference, whose TaskStop needs no permission).
-  effects: { kind: "other", readOnly: true, network: false },
+  // It ends a process: not read-only (a read-only subagent does not get it, plan mode refuses it),
+  // so it needs a rule (`TaskStop`, or a legacy name), approval or --force like any other change.
+  effects: { kind: "other", readOnly: false, network: false },
   display: (args) => ({ title: `Stop background shell ${args.task_id ?? args.shell_id}`, kind: "execute" }),
   description:
     "Stops a background shell started by Bash with run_in_background, given its id (task_id), " +
