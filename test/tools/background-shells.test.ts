@@ -45,8 +45,10 @@ async function until(what: string, condition: () => boolean): Promise<void> {
 }
 
 /** A shell that starts a grandchild and exits at once: the grandchild outlives its parent. */
-function orphaningCommand(seconds: string): string {
-  return `sh -c 'sleep ${seconds} & echo started > started.txt'; echo launched`;
+function orphaningCommand(seconds: string, { ignoreTerm = false } = {}): string {
+  // An ignored signal stays ignored across fork and exec: the grandchild then needs SIGKILL.
+  const trap = ignoreTerm ? `trap "" TERM; ` : "";
+  return `sh -c '${trap}sleep ${seconds} & echo started > started.txt'; echo launched`;
 }
 
 const waitForFile = (file: string) =>
@@ -75,12 +77,16 @@ function toolResults(requests: readonly { body: unknown }[]): Map<string, string
 }
 
 /** Runs the CLI (stream-json, --force) on `steps` without waiting for its end. */
-async function start(steps: StepInput[], extraArgs: string[] = ["--sandbox", "disabled"]) {
+async function start(
+  steps: StepInput[],
+  extraArgs: string[] = ["--sandbox", "disabled"],
+  options: { env?: Record<string, string>; dir?: string } = {},
+) {
   const server = await startServer(steps);
-  const dir = workspace();
+  const dir = options.dir ?? workspace();
   const spawned = spawnCli(
     ["-p", "Do the task", "--model", MODEL, "--output-format", "stream-json", "--force", ...extraArgs],
-    { cwd: dir, env: serverEnv(server), timeoutMs: 60_000 },
+    { cwd: dir, env: { ...serverEnv(server), ...options.env }, timeoutMs: 60_000 },
   );
   return { ...spawned, server, dir };
 }
@@ -158,19 +164,42 @@ describe.skipIf(!existsSync("/proc/self"))("background shells", () => {
     run.child.kill("SIGKILL");
   });
 
-  test("a grandchild that outlived its parent ends with the session", async () => {
+  test("a grandchild that outlived its parent and ignores SIGTERM ends with the session, before cairn exits, even with CAIRN_KEEP_BACKGROUND_JOBS=1; a later session has no such shell", async () => {
     const seconds = uniqueSeconds();
-    const run = await start([
-      reply().tool("Bash", { command: orphaningCommand(seconds), run_in_background: true }, "toolu_bg"),
-      reply().tool("Bash", { command: waitForFile("started.txt") }, "toolu_wait"),
-      reply().text("Started it."),
-    ]);
+    // The opt-out keeps the jobs a command leaves behind; a background shell is the session's own.
+    const env = { CAIRN_KEEP_BACKGROUND_JOBS: "1" };
+    const run = await start(
+      [
+        reply().tool(
+          "Bash",
+          { command: orphaningCommand(seconds, { ignoreTerm: true }), run_in_background: true },
+          "toolu_bg",
+        ),
+        reply().tool("Bash", { command: waitForFile("started.txt") }, "toolu_wait"),
+        reply().text("Started it."),
+      ],
+      undefined,
+      { env },
+    );
     await until("the grandchild runs", () => sleepers(seconds).length === 1 || run.child.exitCode !== null);
     const { code } = await run.exited;
     expect(code).toBe(0);
     expect(run.out.stderr).toBe("");
-    // cairn waits for its shells to end before it exits.
+    // cairn waits for its shells to end (SIGKILL after the grace) before it exits.
     expect(sleepers(seconds)).toEqual([]);
+
+    // The resumed session reads the shell's id: it is told the shell ended with its session.
+    const sessionId = parseLines(run.out.stdout).find((event) => event.type === "result")!
+      .session_id as string;
+    const resumed = await start(
+      [reply().tool("BashOutput", { bash_id: "bash_1" }, "toolu_later"), reply().text("Gone.")],
+      ["--sandbox", "disabled", "--resume", sessionId],
+      { env, dir: run.dir },
+    );
+    expect((await resumed.exited).code).toBe(0);
+    expect(toolResults(resumed.server.requests).get("toolu_later")).toContain(
+      "No background shell with ID bash_1 in this session (background shells end with the session that started them)",
+    );
   });
 
   test("a grandchild that outlived its parent ends when cairn is killed with SIGKILL", async () => {
