@@ -1,9 +1,11 @@
+import { query as officialQuery } from "@anthropic-ai/claude-agent-sdk";
 import { afterEach, describe, expect, test } from "vitest";
 import type { SDKMessage } from "../../src/index.js";
 import { reply, type StepInput } from "../../src/testing/index.js";
 import { initialize, startAgent, textPrompt } from "../acp/helpers.js";
 import { workspace as cliWorkspace, startServer as startCliServer } from "../conformance/pm/helpers.js";
-import { cleanUp, runQuery, users } from "../sdk/helpers.js";
+import { throughCairn } from "../protocols/agent-sdk.helpers.js";
+import { cleanUp, runQuery, startServer, users, workspace } from "../sdk/helpers.js";
 
 /**
  * How the doors list the session's background shells: the SDK's `tool_use_result` and its
@@ -86,6 +88,33 @@ describe("background shells in the doors' views", () => {
         summary: expect.stringContaining("bash_1"),
       }),
     ]);
+  });
+
+  test("the official SDK driving cairn's CLI: the same tool_use_result and task messages; KillShell stops the shell", async () => {
+    const server = await startServer([
+      reply().tool("Bash", { command: "exec sleep 600", run_in_background: true }, "toolu_bg"),
+      reply().tool("KillShell", { shell_id: "bash_1" }, "toolu_kill"),
+      reply().text("Done."),
+    ]);
+    const messages: Record<string, unknown>[] = [];
+    const options = { ...throughCairn(server, workspace()), permissionMode: "bypassPermissions" as const };
+    for await (const message of officialQuery({ prompt: "Go", options }))
+      messages.push(message as unknown as Record<string, unknown>);
+    const results = messages
+      .filter((message) => message.type === "user")
+      .map((message) => message.tool_use_result);
+    expect(results).toEqual([
+      expect.objectContaining({ backgroundTaskId: "bash_1" }),
+      expect.objectContaining({ task_id: "bash_1", task_type: "local_bash", status: "killed" }),
+    ]);
+    const tasks = messages.filter(
+      (message) => message.type === "system" && String(message.subtype).startsWith("task_"),
+    );
+    expect(tasks).toEqual([
+      expect.objectContaining({ subtype: "task_started", task_id: "bash_1", task_type: "local_bash" }),
+      expect.objectContaining({ subtype: "task_notification", task_id: "bash_1", status: "stopped" }),
+    ]);
+    expect(messages.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "Done." });
   });
 
   test("ACP: the Bash call that started a shell stays in_progress until a read finds the shell ended", async () => {
