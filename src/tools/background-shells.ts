@@ -46,7 +46,6 @@ type Shell = {
   closed: Promise<void>;
   watchdog?: Watchdog;
   timer?: NodeJS.Timeout;
-  cancelKill?: () => void;
   /** Stops reading output that a process which left the group (`setsid`) still holds after a stop. */
   dropOutput?: () => void;
 };
@@ -62,17 +61,21 @@ type Shell = {
 export class BackgroundShells {
   private readonly shells = new Map<string, Shell>();
   private closedWith: string | undefined;
+  private started = 0;
 
   async start(options: BackgroundShellStart): Promise<BackgroundShellInfo> {
     if (this.closedWith) throw new Error(this.closedWith);
+    // bash_1, bash_2, … in the order the session starts them: short for the model to repeat. Taken
+    // before any wait, so two subagents starting shells at once never get the same id.
+    const id = `bash_${++this.started}`;
     const shellPath = await findShell();
     const bwrapPath = await sandboxRunner(options.sandbox);
+    // The session may have ended while the shell and the sandbox were looked up.
+    if (this.closedWith) throw new Error(this.closedWith);
     const sandboxed =
       options.sandbox && bwrapPath
         ? bwrapCommand(options.sandbox, bwrapPath, [shellPath, "-c", options.command], options.cwd)
         : undefined;
-    // bash_1, bash_2, … in the order the session starts them: short for the model to repeat.
-    const id = `bash_${this.shells.size + 1}`;
     const shell: Shell = {
       info: {
         id,
@@ -109,6 +112,7 @@ export class BackgroundShells {
         exited = { code, signal };
       });
       const finish = (code: number | null, signal: string | null, error?: Error) => {
+        if (shell.endedAt !== undefined) return; // a failed spawn reports both error and close
         clearTimeout(shell.timer);
         sandboxed?.release();
         shell.stdout.end();
@@ -182,7 +186,7 @@ export class BackgroundShells {
   private async stopShell(shell: Shell, reason: StopReason): Promise<void> {
     if (shell.info.status === "running" && shell.pid !== undefined && !shell.info.stoppedBy) {
       shell.info.stoppedBy = reason;
-      shell.cancelKill = stopGroup(shell.pid);
+      stopGroup(shell.pid);
       const holder = setTimeout(() => shell.dropOutput?.(), KILL_GRACE_MS + 500);
       void shell.closed.then(() => clearTimeout(holder));
     }
