@@ -76,16 +76,20 @@ function toolResults(requests: readonly { body: unknown }[]): Map<string, string
   return results;
 }
 
-/** Runs the CLI (stream-json, --force) on `steps` without waiting for its end. */
+/** Runs the CLI (stream-json, --force unless `force: false`) on `steps` without waiting for its end. */
 async function start(
   steps: StepInput[],
   extraArgs: string[] = ["--sandbox", "disabled"],
-  options: { env?: Record<string, string>; dir?: string } = {},
+  options: { env?: Record<string, string>; dir?: string; force?: boolean } = {},
 ) {
   const server = await startServer(steps);
   const dir = options.dir ?? workspace();
   const spawned = spawnCli(
-    ["-p", "Do the task", "--model", MODEL, "--output-format", "stream-json", "--force", ...extraArgs],
+    [
+      ...["-p", "Do the task", "--model", MODEL, "--output-format", "stream-json"],
+      ...(options.force === false ? [] : ["--force"]),
+      ...extraArgs,
+    ],
     { cwd: dir, env: { ...serverEnv(server), ...options.env }, timeoutMs: 60_000 },
   );
   return { ...spawned, server, dir };
@@ -232,6 +236,32 @@ describe.skipIf(!existsSync("/proc/self"))("background shells", () => {
     run.child.kill("SIGKILL");
     await run.exited;
     await until("the sandboxed sleep is gone", () => sleepers(seconds).length === 0);
+  });
+
+  test("the permission gate decides as for Bash; a rule naming KillShell (a legacy name) allows TaskStop", async () => {
+    const seconds = uniqueSeconds();
+    const steps = () => [
+      reply().tool("Bash", { command: `sleep ${seconds}`, run_in_background: true }, "toolu_bg"),
+      reply().tool("Bash", { command: `touch made-by-bash`, run_in_background: true }, "toolu_refused"),
+      reply().tool("KillShell", { shell_id: "bash_1" }, "toolu_kill"),
+      reply().text("Done."),
+    ];
+    const rules = ["--allowedTools", `Bash(sleep:*)`];
+    // Without --force: Bash(sleep:*) lets the first command start, not the second; TaskStop asks
+    // (and print mode cannot ask).
+    const asked = await start(steps(), ["--sandbox", "disabled", ...rules], { force: false });
+    expect((await asked.exited).code).toBe(0);
+    const refused = toolResults(asked.server.requests);
+    expect(refused.get("toolu_bg")).toMatch(/^Command running in background with ID: bash_1/);
+    expect(refused.get("toolu_refused")).toMatch(/denied/);
+    expect(existsSync(join(asked.dir, "made-by-bash"))).toBe(false);
+    expect(refused.get("toolu_kill")).toMatch(/denied/);
+    expect(asked.out.stderr).toBe("");
+
+    const allowed = await start(steps(), ["--sandbox", "disabled", ...rules, "KillShell"], { force: false });
+    expect((await allowed.exited).code).toBe(0);
+    expect(toolResults(allowed.server.requests).get("toolu_kill")).toContain("Successfully stopped");
+    expect(allowed.out.stderr).toBe("");
   });
 
   test("what a shell prints between two reads is capped in memory: the newest is kept, the rest counted", async () => {
