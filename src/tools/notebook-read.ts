@@ -63,7 +63,8 @@ export function readNotebook(
       isEmpty: text.length === 0,
       exceededLimit: endLine < lines.length,
       totalLines: lines.length,
-      totalChars: text.length,
+      // Counted in the rendering the model reads, as totalLines is; fileSize is the file's.
+      totalChars: whole.length,
       fileSize,
       startLine,
       endLine,
