@@ -55,6 +55,7 @@ export class LoopRun {
       signal: this.signal,
       env: options.env,
       sandbox: options.sandbox,
+      ...(options.backgroundShells ? { backgroundShells: options.backgroundShells } : {}),
       model: model.model,
       ...(model.provider.mediaInput ? { mediaInput: model.provider.mediaInput } : {}),
       ...(options.canUseTool ? { canUseTool: options.canUseTool } : {}),

@@ -1,4 +1,5 @@
 import type { SandboxPolicy } from "../sandbox/policy.js";
+import type { BackgroundShells } from "../tools/background-shells.js";
 import type { Tool } from "../tools/types.js";
 import { eachEvent } from "./batches.js";
 import type { CompactionHooks } from "./compaction.js";
@@ -51,6 +52,8 @@ export type LoopOptions = {
   env: NodeJS.ProcessEnv;
   /** The OS sandbox for shell commands (ToolContext.sandbox). */
   sandbox?: SandboxPolicy;
+  /** The session's background shells (ToolContext.backgroundShells). */
+  backgroundShells?: BackgroundShells;
   retryPolicy?: RetryPolicy;
   /** The MCP servers of the run and how they stand (reported in `run_start`). */
   mcpServers?: { name: string; status: string }[];

@@ -39,6 +39,7 @@ export async function* runToolBatch(
           toolUseId: call.block.id,
           env: context.env,
           sandbox: context.sandbox,
+          ...(context.backgroundShells ? { backgroundShells: context.backgroundShells } : {}),
           model: context.model,
           ...(context.mediaInput ? { mediaInput: context.mediaInput } : {}),
           report: (report) => reports.push({ type: "subagent", turn, toolUseId: call.block.id, ...report }),

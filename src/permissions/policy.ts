@@ -113,7 +113,7 @@ function toolRuleMatches(rule: PermissionRule, tool: ToolDeclaration): boolean {
   const target = rule.target;
   const toolName = tool.name;
   if (target.kind === "tool") {
-    if (target.tool === toolName) return true;
+    if (target.tool === toolName || tool.aliases?.includes(target.tool)) return true;
     const kind = tool.effects?.kind;
     return kind !== undefined && RULE_NAMES_BY_KIND[kind]?.has(target.tool) === true;
   }

@@ -31,6 +31,7 @@ import { splitRuleList } from "../permissions/rules.js";
 import type { ModelSettings } from "../providers/registry.js";
 import { ConfigError } from "../providers/types.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
+import { BackgroundShells } from "../tools/background-shells.js";
 import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
 import { stopRunProcesses } from "../tools/run-processes.js";
@@ -157,8 +158,8 @@ export type AssembledRun = {
   /** cairn's own and the custom slash commands (`supportedCommands()`, `system/init.slash_commands`). */
   slashCommands: SlashCommand[];
   /**
-   * Ends what the run started: its MCP servers, any process its commands left running (tagged
-   * `CAIRN_RUN_TAG`), and waits for a sandbox probe still running (no child left behind).
+   * Ends what the run started: its MCP servers, its background shells, any process its commands
+   * left running (tagged `CAIRN_RUN_TAG`), and waits for a sandbox probe still running (no child left behind).
    */
   close(): Promise<void>;
   /** Works out tools, gate and system prompt again after the MCP servers changed (SDK `setMcpServers` …). */
@@ -367,6 +368,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
             ).gate
           : undefined,
     });
+  // The session's background shells: they outlive turns, and end with the run (close()).
+  const backgroundShells = new BackgroundShells();
   const run: AssembledRun = {
     cwd,
     config,
@@ -381,6 +384,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     slashCommands,
     async close() {
       await mcp.close();
+      await backgroundShells.closeAll();
       if (sandbox) {
         await stopRunProcesses(sandbox.runTag, env);
         await sandbox.probeStarted?.();
@@ -449,6 +453,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         signal: turn.signal,
         env: toolEnv,
         ...(sandbox ? { sandbox } : {}),
+        backgroundShells,
         retryPolicy,
         ...(turn.maxTurns !== undefined ? { maxTurns: turn.maxTurns } : {}),
         ...(turn.steering ? { steering: turn.steering } : {}),

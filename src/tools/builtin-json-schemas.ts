@@ -65,14 +65,20 @@ export const BUILTIN_JSON_SCHEMAS: Record<string, Record<string, unknown>> = {
     properties: {
       command: { type: "string", minLength: 1, description: "The shell command to run (bash -c)." },
       timeout: {
-        description: "Timeout in milliseconds (default 120000, max 600000).",
+        description:
+          "Timeout in milliseconds (default 120000, max 600000; in the background default 1800000, max 7200000).",
         type: "integer",
         minimum: 1,
-        maximum: 600000,
+        maximum: 7200000,
       },
       description: {
         description: "A short description of what the command does (5-10 words).",
         type: "string",
+      },
+      run_in_background: {
+        description:
+          "Run the command in the background and return its shell id at once; read its output with BashOutput, stop it with TaskStop.",
+        type: "boolean",
       },
     },
     required: ["command"],
@@ -197,6 +203,58 @@ export const BUILTIN_JSON_SCHEMAS: Record<string, Record<string, unknown>> = {
       },
     },
     required: ["todos"],
+  },
+  BashOutput: {
+    type: "object",
+    properties: {
+      bash_id: {
+        type: "string",
+        minLength: 1,
+        description: "The ID of the background shell to retrieve output from.",
+      },
+      filter: {
+        description:
+          "Optional regular expression: only output lines matching it are shown. Lines that do not match are no longer available to read.",
+        type: "string",
+      },
+    },
+    required: ["bash_id"],
+  },
+  TaskStop: {
+    type: "object",
+    properties: {
+      task_id: { description: "The ID of the background shell to stop.", type: "string", minLength: 1 },
+      shell_id: { description: "Deprecated: use task_id instead.", type: "string", minLength: 1 },
+    },
+  },
+  NotebookEdit: {
+    type: "object",
+    properties: {
+      notebook_path: {
+        type: "string",
+        minLength: 1,
+        description:
+          "The Jupyter notebook (.ipynb) to edit: an absolute path, or relative to the working directory.",
+      },
+      cell_id: {
+        description:
+          "The ID of the cell to edit (as Read shows it). When inserting, the new cell goes after this cell, or first when not given.",
+        type: "string",
+      },
+      new_source: { type: "string", description: "The new source for the cell." },
+      cell_type: {
+        description:
+          "The type of the cell (code or markdown). Defaults to the current cell's type; required with edit_mode=insert.",
+        type: "string",
+        enum: ["code", "markdown"],
+      },
+      edit_mode: {
+        description: "The type of edit to make (replace, insert, delete). Defaults to replace.",
+        type: "string",
+        enum: ["replace", "insert", "delete"],
+      },
+    },
+    required: ["notebook_path", "new_source"],
   },
   Agent: {
     type: "object",

@@ -3,6 +3,7 @@ import type { SubagentReport } from "../engine/events.js";
 import type { MediaBlock } from "../engine/messages.js";
 import type { MediaInput } from "../engine/provider.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
+import type { BackgroundShells } from "./background-shells.js";
 
 /**
  * Which family of tools a tool belongs to, for permission rules and scheduling: `Read(...)` rules
@@ -97,6 +98,8 @@ export type ToolContext = {
   env: NodeJS.ProcessEnv;
   /** The OS sandbox shell commands run under (resolved per run); absent: none, as `disabled`. */
   sandbox?: SandboxPolicy;
+  /** The session's background shells (Bash `run_in_background`, BashOutput, TaskStop); absent: none offered. */
+  backgroundShells?: BackgroundShells;
   /** The model the result goes to (named in messages about what it cannot see). */
   model?: string;
   /** Which media that model takes; absent: unknown (attach, the server decides). */

@@ -42,6 +42,10 @@ describe("tool payloads", () => {
       ["Grep", "grepToolCall"],
       ["LS", "lsToolCall"],
       ["TodoWrite", "updateTodosToolCall"],
+      // Shown as `function` calls (docs/events.md).
+      ["BashOutput", undefined],
+      ["TaskStop", undefined],
+      ["NotebookEdit", undefined],
     ]);
   });
 
