@@ -8,6 +8,7 @@ import { Editor, InputHistory } from "./editor.js";
 import { layoutEditor } from "./editor-view.js";
 import { type Key, KeyReader } from "./keys.js";
 import { PermissionPrompt } from "./permission-prompt.js";
+import { loadRenderModules } from "./render-modules.js";
 import { InlineRenderer } from "./renderer.js";
 import type { Styles } from "./style.js";
 import type { TerminalIo } from "./terminal.js";
@@ -87,6 +88,8 @@ export class InteractiveApp {
       },
     );
     this.draw();
+    // After the first frame (queued before this): markdown, highlighting and diffs load while the user types.
+    setImmediate(() => void loadRenderModules().then(() => this.draw()));
     if (firstPrompt !== undefined && firstPrompt.trim() !== "") this.submit(firstPrompt);
   }
 

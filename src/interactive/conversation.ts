@@ -1,8 +1,10 @@
 import type { RunEndEvent } from "../engine/events.js";
 import type { SessionEvent } from "../session/events.js";
 import type { Session } from "../session/session.js";
+import { MarkdownStream } from "./markdown-stream.js";
+import { renderModules } from "./render-modules.js";
 import type { Styles } from "./style.js";
-import { printable, truncate, wrapText } from "./text-width.js";
+import { printable, truncate } from "./text-width.js";
 
 /** Rows for the scrollback, styled as a whole (wrapping happens before styling). */
 export type Commit = (
@@ -19,8 +21,8 @@ export type Commit = (
  * the tools running, a retry) is state the live region shows.
  */
 export class ConversationView {
-  /** The streamed text not committed yet: its last, unfinished row. */
-  tail = "";
+  /** The text block being streamed: its finished markdown blocks are committed, the rest is live. */
+  private text: MarkdownStream | undefined;
   /** Tools running now: their one-line titles, by tool-use id. */
   readonly running = new Map<string, string>();
   thinking = false;
@@ -143,9 +145,9 @@ export class ConversationView {
     this.commit(error instanceof Error ? error.message : String(error), (row) => this.styles.red(row), "! ");
   }
 
-  /** Rows of the unfinished streamed line, for the live region. */
+  /** Rows of the markdown block being streamed, for the live region. */
   tailRows(): string[] {
-    return this.tail === "" ? [] : wrapText(this.tail, this.width());
+    return this.text?.liveRows(this.width()) ?? [];
   }
 
   title(name: string, input: Record<string, unknown>, live: boolean): string {
@@ -155,21 +157,19 @@ export class ConversationView {
   private startText(): void {
     this.endText();
     this.commit("", undefined);
+    this.text = new MarkdownStream(this.styles, renderModules);
   }
 
-  /** Rows that are complete (all but the last, by greedy wrapping) go to the scrollback now. */
+  /** Blocks the text finished go to the scrollback now (markdown-stream.ts). */
   private addText(text: string): void {
-    this.tail += printable(text);
-    const rows = wrapText(this.tail, this.width());
-    if (rows.length <= 1) return;
-    const done = rows.slice(0, -1);
-    for (const row of done) this.commit(row, undefined, "", true);
-    this.tail = rows[rows.length - 1]!;
+    this.text ??= new MarkdownStream(this.styles, renderModules);
+    for (const row of this.text.push(text, this.width())) this.commit(row, undefined, "", true);
   }
 
   private endText(): void {
-    if (this.tail !== "") this.commit(this.tail, undefined, "", true);
-    this.tail = "";
+    if (!this.text) return;
+    for (const row of this.text.finish(this.width())) this.commit(row, undefined, "", true);
+    this.text = undefined;
   }
 }
 
