@@ -4,11 +4,12 @@ import type { AssembledRun } from "../run/assemble.js";
 import type { SessionEvent } from "../session/events.js";
 import type { Session } from "../session/session.js";
 import { ConversationView } from "./conversation.js";
+import { diffViewRows } from "./diff-view.js";
 import { Editor, InputHistory } from "./editor.js";
 import { layoutEditor } from "./editor-view.js";
 import { type Key, KeyReader } from "./keys.js";
 import { PermissionPrompt } from "./permission-prompt.js";
-import { loadRenderModules } from "./render-modules.js";
+import { loadRenderModules, renderModules } from "./render-modules.js";
 import { InlineRenderer } from "./renderer.js";
 import type { Styles } from "./style.js";
 import type { TerminalIo } from "./terminal.js";
@@ -334,16 +335,17 @@ export class InteractiveApp {
   private showAsk(ask: PermissionPrompt): void {
     const { styles } = this.options;
     this.commit("", undefined);
+    this.view.diffShown.add(ask.request.toolUseId);
     for (const row of ask.details()) {
-      const style =
-        row.style === "title"
-          ? styles.bold
-          : row.style === "added"
-            ? styles.green
-            : row.style === "removed"
-              ? styles.red
-              : styles.dim;
-      this.commit(row.text, style, row.style === "title" ? "? " : "  ");
+      if (row.style === "added" || row.style === "removed") continue; // the diff view below, word-marked
+      if (row.style === "reason" && ask.request.display.diff)
+        for (const diffRow of diffViewRows(ask.request.display.diff, this.width, styles, renderModules()))
+          this.commit(diffRow, undefined, "", true);
+      this.commit(
+        row.text,
+        row.style === "title" ? styles.bold : styles.dim,
+        row.style === "title" ? "? " : "  ",
+      );
     }
   }
 

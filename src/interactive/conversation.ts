@@ -1,6 +1,8 @@
 import type { RunEndEvent } from "../engine/events.js";
 import type { SessionEvent } from "../session/events.js";
 import type { Session } from "../session/session.js";
+import type { ToolDisplay } from "../tools/types.js";
+import { diffViewRows } from "./diff-view.js";
 import { MarkdownStream } from "./markdown-stream.js";
 import { renderModules } from "./render-modules.js";
 import type { Styles } from "./style.js";
@@ -27,6 +29,10 @@ export class ConversationView {
   readonly running = new Map<string, string>();
   thinking = false;
   retrying: string | undefined;
+  /** Tool calls whose diff a permission question showed already (not shown again with the result). */
+  readonly diffShown = new Set<string>();
+  /** The diff each running Write or Edit makes, by tool-use id (read before it runs). */
+  private readonly diffs = new Map<string, NonNullable<ToolDisplay["diff"]>>();
   /** Block types of the model message being streamed, by index. */
   private readonly blocks = new Map<number, string>();
   /** Text was streamed for the message's text blocks (else `assistant_block` brings it whole). */
@@ -74,18 +80,28 @@ export class ConversationView {
           this.endText();
         }
         return;
-      case "tool_start":
+      case "tool_start": {
         this.endText();
-        this.running.set(event.toolUseId, this.title(event.name, event.input, true));
+        const display = this.session.describe(event.name, event.input, { live: true });
+        this.running.set(event.toolUseId, this.titleOf(display));
+        if (display.diff) this.diffs.set(event.toolUseId, display.diff);
         return;
+      }
       case "tool_end": {
         const title = this.running.get(event.toolUseId) ?? this.title(event.name, event.input, false);
         this.running.delete(event.toolUseId);
         const { outcome } = event;
+        const diff = this.diffs.get(event.toolUseId);
+        this.diffs.delete(event.toolUseId);
         if (!outcome.isError) {
           this.commit(`${title}`, (row) => row, `${this.styles.green("✓")} `);
+          if (diff && !this.diffShown.has(event.toolUseId))
+            for (const row of diffViewRows(diff, this.width(), this.styles, renderModules()))
+              this.commit(row, undefined, "", true);
+          this.diffShown.delete(event.toolUseId);
           return;
         }
+        this.diffShown.delete(event.toolUseId);
         const why =
           outcome.errorKind === "denied"
             ? "denied"
@@ -128,6 +144,7 @@ export class ConversationView {
   end(end: RunEndEvent | undefined): void {
     this.endText();
     this.running.clear();
+    this.diffs.clear();
     this.thinking = false;
     this.retrying = undefined;
     if (end?.aborted) this.commit("Interrupted.", (row) => this.styles.yellow(row), "  ");
@@ -151,7 +168,11 @@ export class ConversationView {
   }
 
   title(name: string, input: Record<string, unknown>, live: boolean): string {
-    return truncate(printable(this.session.describe(name, input, { live }).title).replace(/\n/g, " "), 200);
+    return this.titleOf(this.session.describe(name, input, { live }));
+  }
+
+  private titleOf(display: ToolDisplay): string {
+    return truncate(printable(display.title).replace(/\n/g, " "), 200);
   }
 
   private startText(): void {
