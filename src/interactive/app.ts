@@ -225,6 +225,9 @@ export class InteractiveApp {
         if (editor.empty) void this.stop();
         else editor.delete();
         return;
+      case "ctrl-o":
+        this.view.expandOutput();
+        return;
       case "tab":
         return;
     }

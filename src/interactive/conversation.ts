@@ -4,6 +4,7 @@ import type { Session } from "../session/session.js";
 import type { ToolDisplay } from "../tools/types.js";
 import { diffViewRows } from "./diff-view.js";
 import { MarkdownStream } from "./markdown-stream.js";
+import { isCollapsed, outputRows } from "./output-tail.js";
 import { renderModules } from "./render-modules.js";
 import type { Styles } from "./style.js";
 import { printable, truncate } from "./text-width.js";
@@ -31,6 +32,8 @@ export class ConversationView {
   retrying: string | undefined;
   /** Tool calls whose diff a permission question showed already (not shown again with the result). */
   readonly diffShown = new Set<string>();
+  /** The last command output shown collapsed: Ctrl+O writes it whole (`expandOutput`). */
+  private collapsed: { title: string; output: string } | undefined;
   /** The diff each running Write or Edit makes, by tool-use id (read before it runs). */
   private readonly diffs = new Map<string, NonNullable<ToolDisplay["diff"]>>();
   /** Block types of the model message being streamed, by index. */
@@ -99,6 +102,7 @@ export class ConversationView {
             for (const row of diffViewRows(diff, this.width(), this.styles, renderModules()))
               this.commit(row, undefined, "", true);
           this.diffShown.delete(event.toolUseId);
+          if (event.name === "Bash") this.commandOutput(title, outcome.content);
           return;
         }
         this.diffShown.delete(event.toolUseId);
@@ -160,6 +164,23 @@ export class ConversationView {
   failed(error: unknown): void {
     this.end(undefined);
     this.commit(error instanceof Error ? error.message : String(error), (row) => this.styles.red(row), "! ");
+  }
+
+  /** Writes the whole of the last collapsed command output into the conversation (Ctrl+O). */
+  expandOutput(): boolean {
+    const last = this.collapsed;
+    if (!last) return false;
+    this.collapsed = undefined;
+    this.commit(`Output of ${last.title}:`, (row) => this.styles.dim(row), "  ");
+    for (const row of outputRows(last.output, this.width(), this.styles, true))
+      this.commit(row, undefined, "", true);
+    return true;
+  }
+
+  /** A command's output under its line: its last lines (output-tail.ts). */
+  private commandOutput(title: string, output: string): void {
+    for (const row of outputRows(output, this.width(), this.styles)) this.commit(row, undefined, "", true);
+    if (isCollapsed(output)) this.collapsed = { title, output };
   }
 
   /** Rows of the markdown block being streamed, for the live region. */
