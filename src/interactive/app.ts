@@ -3,6 +3,7 @@ import type { SessionPermissionMode } from "../permissions/types.js";
 import type { AssembledRun } from "../run/assemble.js";
 import type { SessionEvent } from "../session/events.js";
 import type { Session } from "../session/session.js";
+import { ActivityView } from "./activity.js";
 import { ConversationView } from "./conversation.js";
 import { diffViewRows } from "./diff-view.js";
 import { Editor, InputHistory } from "./editor.js";
@@ -42,6 +43,7 @@ export class InteractiveApp {
   private readonly editor = new Editor();
   private readonly history = new InputHistory();
   private readonly view: ConversationView;
+  private readonly activity: ActivityView;
   /** Rows waiting to be written into the scrollback with the next frame. */
   private committed: string[] = [];
   /** Prompts sent while a turn runs, shown until their turn starts. */
@@ -68,6 +70,7 @@ export class InteractiveApp {
     const { terminal, session, styles } = options;
     this.renderer = new InlineRenderer((data) => terminal.write(data));
     this.model = options.model;
+    this.activity = new ActivityView(session);
     this.view = new ConversationView(
       session,
       styles,
@@ -302,6 +305,7 @@ export class InteractiveApp {
         this.draw();
       }
       this.view.end(end);
+      this.activity.ended();
     } catch (error) {
       begin();
       this.view.failed(error);
@@ -332,7 +336,12 @@ export class InteractiveApp {
       if (this.asks.length === 1) this.showAsk(ask);
       return;
     }
+    this.activity.event(event);
     this.view.event(event);
+    // The list as written stays in the conversation, under the call.
+    if (event.type === "tool_end" && event.name === "TodoWrite" && !event.outcome.isError)
+      for (const row of this.activity.todoRows(this.options.styles, this.width - 4))
+        this.commit(row, undefined, "    ", true);
   }
 
   private showAsk(ask: PermissionPrompt): void {
@@ -405,10 +414,15 @@ export class InteractiveApp {
     const { styles, terminal } = this.options;
     const width = this.width;
     const above: string[] = [...this.view.tailRows()];
-    for (const title of this.view.running.values()) above.push(styles.dim(truncate(`● ${title}`, width)));
+    for (const [id, title] of this.view.running) {
+      above.push(styles.dim(truncate(`● ${title}`, width)));
+      const subagent = this.activity.subagentRow(id, styles, width);
+      if (subagent) above.push(subagent);
+    }
     if (this.turns > 0 && this.asks.length === 0) {
       const status = this.view.retrying ?? (this.view.thinking ? "Thinking…" : "Working…");
       above.push(styles.dim(truncate(`${status} (esc to interrupt)`, width)));
+      above.push(...this.activity.todoRows(styles, width - 2).map((row) => `  ${row}`));
     }
     for (const entry of this.queued)
       above.push(styles.dim(truncate(`queued › ${printable(entry.text).replace(/\n/g, " ⏎ ")}`, width)));
