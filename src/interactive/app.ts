@@ -12,6 +12,15 @@ import { type Key, KeyReader } from "./keys.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { loadRenderModules, renderModules } from "./render-modules.js";
 import { InlineRenderer } from "./renderer.js";
+import {
+  contextTokens,
+  footerText,
+  gitBranch,
+  Notifier,
+  type NotifySettings,
+  notifySettings,
+  titleSequence,
+} from "./status.js";
 import type { Styles } from "./style.js";
 import type { TerminalIo } from "./terminal.js";
 import { printable, textWidth, truncate, wrapText } from "./text-width.js";
@@ -29,6 +38,8 @@ export type AppOptions = {
   /** Shown in the footer until the first turn names the model. */
   model: string | undefined;
   maxTurns: number | undefined;
+  /** When and how to notify (status.ts); default: from the environment. */
+  notify?: NotifySettings;
 };
 
 /**
@@ -44,6 +55,13 @@ export class InteractiveApp {
   private readonly history = new InputHistory();
   private readonly view: ConversationView;
   private readonly activity: ActivityView;
+  private readonly notifier: Notifier;
+  private readonly notifyWarnings: string[];
+  /** The footer's facts besides the model and mode: context used, cost so far, git branch. */
+  private contextWindow: number | undefined;
+  private context: number | undefined;
+  private cost: number | null | undefined;
+  private branch: string | undefined;
   /** Rows waiting to be written into the scrollback with the next frame. */
   private committed: string[] = [];
   /** Prompts sent while a turn runs, shown until their turn starts. */
@@ -71,6 +89,10 @@ export class InteractiveApp {
     this.renderer = new InlineRenderer((data) => terminal.write(data));
     this.model = options.model;
     this.activity = new ActivityView(session);
+    const notify = options.notify ?? notifySettings(process.env);
+    this.notifyWarnings = notify.warnings;
+    this.notifier = new Notifier(notify, (data) => terminal.write(data));
+    this.branch = gitBranch(options.cwd);
     this.view = new ConversationView(
       session,
       styles,
@@ -91,6 +113,8 @@ export class InteractiveApp {
         this.draw();
       },
     );
+    for (const warning of this.notifyWarnings) this.commit(warning, this.options.styles.yellow, "! ");
+    this.title();
     this.draw();
     // After the first frame (queued before this): markdown, highlighting and diffs load while the user types.
     setImmediate(() => void loadRenderModules().then(() => this.draw()));
@@ -117,7 +141,10 @@ export class InteractiveApp {
   /** The run was assembled (its model goes in the footer), or could not be (said at once). */
   assembled(run: AssembledRun | Error): void {
     if (run instanceof Error) this.view.failed(run);
-    else this.model ??= run.model.model;
+    else {
+      this.model ??= run.model.model;
+      this.contextWindow = run.model.contextWindow;
+    }
     this.draw();
   }
 
@@ -131,7 +158,9 @@ export class InteractiveApp {
     return Math.max(10, this.options.terminal.columns - 1);
   }
 
-  private input(data: string): void {
+  private input(raw: string): void {
+    const data = this.notifier.focusIn(raw);
+    if (data === "") return;
     clearTimeout(this.escapeTimer);
     for (const key of this.keys.feed(data)) this.key(key);
     if (this.keys.waiting)
@@ -284,9 +313,12 @@ export class InteractiveApp {
     );
     let end: RunEndEvent | undefined;
     let started = false;
+    let startedAt = Date.now();
     const begin = () => {
       if (started) return;
       started = true;
+      startedAt = Date.now();
+      this.title(true);
       const index = this.queued.indexOf(entry);
       if (index !== -1) {
         this.queued.splice(index, 1);
@@ -306,6 +338,7 @@ export class InteractiveApp {
       }
       this.view.end(end);
       this.activity.ended();
+      this.turnEnded(end, Date.now() - startedAt);
     } catch (error) {
       begin();
       this.view.failed(error);
@@ -317,6 +350,7 @@ export class InteractiveApp {
       this.model = event.model;
       return;
     }
+    if (event.type === "model_call_end") this.context = contextTokens(event.message.usage);
     if (event.type === "permission_request") {
       const ask = new PermissionPrompt(event.request);
       // Withdrawn when its turn is interrupted or ends: the question goes away unanswered.
@@ -346,6 +380,7 @@ export class InteractiveApp {
 
   private showAsk(ask: PermissionPrompt): void {
     const { styles } = this.options;
+    this.notifier.waiting(`cairn: allow ${ask.request.toolName}?`);
     this.commit("", undefined);
     this.view.diffShown.add(ask.request.toolUseId);
     for (const row of ask.details()) {
@@ -448,8 +483,28 @@ export class InteractiveApp {
 
   private footer(): string {
     if (this.hint) return this.hint;
-    const mode = this.options.session.mode ?? "default";
-    const parts = [this.model ?? "", `${mode} (shift+tab)`, this.options.cwd].filter((part) => part !== "");
-    return parts.join(" · ");
+    return footerText({
+      model: this.model,
+      mode: this.options.session.mode ?? "default",
+      context: this.context === undefined ? undefined : { tokens: this.context, window: this.contextWindow },
+      cost: this.cost,
+      cwd: this.options.cwd,
+      branch: this.branch,
+    });
+  }
+
+  /** A turn ended: its cost counted, the branch read again (a command may have switched it), a notice if it was long. */
+  private turnEnded(end: RunEndEvent | undefined, durationMs: number): void {
+    if (end)
+      this.cost =
+        this.cost === null || end.totalCostUsd === null ? null : (this.cost ?? 0) + end.totalCostUsd;
+    this.branch = gitBranch(this.options.cwd);
+    if (this.turns <= 1) this.title(false);
+    this.notifier.turnEnded(durationMs, end?.isError ? "cairn: the turn failed" : "cairn: the turn is done");
+  }
+
+  /** The terminal's title (OSC 0), `●` in front while a turn runs; the old title comes back at exit. */
+  private title(busy = false): void {
+    this.options.terminal.write(titleSequence(this.options.cwd, busy));
   }
 }
