@@ -115,8 +115,9 @@ export class InteractiveApp {
     );
     for (const warning of this.notifyWarnings) this.commit(warning, this.options.styles.yellow, "! ");
     this.title();
-    this.draw();
-    // After the first frame (queued before this): markdown, highlighting and diffs load while the user types.
+    // The first frame at once, before the run is assembled (run-interactive.ts).
+    this.frame();
+    // Markdown, highlighting and diffs load while the user types.
     setImmediate(() => void loadRenderModules().then(() => this.draw()));
     if (firstPrompt !== undefined && firstPrompt.trim() !== "") this.submit(firstPrompt);
   }
@@ -439,9 +440,13 @@ export class InteractiveApp {
     setImmediate(() => {
       this.scheduled = false;
       if (this.exiting) return;
-      const { live, cursor } = this.liveRegion();
-      this.renderer.frame(this.committed.splice(0), live, cursor);
+      this.frame();
     });
+  }
+
+  private frame(): void {
+    const { live, cursor } = this.liveRegion();
+    this.renderer.frame(this.committed.splice(0), live, cursor);
   }
 
   /** The live region, never taller than the screen (less one row); the cursor in the input. */

@@ -18,17 +18,20 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
   const session = new Session(setup);
   let cancelExitKill = () => {};
   // The run is assembled at once (the footer names its model; MCP servers start while the user
-  // types); a failure is shown, and said again by the first prompt.
-  const assembled = session.assembly().then(
-    (run) => {
-      // A forced exit (a second signal) still kills what the run's commands left behind.
-      if (run.sandbox) cancelExitKill = killRunProcessesOnExit(run.sandbox.runTag);
-      return run;
-    },
-    (error: unknown) => error as Error,
-  );
+  // types) — on a terminal, once the first frame is drawn; a failure is shown, and said again by
+  // the first prompt.
+  const assemble = () =>
+    session.assembly().then(
+      (run) => {
+        // A forced exit (a second signal) still kills what the run's commands left behind.
+        if (run.sandbox) cancelExitKill = killRunProcessesOnExit(run.sandbox.runTag);
+        return run;
+      },
+      (error: unknown) => error as Error,
+    );
   try {
     if (launch.screenReader || process.env.TERM === "dumb") {
+      void assemble();
       await runLineMode({
         session,
         prompt: launch.prompt,
@@ -50,7 +53,7 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
     interrupts.signal.addEventListener("abort", stop, { once: true });
     try {
       app.start(launch.prompt);
-      void assembled.then((run) => app.assembled(run));
+      void assemble().then((run) => app.assembled(run));
       await app.done;
     } finally {
       interrupts.signal.removeEventListener("abort", stop);
