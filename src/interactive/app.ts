@@ -3,12 +3,24 @@ import type { SessionPermissionMode } from "../permissions/types.js";
 import type { AssembledRun } from "../run/assemble.js";
 import type { SessionEvent } from "../session/events.js";
 import type { Session } from "../session/session.js";
+import { ActivityView } from "./activity.js";
 import { ConversationView } from "./conversation.js";
+import { diffViewRows } from "./diff-view.js";
 import { Editor, InputHistory } from "./editor.js";
 import { layoutEditor } from "./editor-view.js";
 import { type Key, KeyReader } from "./keys.js";
 import { PermissionPrompt } from "./permission-prompt.js";
+import { loadRenderModules, renderModules } from "./render-modules.js";
 import { InlineRenderer } from "./renderer.js";
+import {
+  contextTokens,
+  footerText,
+  gitBranch,
+  Notifier,
+  type NotifySettings,
+  notifySettings,
+  titleSequence,
+} from "./status.js";
 import type { Styles } from "./style.js";
 import type { TerminalIo } from "./terminal.js";
 import { printable, textWidth, truncate, wrapText } from "./text-width.js";
@@ -26,6 +38,8 @@ export type AppOptions = {
   /** Shown in the footer until the first turn names the model. */
   model: string | undefined;
   maxTurns: number | undefined;
+  /** When and how to notify (status.ts: `notifySettings(env)`). */
+  notify: NotifySettings;
 };
 
 /**
@@ -40,6 +54,14 @@ export class InteractiveApp {
   private readonly editor = new Editor();
   private readonly history = new InputHistory();
   private readonly view: ConversationView;
+  private readonly activity: ActivityView;
+  private readonly notifier: Notifier;
+  private readonly notifyWarnings: string[];
+  /** The footer's facts besides the model and mode: context used, cost so far, git branch. */
+  private contextWindow: number | undefined;
+  private context: number | undefined;
+  private cost: number | null | undefined;
+  private branch: string | undefined;
   /** Rows waiting to be written into the scrollback with the next frame. */
   private committed: string[] = [];
   /** Prompts sent while a turn runs, shown until their turn starts. */
@@ -66,6 +88,11 @@ export class InteractiveApp {
     const { terminal, session, styles } = options;
     this.renderer = new InlineRenderer((data) => terminal.write(data));
     this.model = options.model;
+    this.activity = new ActivityView(session);
+    const { notify } = options;
+    this.notifyWarnings = notify.warnings;
+    this.notifier = new Notifier(notify, (data) => terminal.write(data));
+    this.branch = gitBranch(options.cwd);
     this.view = new ConversationView(
       session,
       styles,
@@ -86,7 +113,12 @@ export class InteractiveApp {
         this.draw();
       },
     );
-    this.draw();
+    for (const warning of this.notifyWarnings) this.commit(warning, this.options.styles.yellow, "! ");
+    this.title();
+    // The first frame at once, before the run is assembled (run-interactive.ts).
+    this.frame();
+    // Markdown, highlighting and diffs load while the user types.
+    setImmediate(() => void loadRenderModules().then(() => this.draw()));
     if (firstPrompt !== undefined && firstPrompt.trim() !== "") this.submit(firstPrompt);
   }
 
@@ -110,7 +142,10 @@ export class InteractiveApp {
   /** The run was assembled (its model goes in the footer), or could not be (said at once). */
   assembled(run: AssembledRun | Error): void {
     if (run instanceof Error) this.view.failed(run);
-    else this.model ??= run.model.model;
+    else {
+      this.model ??= run.model.model;
+      this.contextWindow = run.model.contextWindow;
+    }
     this.draw();
   }
 
@@ -124,7 +159,9 @@ export class InteractiveApp {
     return Math.max(10, this.options.terminal.columns - 1);
   }
 
-  private input(data: string): void {
+  private input(raw: string): void {
+    const data = this.notifier.focusIn(raw);
+    if (data === "") return;
     clearTimeout(this.escapeTimer);
     for (const key of this.keys.feed(data)) this.key(key);
     if (this.keys.waiting)
@@ -221,6 +258,9 @@ export class InteractiveApp {
         if (editor.empty) void this.stop();
         else editor.delete();
         return;
+      case "ctrl-o":
+        this.view.expandOutput();
+        return;
       case "tab":
         return;
     }
@@ -274,9 +314,12 @@ export class InteractiveApp {
     );
     let end: RunEndEvent | undefined;
     let started = false;
+    let startedAt = Date.now();
     const begin = () => {
       if (started) return;
       started = true;
+      startedAt = Date.now();
+      this.title(true);
       const index = this.queued.indexOf(entry);
       if (index !== -1) {
         this.queued.splice(index, 1);
@@ -295,6 +338,8 @@ export class InteractiveApp {
         this.draw();
       }
       this.view.end(end);
+      this.activity.ended();
+      this.turnEnded(end, Date.now() - startedAt);
     } catch (error) {
       begin();
       this.view.failed(error);
@@ -306,6 +351,7 @@ export class InteractiveApp {
       this.model = event.model;
       return;
     }
+    if (event.type === "model_call_end") this.context = contextTokens(event.message.usage);
     if (event.type === "permission_request") {
       const ask = new PermissionPrompt(event.request);
       // Withdrawn when its turn is interrupted or ends: the question goes away unanswered.
@@ -325,22 +371,29 @@ export class InteractiveApp {
       if (this.asks.length === 1) this.showAsk(ask);
       return;
     }
+    this.activity.event(event);
     this.view.event(event);
+    // The list as written stays in the conversation, under the call.
+    if (event.type === "tool_end" && event.name === "TodoWrite" && !event.outcome.isError)
+      for (const row of this.activity.todoRows(this.options.styles, this.width - 4))
+        this.commit(row, undefined, "    ", true);
   }
 
   private showAsk(ask: PermissionPrompt): void {
     const { styles } = this.options;
+    this.notifier.waiting(`cairn: allow ${ask.request.toolName}?`);
     this.commit("", undefined);
+    this.view.diffShown.add(ask.request.toolUseId);
     for (const row of ask.details()) {
-      const style =
-        row.style === "title"
-          ? styles.bold
-          : row.style === "added"
-            ? styles.green
-            : row.style === "removed"
-              ? styles.red
-              : styles.dim;
-      this.commit(row.text, style, row.style === "title" ? "? " : "  ");
+      if (row.style === "added" || row.style === "removed") continue; // the diff view below, word-marked
+      if (row.style === "reason" && ask.request.display.diff)
+        for (const diffRow of diffViewRows(ask.request.display.diff, this.width, styles, renderModules()))
+          this.commit(diffRow, undefined, "", true);
+      this.commit(
+        row.text,
+        row.style === "title" ? styles.bold : styles.dim,
+        row.style === "title" ? "? " : "  ",
+      );
     }
   }
 
@@ -387,9 +440,13 @@ export class InteractiveApp {
     setImmediate(() => {
       this.scheduled = false;
       if (this.exiting) return;
-      const { live, cursor } = this.liveRegion();
-      this.renderer.frame(this.committed.splice(0), live, cursor);
+      this.frame();
     });
+  }
+
+  private frame(): void {
+    const { live, cursor } = this.liveRegion();
+    this.renderer.frame(this.committed.splice(0), live, cursor);
   }
 
   /** The live region, never taller than the screen (less one row); the cursor in the input. */
@@ -397,10 +454,15 @@ export class InteractiveApp {
     const { styles, terminal } = this.options;
     const width = this.width;
     const above: string[] = [...this.view.tailRows()];
-    for (const title of this.view.running.values()) above.push(styles.dim(truncate(`● ${title}`, width)));
+    for (const [id, title] of this.view.running) {
+      above.push(styles.dim(truncate(`● ${title}`, width)));
+      const subagent = this.activity.subagentRow(id, styles, width);
+      if (subagent) above.push(subagent);
+    }
     if (this.turns > 0 && this.asks.length === 0) {
       const status = this.view.retrying ?? (this.view.thinking ? "Thinking…" : "Working…");
       above.push(styles.dim(truncate(`${status} (esc to interrupt)`, width)));
+      above.push(...this.activity.todoRows(styles, width - 2).map((row) => `  ${row}`));
     }
     for (const entry of this.queued)
       above.push(styles.dim(truncate(`queued › ${printable(entry.text).replace(/\n/g, " ⏎ ")}`, width)));
@@ -426,8 +488,28 @@ export class InteractiveApp {
 
   private footer(): string {
     if (this.hint) return this.hint;
-    const mode = this.options.session.mode ?? "default";
-    const parts = [this.model ?? "", `${mode} (shift+tab)`, this.options.cwd].filter((part) => part !== "");
-    return parts.join(" · ");
+    return footerText({
+      model: this.model,
+      mode: this.options.session.mode ?? "default",
+      context: this.context === undefined ? undefined : { tokens: this.context, window: this.contextWindow },
+      cost: this.cost,
+      cwd: this.options.cwd,
+      branch: this.branch,
+    });
+  }
+
+  /** A turn ended: its cost counted, the branch read again (a command may have switched it), a notice if it was long. */
+  private turnEnded(end: RunEndEvent | undefined, durationMs: number): void {
+    if (end)
+      this.cost =
+        this.cost === null || end.totalCostUsd === null ? null : (this.cost ?? 0) + end.totalCostUsd;
+    this.branch = gitBranch(this.options.cwd);
+    if (this.turns <= 1) this.title(false);
+    this.notifier.turnEnded(durationMs, end?.isError ? "cairn: the turn failed" : "cairn: the turn is done");
+  }
+
+  /** The terminal's title (OSC 0), `●` in front while a turn runs; the old title comes back at exit. */
+  private title(busy = false): void {
+    this.options.terminal.write(titleSequence(this.options.cwd, busy));
   }
 }

@@ -4,6 +4,7 @@ import { Session } from "../session/session.js";
 import { killRunProcessesOnExit } from "../tools/run-processes.js";
 import { InteractiveApp } from "./app.js";
 import { runLineMode } from "./line-mode.js";
+import { notifySettings } from "./status.js";
 import { stylesFor } from "./style.js";
 import { TerminalIo } from "./terminal.js";
 
@@ -18,17 +19,20 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
   const session = new Session(setup);
   let cancelExitKill = () => {};
   // The run is assembled at once (the footer names its model; MCP servers start while the user
-  // types); a failure is shown, and said again by the first prompt.
-  const assembled = session.assembly().then(
-    (run) => {
-      // A forced exit (a second signal) still kills what the run's commands left behind.
-      if (run.sandbox) cancelExitKill = killRunProcessesOnExit(run.sandbox.runTag, setup.env);
-      return run;
-    },
-    (error: unknown) => error as Error,
-  );
+  // types) — on a terminal, once the first frame is drawn; a failure is shown, and said again by
+  // the first prompt.
+  const assemble = () =>
+    session.assembly().then(
+      (run) => {
+        // A forced exit (a second signal) still kills what the run's commands left behind.
+        if (run.sandbox) cancelExitKill = killRunProcessesOnExit(run.sandbox.runTag, setup.env);
+        return run;
+      },
+      (error: unknown) => error as Error,
+    );
   try {
     if (launch.screenReader || setup.env.TERM === "dumb") {
+      void assemble();
       await runLineMode({
         session,
         prompt: launch.prompt,
@@ -42,6 +46,7 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
       session,
       terminal,
       styles: stylesFor(setup.env),
+      notify: notifySettings(setup.env),
       cwd: setup.cwd,
       model: undefined,
       maxTurns: launch.maxTurns,
@@ -50,7 +55,7 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
     interrupts.signal.addEventListener("abort", stop, { once: true });
     try {
       app.start(launch.prompt);
-      void assembled.then((run) => app.assembled(run));
+      void assemble().then((run) => app.assembled(run));
       await app.done;
     } finally {
       interrupts.signal.removeEventListener("abort", stop);
