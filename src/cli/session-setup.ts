@@ -29,7 +29,11 @@ export function cliSessionSetup(
       },
       sandbox: async (roots, env) => {
         const { policy, warning } = await resolveSandboxPolicy(
-          { ...(options.sandbox ? { mode: options.sandbox } : {}), network: options.sandboxNetwork },
+          {
+            ...(options.sandbox ? { mode: options.sandbox } : {}),
+            network: options.sandboxNetwork,
+            allowedDomains: options.sandboxAllowDomains,
+          },
           { roots, env },
         );
         return { policy, warnings: warning ? [warning] : [] };

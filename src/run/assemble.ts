@@ -329,6 +329,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     });
   const fallback = await resolveFallback(spec, config, model).catch(async (error: unknown) => {
     await mcp.close(); // the run will not start: its MCP servers end now
+    await sandbox?.proxy?.close();
     throw error;
   });
   const slashCommands = slashCommandsOf(customization);
@@ -382,6 +383,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       if (sandbox) {
         await stopRunProcesses(sandbox.runTag, env);
         await sandbox.probeStarted?.();
+        await sandbox.proxy?.close(); // the network proxy of sandboxed commands ends with the run
       }
     },
     model,

@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { decideDomain, domainPatternProblem, isDomainAllowed } from "../../src/sandbox/domain-policy.js";
 
 describe("the sandbox's domain policy", () => {
-  const policy = { allowed: ["registry.npmjs.org", "*.github.com", "127.0.0.2"], denied: ["evil.github.com"] };
+  const policy = {
+    allowed: ["registry.npmjs.org", "*.github.com", "127.0.0.2"],
+    denied: ["evil.github.com"],
+  };
 
   it("admits the named hosts, whatever their case or final dot", () => {
     expect(isDomainAllowed("registry.npmjs.org", policy)).toBe(true);
