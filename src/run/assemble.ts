@@ -86,6 +86,7 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   sandbox?: (
     roots: readonly string[],
     env: NodeJS.ProcessEnv,
+    config: LoadedConfig,
   ) => Promise<{ policy: SandboxPolicy; warnings: string[] }>;
   /** Hooks besides the config files' (docs/hooks.md); omitted: the config files' user-level hooks. */
   hooks?: HookSpec;
@@ -250,7 +251,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   ];
   // (A sandbox that cannot be had is still the error reported first, as before.)
   const [sandboxed, runAgents] = await settleBoth(
-    spec.sandbox ? spec.sandbox(roots, env) : Promise.resolve(undefined),
+    spec.sandbox ? spec.sandbox(roots, env, config) : Promise.resolve(undefined),
     loadRunAgents(
       { cwd, env, home: homedir(), sources: config.sources, plugins: customization.plugins },
       spec.agents,

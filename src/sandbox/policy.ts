@@ -113,6 +113,19 @@ export async function resolveSandboxPolicy(
   settings: SandboxSettings,
   context: SandboxContext,
 ): Promise<{ policy: SandboxPolicy; warning?: string }> {
+  const resolved = await resolvePolicy(settings, context);
+  // Only a config file's list can meet an open network (the flags and the SDK refuse both at once).
+  const listed = (settings.allowedDomains?.length ?? 0) + (settings.deniedDomains?.length ?? 0) > 0;
+  if (!settings.network || !listed) return resolved;
+  const opened =
+    "sandbox: the network is open to sandboxed commands (--sandbox-network, network.allowAll), so the domain list of the config (sandbox.network) is not applied";
+  return { ...resolved, warning: resolved.warning ? `${resolved.warning}; ${opened}` : opened };
+}
+
+async function resolvePolicy(
+  settings: SandboxSettings,
+  context: SandboxContext,
+): Promise<{ policy: SandboxPolicy; warning?: string }> {
   const env = context.env ?? process.env;
   const home = context.home ?? os.homedir();
   const given = [...context.roots, ...(settings.extraWritable ?? []).map((dir) => expandHome(dir, home))];

@@ -237,7 +237,8 @@ function isStringList(value: unknown): value is string[] {
 }
 
 /**
- * The SDK `sandbox` option resolved for a query: the policy, and the warnings to show once. A deny
+ * The SDK `sandbox` option (with the config files' domain lists) resolved for a query: the policy,
+ * and the warnings to show once. A deny
  * list without the OS sandbox (turned off, or bubblewrap cannot run here) holds for cairn's own
  * tools but not for every shell command: a warning says so, plainly.
  */
@@ -246,11 +247,23 @@ export async function sdkSandboxPolicy(
   roots: readonly string[],
   env: NodeJS.ProcessEnv,
   cwd: string = roots[0] ?? process.cwd(),
+  configured: { allowed: readonly string[]; denied: readonly string[] } = { allowed: [], denied: [] },
 ): Promise<{ policy: SandboxPolicy; warnings: string[] }> {
   const mapping = sandboxSettingsFromSdk(option, { cwd });
   const refused = refusedSandboxKey(mapping);
   if (refused) throw new SandboxSettingError(refused);
-  const { policy, warning } = await resolveSandboxPolicy(mapping.settings, { roots, env });
+  // The config files' domain lists (docs/config.md) join the option's.
+  const { settings } = mapping;
+  const allowedDomains = [...(settings.allowedDomains ?? []), ...configured.allowed];
+  const deniedDomains = [...(settings.deniedDomains ?? []), ...configured.denied];
+  const { policy, warning } = await resolveSandboxPolicy(
+    {
+      ...settings,
+      ...(allowedDomains.length > 0 ? { allowedDomains } : {}),
+      ...(deniedDomains.length > 0 ? { deniedDomains } : {}),
+    },
+    { roots, env },
+  );
   return {
     policy,
     warnings: [ignoredSandboxKeysWarning(mapping.ignored), warning, unconfinedDenials(policy)].filter(

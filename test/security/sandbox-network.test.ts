@@ -1,9 +1,10 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
 import { findOnPath } from "../../src/tools/process-group.js";
-import { runCli } from "../conformance/pm/helpers.js";
+import { runCli, workspace } from "../conformance/pm/helpers.js";
 import { tempDir } from "../helpers/temp.js";
 import { cleanUp, result, runQuery, users } from "../sdk/helpers.js";
 import { needsSandbox, pathWithoutBwrap, runBash, sandboxUnavailable } from "./sandbox-helpers.js";
@@ -116,6 +117,28 @@ describe.skipIf(sandboxUnavailable !== undefined || !curl)(
       expect(refused.requests).toEqual([]);
     });
 
+    test("config: the user file's sandbox.network lists apply, a project file may only add denied domains", async () => {
+      const allowed = await webServer(ALLOWED);
+      const refused = await webServer(REFUSED);
+      const home = tempDir("cairn-net-home-");
+      writeFileSync(
+        join(home, "config.json"),
+        JSON.stringify({ sandbox: { network: { allowedDomains: [ALLOWED, REFUSED] } } }),
+      );
+      const project = { sandbox: { network: { deniedDomains: [REFUSED], allowedDomains: ["127.0.0.4"] } } };
+      const dir = workspace({ ".cairn/config.json": JSON.stringify(project) });
+      const run = await runBash(`${curlOf(allowed.url)}; ${curlOf(refused.url)}`, SANDBOXED, {
+        dir,
+        env: { CAIRN_HOME: home },
+      });
+      expect(run.output).toContain(`hello from ${ALLOWED}`);
+      expect(run.output).toContain(`refused the connection to ${REFUSED}: it matches the denied domain`);
+      expect(refused.requests).toEqual([]);
+      expect(run.stderr).toMatch(
+        /sandbox\.network\.allowedDomains ignored \(a project config may only restrict/,
+      );
+    });
+
     test("the proxy ends with the run: nothing of it is left behind", async () => {
       const allowed = await webServer(ALLOWED);
       const tmp = tempDir("cairn-net-tmp-");
@@ -142,6 +165,19 @@ describe("the network policy where it cannot hold", () => {
     const run = await runCli({ args: ["--sandbox-allow-domain", "https://example.com/x"] });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--sandbox-allow-domain: "https:\/\/example.com\/x" is a URL/);
+  });
+
+  test("a config pattern that is not a domain is an error naming the file and entry (exit 2)", async () => {
+    const home = tempDir("cairn-net-home-");
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({ sandbox: { network: { allowedDomains: ["*.com"] } } }),
+    );
+    const run = await runCli({ env: { CAIRN_HOME: home } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${join(home, "config.json")}: sandbox.network.allowedDomains.0:`);
+    expect(run.stderr).toMatch(/covers a whole top-level domain/);
+    expect(run.stdout).toBe("");
   });
 
   test("with the sandbox off, stderr says once that the domain list is not enforced", async () => {
