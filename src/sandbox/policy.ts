@@ -4,6 +4,7 @@ import path from "node:path";
 import { resolveCairnHome } from "../permissions/home.js";
 import { findOnPath } from "../tools/process-group.js";
 import { randomUuid } from "../util/random-id.js";
+import type { DomainPolicy } from "./domain-policy.js";
 import { bridgeNode } from "./network-bridge.js";
 import { type SandboxProxy, sandboxProxy } from "./network-proxy.js";
 import { isInsideOrSame, type SandboxPaths, sandboxPaths } from "./paths.js";
@@ -75,6 +76,11 @@ export type SandboxPolicy = {
   proxy?: SandboxProxy;
   bridgeNode?: string;
   /**
+   * Without `network`, when a domain list is given: the list itself (domain-policy.ts), for what
+   * else reaches the network on the run's behalf (cairn's web tools) to decide as the proxy does.
+   */
+  domains?: DomainPolicy;
+  /**
    * Paths the run must not read, or write, in their lexical and real forms: hidden (read-only) in the
    * sandbox, and refused by the file tools in every mode, `disabled` included (denied-paths.ts).
    */
@@ -135,12 +141,15 @@ async function resolvePolicy(
   const network = settings.network === true;
   const allowedDomains = network ? [] : [...(settings.allowedDomains ?? [])];
   const node = allowedDomains.length > 0 ? bridgeNode() : undefined;
+  const deniedDomains = network ? [] : [...(settings.deniedDomains ?? [])];
+  const listed = allowedDomains.length + deniedDomains.length > 0;
   const base = {
     writableRoots,
     network,
+    ...(listed ? { domains: { allowed: allowedDomains, denied: deniedDomains } } : {}),
     ...(node
       ? {
-          proxy: sandboxProxy({ allowed: allowedDomains, denied: [...(settings.deniedDomains ?? [])] }),
+          proxy: sandboxProxy({ allowed: allowedDomains, denied: deniedDomains }),
           bridgeNode: node,
         }
       : {}),
@@ -150,9 +159,8 @@ async function resolvePolicy(
     runTag: randomUuid(),
   };
   // A domain list depends on the sandbox: the user is told when it cannot hold (as `auto` does).
-  const domains = !network && (allowedDomains.length > 0 || (settings.deniedDomains?.length ?? 0) > 0);
-  const mode = settings.mode ?? (domains ? "auto" : undefined);
-  const unenforced = domains
+  const mode = settings.mode ?? (listed ? "auto" : undefined);
+  const unenforced = listed
     ? "the network domain list (--sandbox-allow-domain, sandbox.network) is not enforced: shell commands reach every host"
     : undefined;
   const bridgeless =

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
 import { findOnPath } from "../../src/tools/process-group.js";
-import { runCli, workspace } from "../conformance/pm/helpers.js";
+import { MODEL, runCli, serverEnv, spawnCli, startServer, workspace } from "../conformance/pm/helpers.js";
 import { tempDir } from "../helpers/temp.js";
 import { cleanUp, result, runQuery, users } from "../sdk/helpers.js";
 import { needsSandbox, pathWithoutBwrap, runBash, sandboxUnavailable } from "./sandbox-helpers.js";
@@ -148,8 +148,31 @@ describe.skipIf(sandboxUnavailable !== undefined || !curl)(
       expect(run.output).toContain(`hello from ${ALLOWED}`);
       expect(readdirSync(tmp).filter((name) => name.startsWith("cairn-net-"))).toEqual([]);
     });
+
+    test("the proxy's directory goes also when cairn is interrupted (SIGINT) during a command", async () => {
+      const allowed = await webServer(ALLOWED);
+      const tmp = tempDir("cairn-net-tmp-");
+      const server = await startServer([
+        reply().tool("Bash", { command: `${curlOf(allowed.url)}; sleep 60` }),
+        reply().text("never reached"),
+      ]);
+      const cli = spawnCli(["-p", "Hi", "--model", MODEL, ...SANDBOXED, "--sandbox-allow-domain", ALLOWED], {
+        cwd: workspace(),
+        env: { ...serverEnv(server), TMPDIR: tmp },
+      });
+      await until(() => allowed.requests.length === 1);
+      expect(readdirSync(tmp).filter((name) => name.startsWith("cairn-net-"))).toHaveLength(1);
+      cli.child.kill("SIGINT");
+      expect((await cli.exited).code).toBe(130);
+      expect(readdirSync(tmp).filter((name) => name.startsWith("cairn-net-"))).toEqual([]);
+    });
   },
 );
+
+/** Waits, without a deadline of its own (the test's timeout is the limit), for `condition`. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
 
 describe("the network policy where it cannot hold", () => {
   test("--sandbox-allow-domain with --sandbox-network is a usage error (exit 2)", async () => {
