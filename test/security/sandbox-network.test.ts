@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
@@ -137,6 +137,23 @@ describe.skipIf(sandboxUnavailable !== undefined || !curl)(
       expect(run.stderr).toMatch(
         /sandbox\.network\.allowedDomains ignored \(a project config may only restrict/,
       );
+    });
+
+    test("a project command hook (the workspace's own code, under the sandbox) obeys the list too", async () => {
+      const allowed = await webServer(ALLOWED);
+      const refused = await webServer(REFUSED);
+      const command = `{ ${curlOf(allowed.url)}; ${curlOf(refused.url)}; } > hook-output.txt`;
+      const hooks = { hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command }] }] } };
+      const run = await runCli({
+        files: { ".claude/settings.json": JSON.stringify(hooks) },
+        steps: [reply().text("Hi.")],
+        args: ["--output-format", "json", "--trust", ...SANDBOXED, "--sandbox-allow-domain", ALLOWED],
+      });
+      expect(run.code).toBe(0);
+      const output = readFileSync(join(run.dir, "hook-output.txt"), "utf8");
+      expect(output).toContain(`hello from ${ALLOWED}`);
+      expect(output).toContain(`cairn's sandbox refused the connection to ${REFUSED}`);
+      expect(refused.requests).toEqual([]);
     });
 
     test("the proxy ends with the run: nothing of it is left behind", async () => {
