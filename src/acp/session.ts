@@ -26,6 +26,8 @@ import { type ClientShows, UpdateProjection } from "./updates.js";
 export type SessionSetup = {
   sessionId: string;
   cwd: string;
+  /** The environment the agent process was started with (the entry's one read of it). */
+  env: NodeJS.ProcessEnv;
   mcpServers: Record<string, McpServerConfig>;
   /** More directories the session may work in (ACP `additionalDirectories`), like the workspace. */
   additionalDirectories: string[];
@@ -62,15 +64,17 @@ export class AcpSession {
     private readonly setup: SessionSetup,
   ) {
     this.modelName = setup.startingModel;
-    const { cwd, model } = setup;
+    const { cwd, env, model } = setup;
     this.updates = new UpdateProjection(
       (name, input, live) => this.session.describe(name, input, { live }),
       setup.shows,
     );
     this.session = new Session({
       cwd,
+      env,
       assembly: (notice) => ({
         cwd,
+        env,
         ...(model !== undefined ? { model } : {}),
         tools: builtinTools(),
         sandbox: async (roots, env, config) => {
@@ -119,7 +123,7 @@ export class AcpSession {
       whenBusy: "queue",
       ...(this.setup.maxTurns !== undefined ? { maxTurns: this.setup.maxTurns } : {}),
     });
-    const heartbeats = new ToolHeartbeats(process.env);
+    const heartbeats = new ToolHeartbeats(this.setup.env);
     let started = false;
     let lastStop: string | null = null;
     try {

@@ -17,9 +17,9 @@ const USAGE =
  * started and asked, with no model call. Project servers start only with `--approve-mcps` or an
  * approval in the user config, exactly as in a run.
  */
-export async function runMcp(args: string[]): Promise<number> {
+export async function runMcp(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [command, ...rest] = args;
-  if (command === "enable" || command === "disable") return approval(command, rest);
+  if (command === "enable" || command === "disable") return approval(command, rest, env);
   if (command !== "list" && command !== "list-tools") throw new UsageError(USAGE);
   const options = {
     json: false,
@@ -45,7 +45,7 @@ export async function runMcp(args: string[]): Promise<number> {
   }
   if (command === "list-tools" && server === undefined) throw new UsageError(USAGE);
 
-  const config = await loadConfig({ cwd: options.cwd, env: process.env });
+  const config = await loadConfig({ cwd: options.cwd, env });
   // The project's servers start under the sandbox, as in a run (where bubblewrap runs).
   const domains = configuredSandboxDomains(config);
   const { policy, warning } = await resolveSandboxPolicy(
@@ -54,13 +54,13 @@ export async function runMcp(args: string[]): Promise<number> {
       allowedDomains: domains.allowed,
       deniedDomains: domains.denied,
     },
-    { roots: [options.cwd, ...config.additionalDirectories] },
+    { roots: [options.cwd, ...config.additionalDirectories], env },
   );
   if (warning) writeError(warning);
   let named = true;
   const hub = await startMcpServers(config, {
     cwd: options.cwd,
-    env: process.env,
+    env,
     explicit: parseMcpConfigFlags(options.configs, options.cwd),
     strict: options.strict,
     approveProject: options.approve,
@@ -122,7 +122,11 @@ function toolListing(state: McpServerState, json: boolean): string {
 }
 
 /** `enable|disable <server> [--workspace <dir>]`. */
-async function approval(command: "enable" | "disable", args: string[]): Promise<number> {
+async function approval(
+  command: "enable" | "disable",
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   let cwd = process.cwd();
   let server: string | undefined;
   for (let i = 0; i < args.length; i++) {
@@ -133,5 +137,5 @@ async function approval(command: "enable" | "disable", args: string[]): Promise<
   }
   if (server === undefined) throw new UsageError(USAGE);
   const { setMcpApproval } = await import("./mcp-approval.js");
-  return setMcpApproval(server, command === "enable", cwd);
+  return setMcpApproval(server, command === "enable", cwd, env);
 }

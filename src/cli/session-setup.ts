@@ -11,15 +11,17 @@ import { writeError } from "./errors.js";
  * the interactive mode (`answered: true`: what the rules and the mode leave open is asked).
  */
 export function cliSessionSetup(
-  options: CliOptions & { cwd: string },
+  options: CliOptions & { cwd: string; env: NodeJS.ProcessEnv },
   { answered }: { answered: boolean },
 ): SessionSetup {
-  const { cwd } = options;
+  const { cwd, env } = options;
   return {
     cwd,
+    env,
     ...(options.settingSources ? { settingSources: options.settingSources } : {}),
     assembly: () => ({
       cwd,
+      env,
       ...(options.model !== undefined ? { model: options.model } : {}),
       ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
       ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
@@ -47,7 +49,7 @@ export function cliSessionSetup(
         approveProject: options.approveMcps,
         // A server's own stderr is its log: shown with CAIRN_DEBUG=1; what happens to it, always.
         onLog: (server, line, kind) => {
-          if (kind === "event" || process.env.CAIRN_DEBUG) writeError(`MCP server ${server}: ${line}`);
+          if (kind === "event" || env.CAIRN_DEBUG) writeError(`MCP server ${server}: ${line}`);
         },
       },
       ...options.longSession,

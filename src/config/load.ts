@@ -73,7 +73,7 @@ export type LoadConfigOptions = {
   cwd: string;
   /** Default: `resolveCairnHome(env)`. */
   cairnHome?: string;
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   /** The user's home, where the other agents' user files are. Default: `os.homedir()`. */
   home?: string;
   /** Which files load (SDK `settingSources`, `--setting-sources`). Default: all of them. */
@@ -81,7 +81,7 @@ export type LoadConfigOptions = {
 };
 
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
-  const env = options.env ?? process.env;
+  const { env } = options;
   const home = options.home ?? os.homedir();
   const cwd = path.resolve(options.cwd);
   const sources = [...(options.sources ?? ALL_SETTING_SOURCES)];

@@ -9,6 +9,7 @@ import { keepInterruptedTurn } from "./interruption.js";
 import { compact, makeRoom } from "./loop-compaction.js";
 import { addPrompt, openingHooks, stopHooks, userMessage } from "./loop-hooks.js";
 import { LoopRun } from "./loop-run.js";
+import { type SteeringPrompt, steer } from "./loop-steering.js";
 import type { ConversationMessage, PromptBlock, ToolUseBlock, Usage } from "./messages.js";
 import { modelTurn } from "./model-turn.js";
 import type { EffortLevel, ModelProvider, ThinkingSetting } from "./provider.js";
@@ -47,7 +48,7 @@ export type LoopOptions = {
   permissionMode?: string;
   canUseTool?: CanUseTool;
   /** Environment for tool child processes. */
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   /** The OS sandbox for shell commands (ToolContext.sandbox). */
   sandbox?: SandboxPolicy;
   retryPolicy?: RetryPolicy;
@@ -85,6 +86,11 @@ export type LoopOptions = {
    * through. A durable engine wraps them to keep each step's outcome.
    */
   steps?: TurnSteps;
+  /**
+   * The prompts the user sent while this run was going (`whenBusy: "steer"`), taken each time the
+   * run is about to call the model again; they join the conversation there (src/engine/loop-steering.ts).
+   */
+  steering?: () => SteeringPrompt[];
 };
 
 /** A model the loop can call: provider, names, price. */
@@ -135,10 +141,14 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
         const toolUses = message.content.filter((block): block is ToolUseBlock => block?.type === "tool_use");
         if (toolUses.length === 0) {
           yield [{ type: "turn_end", turn: state.turn, stopReason: message.stop_reason }];
+          // What the user sent meanwhile is answered before the run ends (and before the Stop hooks).
+          const steered = yield* steer(run);
+          if (steered === "added") continue;
+          if (steered === "stopped") break;
           const more = yield* stopHooks(run, message);
           if (!more) break;
           history.push(more);
-          yield [{ type: "user_turn", turn: state.turn, message: more }];
+          yield [{ type: "user_turn", turn: state.turn, message: more, source: "stop_hook" }];
           continue;
         }
         state.stopContinuations = 0;
@@ -152,6 +162,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
         yield [{ type: "turn_end", turn: state.turn, stopReason: message.stop_reason }];
         if (signal.aborted) throw abortError();
         if (results.endRun(state) || state.failingInARow()) break;
+        if ((yield* steer(run)) === "stopped") break;
       }
     }
   } catch (error) {

@@ -63,7 +63,7 @@ export type ToolStepContext = {
   tools: ReadonlyMap<string, Tool>;
   cwd: string;
   signal: AbortSignal;
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   sandbox?: SandboxPolicy;
   /** The model in use (as the user named it) and what it can read (the tools' ToolContext). */
   model: string;

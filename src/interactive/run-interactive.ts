@@ -22,13 +22,13 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
   const assembled = session.assembly().then(
     (run) => {
       // A forced exit (a second signal) still kills what the run's commands left behind.
-      if (run.sandbox) cancelExitKill = killRunProcessesOnExit(run.sandbox.runTag);
+      if (run.sandbox) cancelExitKill = killRunProcessesOnExit(run.sandbox.runTag, setup.env);
       return run;
     },
     (error: unknown) => error as Error,
   );
   try {
-    if (launch.screenReader || process.env.TERM === "dumb") {
+    if (launch.screenReader || setup.env.TERM === "dumb") {
       await runLineMode({
         session,
         prompt: launch.prompt,
@@ -41,7 +41,7 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
     const app = new InteractiveApp({
       session,
       terminal,
-      styles: stylesFor(process.env),
+      styles: stylesFor(setup.env),
       cwd: setup.cwd,
       model: undefined,
       maxTurns: launch.maxTurns,

@@ -215,11 +215,13 @@ export type TurnSpec = {
   expansion?: PromptExpansion | null;
   /** Called before a tool changes a file it declares (SDK `enableFileCheckpointing`). */
   beforeFileChange?: BeforeFileChange;
+  /** Prompts sent while the turn runs, joined to it (LoopOptions.steering). */
+  steering?: LoopOptions["steering"];
 };
 
 export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   const cwd = resolve(spec.cwd);
-  const env = spec.env ?? process.env;
+  const { env } = spec;
   // The config files and the commands, skills and plugins are looked up at the same time: both are
   // chosen by the setting sources alone, and a run's start waits on dozens of file lookups.
   const sources = spec.config?.sources ?? (spec.settingSources ? [...spec.settingSources] : undefined);
@@ -452,6 +454,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         ...(sandbox ? { sandbox } : {}),
         retryPolicy,
         ...(turn.maxTurns !== undefined ? { maxTurns: turn.maxTurns } : {}),
+        ...(turn.steering ? { steering: turn.steering } : {}),
         ...(spec.maxTokens !== undefined ? { maxTokens: spec.maxTokens } : {}),
         ...(permissionMode !== undefined ? { permissionMode } : {}),
         ...(canUseTool ? { canUseTool } : {}),
@@ -572,7 +575,7 @@ export function resolveModelFor(
     ...(spec.headers ? { headers: spec.headers } : {}),
     ...(spec.betas !== undefined ? { betas: spec.betas } : {}),
     baseDir: resolve(spec.cwd),
-    env: spec.env ?? process.env,
+    env: spec.env,
   });
 }
 

@@ -102,7 +102,7 @@ export class SandboxUnavailableError extends Error {
 export type SandboxContext = {
   /** The workspace first, then the other directories the agent may write (the gate's roots). */
   roots: readonly string[];
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   home?: string;
   platform?: NodeJS.Platform;
 };
@@ -132,7 +132,7 @@ async function resolvePolicy(
   settings: SandboxSettings,
   context: SandboxContext,
 ): Promise<{ policy: SandboxPolicy; warning?: string }> {
-  const env = context.env ?? process.env;
+  const { env } = context;
   const home = context.home ?? os.homedir();
   const given = [...context.roots, ...(settings.extraWritable ?? []).map((dir) => expandHome(dir, home))];
   // Only existing directories can be bound (a missing --add-dir would make every command fail).

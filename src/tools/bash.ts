@@ -6,7 +6,6 @@ import { stat } from "../util/fs-async.js";
 import { spawn } from "../util/spawn.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { CappedOutput } from "./capped-output.js";
-import { childEnvironment } from "./child-env.js";
 import { defineTool } from "./define.js";
 import { findShell, KILL_GRACE_MS, signalGroup, stopGroup } from "./process-group.js";
 import { taggedEnvironment } from "./run-processes.js";
@@ -54,7 +53,7 @@ export const bashTool = defineTool({
     if (!info?.isDirectory())
       return { content: `Working directory does not exist: ${ctx.cwd}`, isError: true };
     const timeout = args.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
-    const env = withoutDeniedVariables(ctx.env ?? childEnvironment(process.env), ctx.sandbox?.deniedEnv);
+    const env = withoutDeniedVariables(ctx.env, ctx.sandbox?.deniedEnv);
     const result = await runCommand(args.command, {
       cwd: ctx.cwd,
       env: ctx.sandbox ? taggedEnvironment(env, ctx.sandbox.runTag) : env,
@@ -126,7 +125,7 @@ async function runCommand(
     sandbox?: SandboxPolicy;
   },
 ): Promise<CommandResult> {
-  const shell = await findShell();
+  const shell = await findShell(options.env.PATH ?? "");
   const { sandbox } = options;
   const bwrapPath = await sandboxRunner(sandbox);
   const sandboxed =

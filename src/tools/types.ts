@@ -94,7 +94,7 @@ export type ToolContext = {
   signal: AbortSignal;
   toolUseId: string;
   /** Environment for child processes (already stripped of secrets by the caller). */
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   /** The OS sandbox shell commands run under (resolved per run); absent: none, as `disabled`. */
   sandbox?: SandboxPolicy;
   /** The model the result goes to (named in messages about what it cannot see). */

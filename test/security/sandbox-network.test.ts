@@ -19,7 +19,7 @@ const SANDBOXED = ["--sandbox", "enabled", "--force"];
 const ALLOWED = "127.0.0.2";
 const REFUSED = "127.0.0.3";
 
-const curl = await findOnPath("curl");
+const curl = await findOnPath("curl", process.env.PATH ?? "");
 const needsCurl = curl ? "" : " (SKIPPED: curl is not installed)";
 
 const servers: Server[] = [];
