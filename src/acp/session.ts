@@ -12,6 +12,7 @@ import type { McpServerConfig } from "../mcp/config.js";
 import { entriesFromOptions } from "../mcp/sources.js";
 import type { SessionPermissionMode } from "../permissions/types.js";
 import { ConfigError } from "../providers/types.js";
+import { configuredSandboxDomains } from "../run/sandbox-domains.js";
 import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
 import type { PermissionRequest, SessionEvent } from "../session/events.js";
 import { ToolHeartbeats } from "../session/heartbeats.js";
@@ -76,8 +77,9 @@ export class AcpSession {
         env,
         ...(model !== undefined ? { model } : {}),
         tools: builtinTools(),
-        sandbox: async (roots, env) => {
-          const { policy, warnings } = await sdkSandboxPolicy(undefined, roots, env);
+        sandbox: async (roots, env, config) => {
+          const configured = configuredSandboxDomains(config);
+          const { policy, warnings } = await sdkSandboxPolicy(undefined, roots, env, undefined, configured);
           for (const content of warnings) notice("sandbox", content);
           return { policy, warnings: [] };
         },

@@ -3,6 +3,7 @@ import { loadConfig } from "../config/load.js";
 import type { McpServerState } from "../mcp/hub.js";
 import { parseMcpConfigFlags } from "../mcp/sources.js";
 import { startMcpServers } from "../mcp/start.js";
+import { configuredSandboxDomains } from "../run/sandbox-domains.js";
 import { resolveSandboxPolicy, SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
 import { UsageError } from "../util/exit-codes.js";
 import { writeError } from "./errors.js";
@@ -46,10 +47,15 @@ export async function runMcp(args: string[], env: NodeJS.ProcessEnv): Promise<nu
 
   const config = await loadConfig({ cwd: options.cwd, env });
   // The project's servers start under the sandbox, as in a run (where bubblewrap runs).
-  const { policy, warning } = await resolveSandboxPolicy(options.sandbox ? { mode: options.sandbox } : {}, {
-    roots: [options.cwd, ...config.additionalDirectories],
-    env,
-  });
+  const domains = configuredSandboxDomains(config);
+  const { policy, warning } = await resolveSandboxPolicy(
+    {
+      ...(options.sandbox ? { mode: options.sandbox } : {}),
+      allowedDomains: domains.allowed,
+      deniedDomains: domains.denied,
+    },
+    { roots: [options.cwd, ...config.additionalDirectories], env },
+  );
   if (warning) writeError(warning);
   let named = true;
   const hub = await startMcpServers(config, {
@@ -68,6 +74,7 @@ export async function runMcp(args: string[], env: NodeJS.ProcessEnv): Promise<nu
   });
   if (!named) {
     await hub.close();
+    await policy.proxy?.close();
     throw new UsageError(`no MCP server named ${server}; cairn mcp list shows the configured ones`);
   }
   try {
@@ -78,6 +85,7 @@ export async function runMcp(args: string[], env: NodeJS.ProcessEnv): Promise<nu
     return states.some((state) => state.status === "failed") ? 1 : 0;
   } finally {
     await hub.close();
+    await policy.proxy?.close(); // the network proxy of the sandboxed servers, if one started
   }
 }
 

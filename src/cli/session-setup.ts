@@ -1,4 +1,5 @@
 import { parseMcpConfigFlags } from "../mcp/sources.js";
+import { configuredSandboxDomains } from "../run/sandbox-domains.js";
 import { resolveSandboxPolicy } from "../sandbox/policy.js";
 import type { SessionSetup } from "../session/session.js";
 import type { CliOptions } from "./args.js";
@@ -29,9 +30,15 @@ export function cliSessionSetup(
         trust: options.trust,
         trustHint: "pass --trust, or add the workspace to trustedWorkspaces in the user config",
       },
-      sandbox: async (roots, env) => {
+      sandbox: async (roots, env, config) => {
+        const configured = configuredSandboxDomains(config);
         const { policy, warning } = await resolveSandboxPolicy(
-          { ...(options.sandbox ? { mode: options.sandbox } : {}), network: options.sandboxNetwork },
+          {
+            ...(options.sandbox ? { mode: options.sandbox } : {}),
+            network: options.sandboxNetwork,
+            allowedDomains: [...options.sandboxAllowDomains, ...configured.allowed],
+            deniedDomains: configured.denied,
+          },
           { roots, env },
         );
         return { policy, warnings: warning ? [warning] : [] };

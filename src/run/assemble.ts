@@ -87,6 +87,7 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   sandbox?: (
     roots: readonly string[],
     env: NodeJS.ProcessEnv,
+    config: LoadedConfig,
   ) => Promise<{ policy: SandboxPolicy; warnings: string[] }>;
   /** Hooks besides the config files' (docs/hooks.md); omitted: the config files' user-level hooks. */
   hooks?: HookSpec;
@@ -253,7 +254,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   ];
   // (A sandbox that cannot be had is still the error reported first, as before.)
   const [sandboxed, runAgents] = await settleBoth(
-    spec.sandbox ? spec.sandbox(roots, env) : Promise.resolve(undefined),
+    spec.sandbox ? spec.sandbox(roots, env, config) : Promise.resolve(undefined),
     loadRunAgents(
       { cwd, env, home: homedir(), sources: config.sources, plugins: customization.plugins },
       spec.agents,
@@ -332,6 +333,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     });
   const fallback = await resolveFallback(spec, config, model).catch(async (error: unknown) => {
     await mcp.close(); // the run will not start: its MCP servers end now
+    await sandbox?.proxy?.close();
     throw error;
   });
   const slashCommands = slashCommandsOf(customization);
@@ -388,6 +390,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       if (sandbox) {
         await stopRunProcesses(sandbox.runTag, env);
         await sandbox.probeStarted?.();
+        await sandbox.proxy?.close(); // the network proxy of sandboxed commands ends with the run
       }
     },
     model,

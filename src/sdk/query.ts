@@ -12,6 +12,7 @@ import { splitRuleList } from "../permissions/rules.js";
 import { catalogModels, DEFAULT_MODEL_CHOICE } from "../providers/offered-models.js";
 import type { AgentsSpec } from "../run/agents.js";
 import type { RunSpec } from "../run/assemble.js";
+import { configuredSandboxDomains } from "../run/sandbox-domains.js";
 import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
 import type { NoticeTag, PermissionAnswer, PermissionRequest, SessionEvent } from "../session/events.js";
 import { type ToolHeartbeat, ToolHeartbeats } from "../session/heartbeats.js";
@@ -833,8 +834,9 @@ function runSpec(
     // An explicit tool list offers the Skill tool only when it names it (as in the convention).
     skillTool: !Array.isArray(options.tools) || options.tools.includes("Skill"),
     agents: agentsSpec(options),
-    sandbox: async (roots, env) => {
-      const { policy, warnings } = await sdkSandboxPolicy(options.sandbox, roots, env);
+    sandbox: async (roots, env, config) => {
+      const configured = configuredSandboxDomains(config);
+      const { policy, warnings } = await sdkSandboxPolicy(options.sandbox, roots, env, undefined, configured);
       for (const content of warnings) notice("sandbox", content);
       return { policy, warnings: [] };
     },
