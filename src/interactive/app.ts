@@ -18,7 +18,6 @@ import {
   gitBranch,
   Notifier,
   type NotifySettings,
-  notifySettings,
   titleSequence,
 } from "./status.js";
 import type { Styles } from "./style.js";
