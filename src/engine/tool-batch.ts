@@ -41,6 +41,7 @@ export async function* runToolBatch(
           sandbox: context.sandbox,
           model: context.model,
           ...(context.mediaInput ? { mediaInput: context.mediaInput } : {}),
+          ...(context.unattended ? { unattended: true } : {}),
           report: (report) => reports.push({ type: "subagent", turn, toolUseId: call.block.id, ...report }),
         },
         context.canUseTool,

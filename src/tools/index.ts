@@ -1,5 +1,7 @@
+import { askUserQuestionTool } from "./ask-user-question.js";
 import { bashTool } from "./bash.js";
 import { editTool } from "./edit.js";
+import { exitPlanModeTool } from "./exit-plan-mode.js";
 import { globTool } from "./glob.js";
 import { grepTool } from "./grep.js";
 import { lsTool } from "./ls.js";
@@ -8,6 +10,7 @@ import { todoWriteTool } from "./todo-write.js";
 import type { Tool } from "./types.js";
 import { writeTool } from "./write.js";
 
+export { type AskedQuestion, type AskUserQuestionInput, askUserQuestionTool } from "./ask-user-question.js";
 export { bashTool } from "./bash.js";
 export { childEnvironment } from "./child-env.js";
 export {
@@ -18,6 +21,7 @@ export {
   truncateMiddle,
 } from "./define.js";
 export { editTool } from "./edit.js";
+export { exitPlanModeTool } from "./exit-plan-mode.js";
 export { globTool } from "./glob.js";
 export { grepTool } from "./grep.js";
 export { lsTool } from "./ls.js";
@@ -40,5 +44,16 @@ export { writeTool } from "./write.js";
 
 /** The built-in tools, in the order they are offered to the model. */
 export function builtinTools(): Tool[] {
-  return [readTool, writeTool, editTool, bashTool, globTool, grepTool, lsTool, todoWriteTool];
+  return [
+    readTool,
+    writeTool,
+    editTool,
+    bashTool,
+    globTool,
+    grepTool,
+    lsTool,
+    todoWriteTool,
+    askUserQuestionTool,
+    exitPlanModeTool,
+  ];
 }
