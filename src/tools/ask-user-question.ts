@@ -71,6 +71,7 @@ export const askUserQuestionTool = defineTool({
   name: "AskUserQuestion",
   // It only asks: nothing outside the conversation changes.
   effects: { kind: "other", readOnly: true, network: false, asksUser: "answer" },
+  payload: "askQuestion",
   display: (args) => ({
     title: args.questions.length === 1 ? args.questions[0]!.question : `${args.questions.length} questions`,
     kind: "other",

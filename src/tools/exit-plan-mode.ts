@@ -21,6 +21,7 @@ export const exitPlanModeTool = defineTool({
   name: "ExitPlanMode",
   effects: { kind: "other", readOnly: true, network: false, asksUser: "exit-plan" },
   offeredInModes: ["plan"],
+  payload: "createPlan",
   display: () => ({ title: "Ready to code?", kind: "switch_mode" }),
   description:
     "Presents your plan to the user and asks to leave plan mode. Use it in plan mode once the plan is complete: " +

@@ -70,7 +70,9 @@ export type ToolPayload =
   | "glob"
   | "ls"
   | "updateTodos"
-  | "task";
+  | "task"
+  | "askQuestion"
+  | "createPlan";
 
 /**
  * How a call is shown, in every door (ACP's tool calls, permission questions, the interactive
