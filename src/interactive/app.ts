@@ -3,11 +3,12 @@ import type { SessionPermissionMode } from "../permissions/types.js";
 import type { AssembledRun } from "../run/assemble.js";
 import type { SessionEvent } from "../session/events.js";
 import type { Session } from "../session/session.js";
+import { askFor } from "./ask-for.js";
 import { ConversationView } from "./conversation.js";
 import { Editor, InputHistory } from "./editor.js";
 import { layoutEditor } from "./editor-view.js";
 import { type Key, KeyReader } from "./keys.js";
-import { PermissionPrompt } from "./permission-prompt.js";
+import type { Ask } from "./question-picker.js";
 import { InlineRenderer } from "./renderer.js";
 import type { Styles } from "./style.js";
 import type { TerminalIo } from "./terminal.js";
@@ -44,7 +45,7 @@ export class InteractiveApp {
   private committed: string[] = [];
   /** Prompts sent while a turn runs, shown until their turn starts. */
   private readonly queued: { text: string }[] = [];
-  private readonly asks: PermissionPrompt[] = [];
+  private readonly asks: Ask[] = [];
   /** Turns started or waiting. */
   private turns = 0;
   /** The running turns' consumers, awaited at exit. */
@@ -140,7 +141,7 @@ export class InteractiveApp {
     if (key.type !== "ctrl-c") this.disarm();
     const ask = this.asks[0];
     if (ask) {
-      if (key.type === "ctrl-c" || key.type === "escape") {
+      if (key.type === "ctrl-c" || (key.type === "escape" && !ask.takesEscape)) {
         this.interrupt(key.type === "ctrl-c");
         return;
       }
@@ -307,7 +308,7 @@ export class InteractiveApp {
       return;
     }
     if (event.type === "permission_request") {
-      const ask = new PermissionPrompt(event.request);
+      const ask = askFor(event.request, this.options.session);
       // Withdrawn when its turn is interrupted or ends: the question goes away unanswered.
       this.options.session.requestSignal(event.request.id)?.addEventListener(
         "abort",
@@ -328,7 +329,7 @@ export class InteractiveApp {
     this.view.event(event);
   }
 
-  private showAsk(ask: PermissionPrompt): void {
+  private showAsk(ask: Ask): void {
     const { styles } = this.options;
     this.commit("", undefined);
     for (const row of ask.details()) {
@@ -344,15 +345,16 @@ export class InteractiveApp {
     }
   }
 
-  private answer(ask: PermissionPrompt, answer: Parameters<Session["answer"]>[1]): void {
+  private answer(ask: Ask, answer: Parameters<Session["answer"]>[1]): void {
     this.asks.shift();
     const { styles } = this.options;
     const said =
-      answer.behavior === "deny"
+      ask.said?.(answer, styles) ??
+      (answer.behavior === "deny"
         ? styles.red("denied")
         : answer.updatedPermissions
           ? styles.green("allowed for this session")
-          : styles.green("allowed once");
+          : styles.green("allowed once"));
     this.commit(`${ask.request.toolName}: ${said}`, undefined, "  ");
     this.options.session.answer(ask.request.id, answer);
     const next = this.asks[0];
