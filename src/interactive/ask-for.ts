@@ -9,8 +9,13 @@ import { type Ask, PlanApproval, QuestionPicker } from "./question-picker.js";
  * (ExitPlanMode) the plan approval, any other call the permission prompt.
  */
 export function askFor(request: PermissionRequest, session: Session): Ask {
-  const tool = session.run?.declarations.find((one) => one.name === request.toolName);
-  if (tool?.effects?.asksUser === "answer") return new QuestionPicker(request);
-  if (tool?.effects?.asksUser === "exit-plan") return new PlanApproval(request);
+  const asks = asksUserOf(request, session);
+  if (asks === "answer") return new QuestionPicker(request);
+  if (asks === "exit-plan") return new PlanApproval(request);
   return new PermissionPrompt(request);
+}
+
+/** What the request's tool asks the user, when it is a question to the user. */
+export function asksUserOf(request: PermissionRequest, session: Session): "answer" | "exit-plan" | undefined {
+  return session.run?.declarations.find((one) => one.name === request.toolName)?.effects?.asksUser;
 }

@@ -299,7 +299,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       : undefined;
     const system = await buildSystemPrompt({
       cwd,
-      tools: declarations.map((tool) => tool.name),
+      // A tool offered in some modes only (ExitPlanMode) is named by the turns that offer it.
+      tools: declarations.filter((tool) => !tool.offeredInModes).map((tool) => tool.name),
       ...(spec.systemPrompt !== undefined ? { override: spec.systemPrompt } : {}),
       ...(main ? { role: main.prompt, projectRules: main.omitClaudeMd !== true } : {}),
       ...(spec.appendSystemPrompt !== undefined ? { append: spec.appendSystemPrompt } : {}),

@@ -24,16 +24,19 @@ const ESC = "\x1b";
 async function startCairn(
   steps: StepInput[],
   args: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<{ t: TerminalSession; server: ScriptedServer; dir: string }> {
   if ("reason" in load) throw new Error(load.reason);
   const server = await startServer(steps);
   const dir = workspace();
   const t = openTerminal(load, process.execPath, [CLI, "--model", MODEL, ...args], {
     cwd: dir,
-    env: serverEnv(server),
+    env: { ...serverEnv(server), ...env },
   });
   opened.push(t);
-  await t.waitFor((text) => text.includes("(shift+tab)"), "the input box and footer");
+  // Line mode (TERM=dumb) has no footer: it reads the first line as soon as it runs.
+  if (env.TERM !== "dumb")
+    await t.waitFor((text) => text.includes("(shift+tab)"), "the input box and footer");
   return { t, server, dir };
 }
 
@@ -139,6 +142,42 @@ describe(`interactive mode: questions${skipped}`, () => {
       await t.waitFor((text) => text.includes("Revising the plan."), "the answer after the note");
       expect(sent(server, 1)).toContain("The user wants to keep planning and said: cover the docs too");
       expect(t.screen().join("\n")).toContain("plan (shift+tab)");
+    },
+  );
+
+  test.skipIf(skipped !== "")(
+    "line mode (TERM=dumb): questions are answered with numbers, the plan with 1-3 and a note",
+    async () => {
+      const { t, server } = await startCairn(
+        [
+          reply().tool("AskUserQuestion", { questions: QUESTIONS }),
+          reply().tool("ExitPlanMode", { plan: "1. Write notes.txt" }),
+          reply().text("Revising the plan."),
+        ],
+        ["--permission-mode", "plan"],
+        { TERM: "dumb" },
+      );
+      t.type("Set it up\r");
+      await t.waitFor(
+        (text) => text.includes("Question (1/2) [Library]: Which library should we use?"),
+        "question 1",
+      );
+      expect(t.all().join("\n")).toContain("2. luxon — Time zones built in");
+      t.type("2\r");
+      await t.waitFor((text) => text.includes("Question (2/2) [Checks]"), "question 2");
+      t.type("4\r");
+      await t.waitFor((text) => text.includes("Answer with the numbers of your choices"), "the hint again");
+      t.type("3,1\r");
+      await t.waitFor((text) => text.includes("Leave plan mode? 1 = yes"), "the plan approval");
+      expect(sent(server, 1)).toContain(
+        'User has answered your questions: \\"Which library should we use?\\"=\\"luxon\\", \\"Which checks should run?\\"=\\"lint, tests\\".',
+      );
+      t.type("3\r");
+      await t.waitFor((text) => text.includes("What should change in the plan?"), "the note prompt");
+      t.type("cover the docs too\r");
+      await t.waitFor((text) => text.includes("Revising the plan."), "the answer after the note");
+      expect(sent(server, 2)).toContain("The user wants to keep planning and said: cover the docs too");
+      expect(t.output()).not.toContain("\x1b");
     },
   );
 });
