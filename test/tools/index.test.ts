@@ -2,13 +2,14 @@ import { describe, expect, it } from "vitest";
 import { builtinTools, childEnvironment } from "../../src/tools/index.js";
 
 describe("builtinTools", () => {
-  it("offers the eight tools in order, with their declared effects and object schemas", () => {
+  it("offers the built-in tools in order, with their declared effects and object schemas", () => {
     const tools = builtinTools();
     const declared = tools.map(({ name, effects }) => [
       name,
       effects?.kind,
       effects?.readOnly,
       effects?.network,
+      ...(effects?.asksUser ? [effects.asksUser] : []),
     ]);
     expect(declared).toEqual([
       ["Read", "read", true, false],
@@ -19,6 +20,8 @@ describe("builtinTools", () => {
       ["Grep", "read", true, false],
       ["LS", "read", true, false],
       ["TodoWrite", "other", true, false],
+      ["AskUserQuestion", "other", true, false, "answer"],
+      ["ExitPlanMode", "other", true, false, "exit-plan"],
     ]);
     for (const tool of tools) {
       expect(tool.description.length).toBeGreaterThan(40);
@@ -34,6 +37,8 @@ describe("builtinTools", () => {
     expect(properties("Write")).toEqual(["file_path", "content"]);
     expect(properties("Edit")).toEqual(["file_path", "old_string", "new_string", "replace_all"]);
     expect(properties("Bash")).toEqual(["command", "timeout", "description"]);
+    expect(properties("AskUserQuestion")).toEqual(["questions", "answers", "annotations", "metadata"]);
+    expect(properties("ExitPlanMode")).toEqual(["plan"]);
     expect(properties("Glob")).toEqual(["pattern", "path"]);
     expect(properties("Grep")).toEqual([
       "pattern",
