@@ -100,13 +100,78 @@ export async function askQuestions(
   return { result: { behavior: "allow", updatedInput: { ...request.input, answers } }, cancelled: false };
 }
 
+/**
+ * AskUserQuestion as one form (`elicitation/create`, mode `form`), for a client that offers form
+ * elicitation: a field per question, `q1`, `q2`, …, a single choice as a string with titled options
+ * (`oneOf`), a multi-select one as an array (`anyOf` items, at least one). `accept` answers,
+ * `decline` is the user declining, `cancel` stops the turn.
+ */
+export async function askQuestionsForm(
+  client: AgentContext,
+  session: { id: string },
+  request: PermissionRequest,
+  signal: AbortSignal,
+): Promise<Asked> {
+  const questions = (request.input.questions ?? []) as AskedQuestion[];
+  const key = (index: number) => `q${index + 1}`;
+  const properties = Object.fromEntries(
+    questions.map((question, index) => {
+      const choices = question.options.map((option) => ({
+        const: option.label,
+        title: option.label,
+        description: option.description,
+      }));
+      const field = question.multiSelect
+        ? {
+            type: "array" as const,
+            title: question.header,
+            description: question.question,
+            minItems: 1,
+            items: { anyOf: choices },
+          }
+        : { type: "string" as const, title: question.header, description: question.question, oneOf: choices };
+      return [key(index), field];
+    }),
+  );
+  const response = await client
+    .request(
+      methods.client.elicitation.create,
+      {
+        sessionId: session.id,
+        toolCallId: request.toolUseId,
+        mode: "form",
+        message: questions.length === 1 ? questions[0]!.question : `${questions.length} questions`,
+        requestedSchema: { type: "object", properties, required: questions.map((_, index) => key(index)) },
+      },
+      { cancellationSignal: signal, stopWaitingOnCancel: true },
+    )
+    .catch((error: unknown) => {
+      if (signal.aborted) return undefined;
+      throw error;
+    });
+  if (!response || response.action === "cancel") return CANCELLED;
+  if (response.action !== "accept")
+    return {
+      result: { behavior: "deny", message: "The user declined to answer the questions." },
+      cancelled: false,
+    };
+  const content = ("content" in response ? response.content : undefined) ?? {};
+  const answers: Record<string, string> = {};
+  questions.forEach((question, index) => {
+    const value = (content as Record<string, unknown>)[key(index)];
+    if (typeof value === "string" && value !== "") answers[question.question] = value;
+    else if (Array.isArray(value) && value.length > 0) answers[question.question] = value.join(", ");
+  });
+  return { result: { behavior: "allow", updatedInput: { ...request.input, answers } }, cancelled: false };
+}
+
 /** A question with its choices' descriptions, for the client to show above the options. */
 function questionText(question: AskedQuestion): string {
   const lines = [
     `${question.header}: ${question.question}`,
     ...question.options.map((option) => `- ${option.label}: ${option.description}`),
   ];
-  if (question.multiSelect) lines.push("(One choice here: this client offers no multi-select form.)");
+  if (question.multiSelect) lines.push("(One choice here: this client offers no form for several.)");
   return lines.join("\n");
 }
 

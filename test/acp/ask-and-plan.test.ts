@@ -89,6 +89,89 @@ describe("cairn acp: AskUserQuestion", () => {
   });
 });
 
+describe("cairn acp: AskUserQuestion as a form (client offers elicitation.form)", () => {
+  const MIXED = [
+    QUESTIONS[0]!,
+    {
+      question: "Which checks should run?",
+      header: "Checks",
+      options: [
+        { label: "lint", description: "biome" },
+        { label: "types", description: "tsc" },
+        { label: "tests", description: "vitest" },
+      ],
+      multiSelect: true,
+    },
+  ];
+
+  async function formSession(agent: Agent, dir: string): Promise<string> {
+    await agent.connection.initialize({
+      protocolVersion: 1,
+      clientCapabilities: { elicitation: { form: {} } },
+    });
+    return (await agent.connection.newSession({ cwd: dir, mcpServers: [] })).sessionId;
+  }
+
+  test("one form: a choice per single question, several for a multi-select one; the model reads the answers", async () => {
+    const server = await startServer([
+      reply().tool("AskUserQuestion", { questions: MIXED }, "toolu_ask"),
+      reply().text("Set."),
+    ]);
+    const dir = workspace();
+    const agent = startAgent(dir, { server });
+    const sessionId = await formSession(agent, dir);
+    agent.client.fill = () => ({ action: "accept", content: { q1: "luxon", q2: ["lint", "tests"] } });
+    expect((await agent.connection.prompt(textPrompt(sessionId, "Set it up"))).stopReason).toBe("end_turn");
+    expect(agent.client.permissionRequests).toEqual([]);
+    const [form] = agent.client.elicitations;
+    expect(form).toMatchObject({ sessionId, toolCallId: "toolu_ask", mode: "form" });
+    expect((form as { requestedSchema: unknown }).requestedSchema).toEqual({
+      type: "object",
+      properties: {
+        q1: {
+          type: "string",
+          title: "Library",
+          description: "Which library should we use?",
+          oneOf: [
+            { const: "date-fns", title: "date-fns", description: "Small, functional" },
+            { const: "luxon", title: "luxon", description: "Time zones built in" },
+          ],
+        },
+        q2: {
+          type: "array",
+          title: "Checks",
+          description: "Which checks should run?",
+          minItems: 1,
+          items: {
+            anyOf: [
+              { const: "lint", title: "lint", description: "biome" },
+              { const: "types", title: "types", description: "tsc" },
+              { const: "tests", title: "tests", description: "vitest" },
+            ],
+          },
+        },
+      },
+      required: ["q1", "q2"],
+    });
+    expect(JSON.stringify(server.requests[1]!.body)).toContain(
+      'User has answered your questions: \\"Which library should we use?\\"=\\"luxon\\", \\"Which checks should run?\\"=\\"lint, tests\\".',
+    );
+  });
+
+  test("a declined form is a denial the model reads", async () => {
+    const server = await startServer([
+      reply().tool("AskUserQuestion", { questions: MIXED }, "toolu_ask"),
+      reply().text("I will pick."),
+    ]);
+    const dir = workspace();
+    const agent = startAgent(dir, { server });
+    const sessionId = await formSession(agent, dir);
+    await agent.connection.prompt(textPrompt(sessionId, "Set it up"));
+    expect(agent.client.elicitations).toHaveLength(1);
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("The user declined to answer the questions.");
+  });
+});
+
 describe("cairn acp: ExitPlanMode", () => {
   test("approving switches the session's mode (current_mode_update) and the edits then run", async () => {
     const server = await startServer([
