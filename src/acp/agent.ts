@@ -58,7 +58,11 @@ export class CairnAgent {
 
   async initialize(params: InitializeRequest): Promise<InitializeResponse> {
     const session = params.clientCapabilities?.session;
-    this.shows = { notices: Boolean(session?.notices), compaction: Boolean(session?.compaction) };
+    this.shows = {
+      notices: Boolean(session?.notices),
+      compaction: Boolean(session?.compaction),
+      forms: Boolean(params.clientCapabilities?.elicitation?.form),
+    };
     const problem = await this.modelProblem(process.cwd()).catch((error: unknown) => messageOf(error));
     return {
       protocolVersion: PROTOCOL_VERSION,

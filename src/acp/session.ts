@@ -243,7 +243,7 @@ export class AcpSession {
   private answer(request: PermissionRequest): void {
     const signal = this.session.requestSignal(request.id);
     if (!signal) return;
-    askClient(this.client, { id: this.id }, request, signal)
+    askClient(this.client, { id: this.id, forms: this.setup.shows.forms === true }, request, signal)
       .then(async (answer) => {
         if (answer.cancelled) this.cancelled = true;
         if (answer.result.behavior === "allow")

@@ -18,7 +18,12 @@ import { isPlanTool, planEntries, resultContent, toolCallFields } from "./tool-c
 export type Describe = (name: string, input: Record<string, unknown>, live: boolean) => ToolDisplay;
 
 /** What the client said it can show (ACP `clientCapabilities.session`). */
-export type ClientShows = { notices: boolean; compaction: boolean };
+export type ClientShows = {
+  notices: boolean;
+  compaction: boolean;
+  /** Form elicitation (`clientCapabilities.elicitation.form`): AskUserQuestion is asked as a form. */
+  forms?: boolean;
+};
 
 /**
  * Turns a session's events into ACP `session/update`s (`project`), and a stored conversation into

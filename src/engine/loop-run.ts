@@ -59,6 +59,7 @@ export class LoopRun {
       model: model.model,
       ...(model.provider.mediaInput ? { mediaInput: model.provider.mediaInput } : {}),
       ...(options.canUseTool ? { canUseTool: options.canUseTool } : {}),
+      ...(options.unattended ? { unattended: true } : {}),
       ...(options.hooks ? { hooks: options.hooks } : {}),
     };
   }

@@ -48,6 +48,8 @@ export type LoopOptions = {
   maxTokens?: number;
   permissionMode?: string;
   canUseTool?: CanUseTool;
+  /** Nobody answers the run's questions (ToolContext.unattended). */
+  unattended?: boolean;
   /** Environment for tool child processes. */
   env: NodeJS.ProcessEnv;
   /** The OS sandbox for shell commands (ToolContext.sandbox). */

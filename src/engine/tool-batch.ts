@@ -42,6 +42,7 @@ export async function* runToolBatch(
           ...(context.backgroundShells ? { backgroundShells: context.backgroundShells } : {}),
           model: context.model,
           ...(context.mediaInput ? { mediaInput: context.mediaInput } : {}),
+          ...(context.unattended ? { unattended: true } : {}),
           report: (report) => reports.push({ type: "subagent", turn, toolUseId: call.block.id, ...report }),
         },
         context.canUseTool,

@@ -71,6 +71,8 @@ export type ToolStepContext = {
   model: string;
   mediaInput?: MediaInput;
   canUseTool?: CanUseTool;
+  /** Nobody answers the run's questions (ToolContext.unattended). */
+  unattended?: boolean;
   hooks?: HookDispatcher;
 };
 

@@ -4,12 +4,14 @@ import type { AssembledRun } from "../run/assemble.js";
 import type { SessionEvent } from "../session/events.js";
 import type { Session } from "../session/session.js";
 import { ActivityView } from "./activity.js";
+import { askFor } from "./ask-for.js";
 import { ConversationView } from "./conversation.js";
 import { diffViewRows } from "./diff-view.js";
 import { Editor, InputHistory } from "./editor.js";
 import { layoutEditor } from "./editor-view.js";
 import { type Key, KeyReader } from "./keys.js";
 import { PermissionPrompt } from "./permission-prompt.js";
+import type { Ask } from "./question-picker.js";
 import { loadRenderModules, renderModules } from "./render-modules.js";
 import { InlineRenderer } from "./renderer.js";
 import {
@@ -65,7 +67,7 @@ export class InteractiveApp {
   private committed: string[] = [];
   /** Prompts sent while a turn runs, shown until their turn starts. */
   private readonly queued: { text: string }[] = [];
-  private readonly asks: PermissionPrompt[] = [];
+  private readonly asks: Ask[] = [];
   /** Turns started or waiting. */
   private turns = 0;
   /** The running turns' consumers, awaited at exit. */
@@ -176,7 +178,7 @@ export class InteractiveApp {
     if (key.type !== "ctrl-c") this.disarm();
     const ask = this.asks[0];
     if (ask) {
-      if (key.type === "ctrl-c" || key.type === "escape") {
+      if (key.type === "ctrl-c" || (key.type === "escape" && !ask.takesEscape)) {
         this.interrupt(key.type === "ctrl-c");
         return;
       }
@@ -352,7 +354,7 @@ export class InteractiveApp {
     }
     if (event.type === "model_call_end") this.context = contextTokens(event.message.usage);
     if (event.type === "permission_request") {
-      const ask = new PermissionPrompt(event.request);
+      const ask = askFor(event.request, this.options.session);
       // Withdrawn when its turn is interrupted or ends: the question goes away unanswered.
       this.options.session.requestSignal(event.request.id)?.addEventListener(
         "abort",
@@ -378,7 +380,7 @@ export class InteractiveApp {
         this.commit(row, undefined, "    ", true);
   }
 
-  private showAsk(ask: PermissionPrompt): void {
+  private showAsk(ask: Ask): void {
     const { styles } = this.options;
     this.notifier.waiting(`cairn: allow ${ask.request.toolName}?`);
     this.commit("", undefined);
@@ -396,15 +398,16 @@ export class InteractiveApp {
     }
   }
 
-  private answer(ask: PermissionPrompt, answer: Parameters<Session["answer"]>[1]): void {
+  private answer(ask: Ask, answer: Parameters<Session["answer"]>[1]): void {
     this.asks.shift();
     const { styles } = this.options;
     const said =
-      answer.behavior === "deny"
+      ask.said?.(answer, styles) ??
+      (answer.behavior === "deny"
         ? styles.red("denied")
         : answer.updatedPermissions
           ? styles.green("allowed for this session")
-          : styles.green("allowed once");
+          : styles.green("allowed once"));
     this.commit(`${ask.request.toolName}: ${said}`, undefined, "  ");
     this.options.session.answer(ask.request.id, answer);
     const next = this.asks[0];

@@ -1,6 +1,7 @@
 import type { PermissionAnswer, PermissionRequest } from "../session/events.js";
 import { diffLines } from "./diff-rows.js";
 import type { Key } from "./keys.js";
+import type { Ask, DetailRow } from "./question-picker.js";
 import type { Styles } from "./style.js";
 import { printable, truncate } from "./text-width.js";
 
@@ -13,7 +14,7 @@ type Choice = { key: string; label: string; answer: PermissionAnswer };
  * denies; ↑/↓ pick a choice and Enter takes it. Enter alone takes nothing: no choice is picked until
  * the user moves to one.
  */
-export class PermissionPrompt {
+export class PermissionPrompt implements Ask {
   private picked: number | undefined;
   readonly choices: Choice[];
 
@@ -34,11 +35,9 @@ export class PermissionPrompt {
   }
 
   /** What the call will do, for the scrollback (stays there after the answer). */
-  details(): { text: string; style: "title" | "reason" | "added" | "removed" | "plain" }[] {
+  details(): DetailRow[] {
     const { display, reason } = this.request;
-    const rows: { text: string; style: "title" | "reason" | "added" | "removed" | "plain" }[] = [
-      { text: printable(display.title), style: "title" },
-    ];
+    const rows: DetailRow[] = [{ text: printable(display.title), style: "title" }];
     if (display.diff)
       for (const line of diffLines(display.diff))
         rows.push({

@@ -108,6 +108,9 @@ export function createPermissionGate(options: PermissionGateOptions): Permission
     let answer: PermissionDecision | null | undefined;
     try {
       answer = await callOptions.beforeAsk?.(info);
+      // Nobody to ask to leave plan mode: the call runs unasked (ExitPlanMode hands its plan over).
+      if (!answer && !options.onAsk && declared.get(toolName)?.effects?.asksUser === "exit-plan")
+        return { behavior: "allow" };
       if (!answer && !options.onAsk) return { behavior: "deny", message: decisionReason };
       answer ??= await options.onAsk!(toolName, input, {
         signal: callOptions.signal,

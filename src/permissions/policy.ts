@@ -144,6 +144,15 @@ export function evaluateToolCall(
   /** The shell check decides what an `execute` tool's command does. */
   const shell = effects?.kind === "execute" && effects.command ? effects : undefined;
   for (const { rule } of ctx.rules.deny) if (toolRuleMatches(rule, tool)) return byRule("deny", rule);
+  // A question to the user is the user's to answer: no mode or allow rule answers it.
+  if (effects?.asksUser)
+    return {
+      behavior: "ask",
+      message:
+        effects.asksUser === "exit-plan"
+          ? `${name} asks to leave plan mode`
+          : `${name} asks the user a question`,
+    };
   // Plan mode runs read-only tools and the shell's read-only commands; it cannot know what any other
   // tool does, so nothing else runs there, rules or not.
   if (ctx.mode === "plan" && !effects?.readOnly && !shell)

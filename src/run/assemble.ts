@@ -286,11 +286,14 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       : resolveModelFor(spec, config, spec.model ?? mainModel),
     (hub) => hub.close(),
   );
+  // Somebody answers the run's questions; else a tool that needs an answer is not offered (the
+  // questions would go nowhere) and one that only asks for approval decides alone.
+  const answered = spec.permissions?.onAsk !== undefined;
   // What depends on the tool list is worked out again when MCP servers change mid-query (SDK).
   const toolsNow = async () => {
     const skill = spec.skillTool === false ? undefined : skillToolFor(customization.skills);
     const available = [...(spec.tools ?? builtinTools()), ...(skill ? [skill] : []), ...mcp.tools()].filter(
-      (tool) => !removed.has(tool.name),
+      (tool) => !removed.has(tool.name) && (answered || tool.effects?.asksUser !== "answer"),
     );
     const base = main ? subagentTools(main, available).tools : available;
     const tools = agentsOffered && delegate ? [...base, delegate] : base;
@@ -300,7 +303,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       : undefined;
     const system = await buildSystemPrompt({
       cwd,
-      tools: declarations.map((tool) => tool.name),
+      // A tool offered in some modes only (ExitPlanMode) is named by the turns that offer it.
+      tools: declarations.filter((tool) => !tool.offeredInModes).map((tool) => tool.name),
       ...(spec.systemPrompt !== undefined ? { override: spec.systemPrompt } : {}),
       ...(main ? { role: main.prompt, projectRules: main.omitClaudeMd !== true } : {}),
       ...(spec.appendSystemPrompt !== undefined ? { append: spec.appendSystemPrompt } : {}),
@@ -313,7 +317,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     ? agentTool({
         agents: runAgents.agents,
         parent: () => turnOptions,
-        baseTools: (): Tool[] => current.tools,
+        // A subagent neither asks the user nor leaves the session's plan mode.
+        baseTools: (): Tool[] => current.tools.filter((tool) => !tool.effects?.asksUser),
         resolveModel: (name) => resolveModelFor(spec, config, name),
         systemPrompt: (agent, tools) =>
           buildSystemPrompt({
@@ -446,7 +451,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         priceUsage: chosen.priceUsage,
         system,
         tools: withFileCheckpoints(
-          turn.extraTools ? [...tools, ...turn.extraTools] : tools,
+          offeredIn(turn.extraTools ? [...tools, ...turn.extraTools] : tools, permissionMode),
           turn.beforeFileChange,
         ),
         history: turn.history,
@@ -463,6 +468,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         ...(spec.maxTokens !== undefined ? { maxTokens: spec.maxTokens } : {}),
         ...(permissionMode !== undefined ? { permissionMode } : {}),
         ...(canUseTool ? { canUseTool } : {}),
+        ...(answered ? {} : { unattended: true }),
         ...(mcpServers.length > 0 ? { mcpServers } : {}),
         slashCommands: slashCommands.map((command) => command.name),
         skills: customization.skills.map((skill) => skill.name),
@@ -616,4 +622,13 @@ function compactionHooksOf(hooks: Hooks, signal: AbortSignal): CompactionHooks {
         await hooks.run({ hook_event_name: "PostCompact", trigger, compact_summary: summary }, { signal });
     },
   };
+}
+
+/** The tools offered in a permission mode (ExitPlanMode only in plan mode). */
+function offeredIn(tools: Tool[], mode: string | undefined): Tool[] {
+  return tools.some((tool) => tool.offeredInModes)
+    ? tools.filter(
+        (tool) => !tool.offeredInModes || (mode !== undefined && tool.offeredInModes.includes(mode)),
+      )
+    : tools;
 }

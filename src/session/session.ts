@@ -182,8 +182,12 @@ export class Session {
 
   constructor(private readonly setup: SessionSetup) {
     this.newSessionId = setup.opening.sessionId ?? randomUuid();
-    this.permissions = new SessionPermissions(setup.permissions, (request, signal) =>
-      this.askFor(request, signal),
+    this.permissions = new SessionPermissions(
+      setup.permissions,
+      (request, signal) => this.askFor(request, signal),
+      (mode) => {
+        if (this.currentRun) this.side.push({ type: "permission_mode_changed", mode });
+      },
     );
     this.fileCheckpoints = new SessionFileCheckpoints(setup.fileCheckpointing === true, (id) =>
       this.persists() ? this.store.fileCheckpoints(id, setup.cwd) : new FileCheckpoints(undefined),

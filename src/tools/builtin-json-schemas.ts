@@ -256,6 +256,93 @@ export const BUILTIN_JSON_SCHEMAS: Record<string, Record<string, unknown>> = {
     },
     required: ["notebook_path", "new_source"],
   },
+  AskUserQuestion: {
+    type: "object",
+    properties: {
+      questions: {
+        minItems: 1,
+        maxItems: 4,
+        type: "array",
+        items: {
+          type: "object",
+          properties: {
+            question: {
+              type: "string",
+              minLength: 1,
+              description: "The complete question, clear and specific, ending with a question mark.",
+            },
+            header: {
+              type: "string",
+              description: 'A very short label shown as a tag (max 12 chars), e.g. "Library".',
+            },
+            options: {
+              minItems: 2,
+              maxItems: 4,
+              type: "array",
+              items: {
+                type: "object",
+                properties: {
+                  label: {
+                    type: "string",
+                    minLength: 1,
+                    description: "The text the user sees and picks: concise (1-5 words), naming the choice.",
+                  },
+                  description: {
+                    type: "string",
+                    description: "What this option means or what happens if it is chosen.",
+                  },
+                  preview: {
+                    description: "Optional content shown while the option is focused.",
+                    type: "string",
+                  },
+                },
+                required: ["label", "description"],
+              },
+              description: "2-4 distinct choices; no 'Other' option (the user can always decline).",
+            },
+            multiSelect: {
+              type: "boolean",
+              description: "The user may pick several options (choices not mutually exclusive).",
+            },
+          },
+          required: ["question", "header", "options", "multiSelect"],
+        },
+        description: "Questions to ask the user (1-4 questions).",
+      },
+      answers: {
+        description: "The user's answers, by question text (filled in by whoever asks the user).",
+        type: "object",
+        propertyNames: { type: "string" },
+        additionalProperties: { type: "string" },
+      },
+      annotations: {
+        description: "The user's notes per question, by question text (filled in with the answers).",
+        type: "object",
+        propertyNames: { type: "string" },
+        additionalProperties: {
+          type: "object",
+          properties: { preview: { type: "string" }, notes: { type: "string" } },
+        },
+      },
+      metadata: {
+        description: "Optional tracking data; not shown to the user.",
+        type: "object",
+        properties: { source: { type: "string" } },
+      },
+    },
+    required: ["questions"],
+  },
+  ExitPlanMode: {
+    type: "object",
+    properties: {
+      plan: {
+        type: "string",
+        minLength: 1,
+        description: "The plan to present to the user for approval: concise, concrete steps, in markdown.",
+      },
+    },
+    required: ["plan"],
+  },
   Agent: {
     type: "object",
     properties: {

@@ -1,6 +1,8 @@
+import { askUserQuestionTool } from "./ask-user-question.js";
 import { bashTool } from "./bash.js";
 import { bashOutputTool } from "./bash-output.js";
 import { editTool } from "./edit.js";
+import { exitPlanModeTool } from "./exit-plan-mode.js";
 import { globTool } from "./glob.js";
 import { grepTool } from "./grep.js";
 import { lsTool } from "./ls.js";
@@ -11,6 +13,7 @@ import { todoWriteTool } from "./todo-write.js";
 import type { Tool } from "./types.js";
 import { writeTool } from "./write.js";
 
+export { type AskedQuestion, type AskUserQuestionInput, askUserQuestionTool } from "./ask-user-question.js";
 export { BackgroundShells } from "./background-shells.js";
 export { bashTool } from "./bash.js";
 export { bashOutputTool } from "./bash-output.js";
@@ -23,6 +26,7 @@ export {
   truncateMiddle,
 } from "./define.js";
 export { editTool } from "./edit.js";
+export { exitPlanModeTool } from "./exit-plan-mode.js";
 export { globTool } from "./glob.js";
 export { grepTool } from "./grep.js";
 export { lsTool } from "./ls.js";
@@ -59,5 +63,7 @@ export function builtinTools(): Tool[] {
     bashOutputTool,
     taskStopTool,
     notebookEditTool,
+    askUserQuestionTool,
+    exitPlanModeTool,
   ];
 }

@@ -46,6 +46,8 @@ describe("tool payloads", () => {
       ["BashOutput", undefined],
       ["TaskStop", undefined],
       ["NotebookEdit", undefined],
+      ["AskUserQuestion", "askQuestionToolCall"],
+      ["ExitPlanMode", "createPlanToolCall"],
     ]);
   });
 

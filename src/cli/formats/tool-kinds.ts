@@ -192,4 +192,15 @@ export const TOOL_KINDS: Readonly<Record<ToolPayload, ToolKindSpec>> = {
     args: (input) => ({ todos: cliTodos(input.todos), merge: false }),
     success: (data) => ({ todos: cliTodos(data.todos) }),
   },
+  // cairn's own shapes, under the reference CLI's key names (docs/events.md).
+  askQuestion: {
+    key: "askQuestionToolCall",
+    args: (input) => pick(input, ["questions"]),
+    success: (data) => ({ answers: data.answers ?? {} }),
+  },
+  createPlan: {
+    key: "createPlanToolCall",
+    args: (input) => pick(input, ["plan"]),
+    success: (data) => pick(data, ["plan"]),
+  },
 };
