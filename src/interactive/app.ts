@@ -10,7 +10,6 @@ import { diffViewRows } from "./diff-view.js";
 import { Editor, InputHistory } from "./editor.js";
 import { layoutEditor } from "./editor-view.js";
 import { type Key, KeyReader } from "./keys.js";
-import { PermissionPrompt } from "./permission-prompt.js";
 import type { Ask } from "./question-picker.js";
 import { loadRenderModules, renderModules } from "./render-modules.js";
 import { InlineRenderer } from "./renderer.js";
