@@ -49,6 +49,10 @@ export type LoadedConfig = {
   contextWindow?: number;
   /** `compactThreshold` of the user file (docs/context.md). */
   compactThreshold?: number;
+  /** `proxy` and `noProxy` of the user file (src/util/network-proxy.ts). */
+  proxy?: { proxy?: string; noProxy?: string };
+  /** `searxngUrl` of the user file (src/tools/web-search.ts). */
+  searxngUrl?: string;
   /** What was not applied and why, one line each. */
   warnings: string[];
   /** The files read, in order, and which of them exist (only those the enabled sources load). */
@@ -123,6 +127,12 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       loaded.mcpApprovals[path.resolve(expandTilde(dir, home))] = names;
     if (config.contextWindow !== undefined) loaded.contextWindow = config.contextWindow;
     if (config.compactThreshold !== undefined) loaded.compactThreshold = config.compactThreshold;
+    if (config.proxy !== undefined || config.noProxy !== undefined)
+      loaded.proxy = {
+        ...(config.proxy !== undefined ? { proxy: config.proxy } : {}),
+        ...(config.noProxy !== undefined ? { noProxy: config.noProxy } : {}),
+      };
+    if (config.searxngUrl !== undefined) loaded.searxngUrl = config.searxngUrl;
     for (const key of keysOf(user))
       if (!CAIRN_CONFIG_KEYS.includes(key)) loaded.warnings.push(`${userFile}: unknown key ${key} ignored`);
   }

@@ -56,6 +56,12 @@ export const cairnConfigSchema = once(() =>
       .min(0, { error: "must be between 0 and 1" })
       .max(1, { error: "must be between 0 and 1" })
       .optional(),
+    /** The proxy for every outbound request, or `off`; overrides HTTPS_PROXY / HTTP_PROXY (docs/config.md). */
+    proxy: z.string({ error: "must be a URL or off" }).min(1, { error: "must not be empty" }).optional(),
+    /** Hosts reached without the proxy, as NO_PROXY writes them; overrides NO_PROXY. */
+    noProxy: z.string({ error: "must be a string" }).optional(),
+    /** A SearXNG instance for the WebSearch tool when the provider has no search of its own (docs/tools.md). */
+    searxngUrl: z.string({ error: "must be a URL" }).min(1, { error: "must not be empty" }).optional(),
   }),
 );
 
@@ -74,6 +80,9 @@ export const CAIRN_CONFIG_KEYS: readonly string[] = [
   "trustedWorkspaces",
   "contextWindow",
   "compactThreshold",
+  "proxy",
+  "noProxy",
+  "searxngUrl",
   "permissions.allow",
   "permissions.deny",
   "permissions.ask",

@@ -6,6 +6,8 @@ import { lsTool } from "./ls.js";
 import { readTool } from "./read.js";
 import { todoWriteTool } from "./todo-write.js";
 import type { Tool } from "./types.js";
+import { webFetchTool } from "./web-fetch.js";
+import { webSearchTool } from "./web-search.js";
 import { writeTool } from "./write.js";
 
 export { bashTool } from "./bash.js";
@@ -36,9 +38,22 @@ export type {
   ToolPayload,
   ToolValidation,
 } from "./types.js";
+export { webFetchTool } from "./web-fetch.js";
+export { setSearchBackend, webSearchTool } from "./web-search.js";
 export { writeTool } from "./write.js";
 
 /** The built-in tools, in the order they are offered to the model. */
 export function builtinTools(): Tool[] {
-  return [readTool, writeTool, editTool, bashTool, globTool, grepTool, lsTool, todoWriteTool];
+  return [
+    readTool,
+    writeTool,
+    editTool,
+    bashTool,
+    globTool,
+    grepTool,
+    lsTool,
+    todoWriteTool,
+    webFetchTool,
+    webSearchTool,
+  ];
 }

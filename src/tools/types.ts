@@ -45,6 +45,8 @@ export type ToolEffects = {
   paths?(input: Record<string, unknown>, cwd: string): ToolPathAccess[] | { uncheckable: string };
   /** The command line an `execute` tool runs (checked against the shell rules and the read-only list). */
   command?(input: Record<string, unknown>): string | undefined;
+  /** The host a network call reaches (`WebFetch(domain:example.com)` rules match it); unknown: undefined. */
+  domain?(input: Record<string, unknown>): string | undefined;
 };
 
 /**
@@ -62,7 +64,9 @@ export type ToolPayload =
   | "glob"
   | "ls"
   | "updateTodos"
-  | "task";
+  | "task"
+  | "webFetch"
+  | "webSearch";
 
 /**
  * How a call is shown, in every door (ACP's tool calls, permission questions, the interactive
