@@ -42,6 +42,8 @@ describe("tool payloads", () => {
       ["Grep", "grepToolCall"],
       ["LS", "lsToolCall"],
       ["TodoWrite", "updateTodosToolCall"],
+      ["WebFetch", "webFetchToolCall"],
+      ["WebSearch", "webSearchToolCall"],
     ]);
   });
 
