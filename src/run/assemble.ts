@@ -35,7 +35,7 @@ import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools, setSearchBackend } from "../tools/index.js";
 import { stopRunProcesses } from "../tools/run-processes.js";
 import type { Tool, ToolDeclaration } from "../tools/types.js";
-import { resolvedProxy, setProxySettings } from "../util/network-proxy.js";
+import { resolvedProxy, setProxySettings, unusableProxies } from "../util/network-proxy.js";
 import { type AgentsSpec, agentWarnings, loadRunAgents, mainAgent, offeredAgents } from "./agents.js";
 import {
   expandPrompt as expandCommandPrompt,
@@ -513,9 +513,15 @@ async function resolveFallback(
 function proxyWarnings(env: NodeJS.ProcessEnv, model: RunModel): string[] {
   const wire = model.provider.wire;
   if (wire === "llama" || wire === "replay") return [];
+  const warnings = unusableProxies(env).map(
+    (setting) => `${setting} is not used: cairn reaches http and https proxies only (no SOCKS).`,
+  );
   const all = env.ALL_PROXY?.trim() || env.all_proxy?.trim();
-  if (!all || resolvedProxy(env)) return [];
-  return ["ALL_PROXY is not used: cairn reads HTTPS_PROXY and HTTP_PROXY (SOCKS proxies are not supported)."];
+  if (all && !resolvedProxy(env))
+    warnings.push(
+      "ALL_PROXY is not used: cairn reads HTTPS_PROXY and HTTP_PROXY (SOCKS proxies are not supported).",
+    );
+  return warnings;
 }
 
 /** What the long-session settings cannot do for this model, said once. */

@@ -37,14 +37,45 @@ function variable(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return value || undefined;
 }
 
+/**
+ * A proxy URL as curl reads one: `host:port` without a scheme is an http proxy. Undefined for a
+ * scheme cairn cannot use (socks…) or no URL at all; `unusableProxies` names those.
+ */
+function proxyUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
+  try {
+    const url = new URL(withScheme);
+    return url.protocol === "http:" || url.protocol === "https:" ? withScheme : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The proxy settings that are set but cannot be used, each as `NAME=value`, for a warning. */
+export function unusableProxies(env: NodeJS.ProcessEnv = process.env): string[] {
+  const found: string[] = [];
+  const proxy = configured.proxy?.trim();
+  if (proxy && proxy !== "off" && !proxyUrl(proxy)) found.push(`the config's proxy ${proxy}`);
+  if (proxy) return found;
+  for (const name of ["https_proxy", "http_proxy"]) {
+    const value = variable(env, name);
+    if (value && !proxyUrl(value)) found.push(`${name.toUpperCase()}=${value}`);
+  }
+  return found;
+}
+
 /** The proxies in force for this process: the config's, else the environment's; none: undefined. */
 export function resolvedProxy(env: NodeJS.ProcessEnv = process.env): ResolvedProxy | undefined {
   const proxy = configured.proxy?.trim();
   if (proxy === "off") return undefined;
   const noProxy = configured.noProxy ?? variable(env, "no_proxy") ?? "";
-  if (proxy) return { httpProxy: proxy, httpsProxy: proxy, noProxy };
-  const httpProxy = variable(env, "http_proxy");
-  const httpsProxy = variable(env, "https_proxy") ?? httpProxy;
+  if (proxy) {
+    const url = proxyUrl(proxy);
+    return url ? { httpProxy: url, httpsProxy: url, noProxy } : undefined;
+  }
+  const httpProxy = proxyUrl(variable(env, "http_proxy"));
+  const httpsProxy = proxyUrl(variable(env, "https_proxy")) ?? httpProxy;
   if (!httpProxy && !httpsProxy) return undefined;
   return { ...(httpProxy ? { httpProxy } : {}), ...(httpsProxy ? { httpsProxy } : {}), noProxy };
 }

@@ -79,7 +79,9 @@ describe("-H / --header", () => {
     expect((await cli.exited).code).toBe(0);
     expect(cli.out.stderr).toContain("extra headers (--header) are not sent: replay:scenario.json");
   });
+});
 
+describe("proxy variables", () => {
   test("proxy variables are used, not reported: a plain run through a proxy prints nothing on stderr", async () => {
     const server = await startServer([reply().text("Direct.")]);
     const proxy = await startForwardProxy();
@@ -90,6 +92,32 @@ describe("-H / --header", () => {
     expect(cli.out.stderr).toBe("");
     expect(server.requests).toHaveLength(1);
     expect(proxy.seen).toEqual([`127.0.0.1:${server.port}`]);
+    await closeWebServers();
+  });
+
+  test("a proxy written host:port is an http proxy; a SOCKS one is said to be unused, once, and requests go directly", async () => {
+    const server = await startServer([reply().text("Through."), reply().text("Direct.")]);
+    const proxy = await startForwardProxy();
+    const bare = spawnCli(["-p", "hi"], {
+      cwd: workspace(),
+      env: { ...serverEnv(server), HTTP_PROXY: proxy.url.replace("http://", "") },
+    });
+    expect((await bare.exited).code).toBe(0);
+    expect(bare.out.stdout).toBe("Through.\n");
+    expect(bare.out.stderr).toBe("");
+    expect(proxy.seen).toEqual([`127.0.0.1:${server.port}`]);
+
+    const socks = spawnCli(["-p", "hi"], {
+      cwd: workspace(),
+      env: { ...serverEnv(server), HTTPS_PROXY: "socks5://127.0.0.1:9" },
+    });
+    expect((await socks.exited).code).toBe(0);
+    expect(socks.out.stdout).toBe("Direct.\n");
+    expect(socks.out.stderr.split("\n").filter((line) => line.includes("not used"))).toEqual([
+      expect.stringContaining(
+        "HTTPS_PROXY=socks5://127.0.0.1:9 is not used: cairn reaches http and https proxies only",
+      ),
+    ]);
     await closeWebServers();
   });
 
