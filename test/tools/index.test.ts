@@ -19,6 +19,8 @@ describe("builtinTools", () => {
       ["Grep", "read", true, false],
       ["LS", "read", true, false],
       ["TodoWrite", "other", true, false],
+      ["WebFetch", "other", true, true],
+      ["WebSearch", "other", true, true],
     ]);
     for (const tool of tools) {
       expect(tool.description.length).toBeGreaterThan(40);
@@ -51,5 +53,7 @@ describe("builtinTools", () => {
     ]);
     expect(properties("LS")).toEqual(["path", "ignore"]);
     expect(properties("TodoWrite")).toEqual(["todos"]);
+    expect(properties("WebFetch")).toEqual(["url", "prompt", "offset"]);
+    expect(properties("WebSearch")).toEqual(["query", "allowed_domains", "blocked_domains"]);
   });
 });
