@@ -31,7 +31,15 @@ import { build } from "esbuild";
 const root = new URL("..", import.meta.url);
 const path = (/** @type {string} */ relative) => new URL(relative, root).pathname;
 const pkg = JSON.parse(readFileSync(path("package.json"), "utf8"));
-const external = [...Object.keys(pkg.optionalDependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
+// Packages only the network paths load, on first use (a proxy agent, the web tools' HTML, PDF and
+// markdown converters): left out of the bundles and imported from node_modules when a run needs
+// them, so a run that never does neither reads nor compiles them (docs/performance.md).
+const LOADED_ON_USE = ["undici", "turndown", "@mozilla/readability", "linkedom", "unpdf"];
+const external = [
+  ...Object.keys(pkg.optionalDependencies ?? {}),
+  ...Object.keys(pkg.peerDependencies ?? {}),
+  ...LOADED_ON_USE,
+];
 
 // commander requires node:child_process as it loads, for executable subcommands, which cairn has
 // none of: the module (with dgram and the child-process internals, about 0.6 ms of every start) is

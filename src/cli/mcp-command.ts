@@ -6,6 +6,7 @@ import { startMcpServers } from "../mcp/start.js";
 import { configuredSandboxDomains } from "../run/sandbox-domains.js";
 import { resolveSandboxPolicy, SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
 import { UsageError } from "../util/exit-codes.js";
+import { setProxySettings } from "../util/network-proxy.js";
 import { writeError } from "./errors.js";
 
 const USAGE =
@@ -46,6 +47,8 @@ export async function runMcp(args: string[], env: NodeJS.ProcessEnv): Promise<nu
   if (command === "list-tools" && server === undefined) throw new UsageError(USAGE);
 
   const config = await loadConfig({ cwd: options.cwd, env });
+  // HTTP servers are reached through the proxy in force, as in a run.
+  setProxySettings(config.proxy ?? {}, env);
   // The project's servers start under the sandbox, as in a run (where bubblewrap runs).
   const domains = configuredSandboxDomains(config);
   const { policy, warning } = await resolveSandboxPolicy(

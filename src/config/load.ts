@@ -55,6 +55,10 @@ export type LoadedConfig = {
    * sandbox checks them when it applies them.
    */
   sandboxDomains: { allowed: ConfiguredDomain[]; denied: ConfiguredDomain[] };
+  /** `proxy` and `noProxy` of the user file (src/util/network-proxy.ts). */
+  proxy?: { proxy?: string; noProxy?: string };
+  /** `searxngUrl` of the user file (src/tools/web-search.ts). */
+  searxngUrl?: string;
   /** What was not applied and why, one line each. */
   warnings: string[];
   /** The files read, in order, and which of them exist (only those the enabled sources load). */
@@ -135,6 +139,12 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     const network = config.sandbox?.network;
     loaded.sandboxDomains.allowed.push(...domainsOf(userFile, "allowedDomains", network?.allowedDomains));
     loaded.sandboxDomains.denied.push(...domainsOf(userFile, "deniedDomains", network?.deniedDomains));
+    if (config.proxy !== undefined || config.noProxy !== undefined)
+      loaded.proxy = {
+        ...(config.proxy !== undefined ? { proxy: config.proxy } : {}),
+        ...(config.noProxy !== undefined ? { noProxy: config.noProxy } : {}),
+      };
+    if (config.searxngUrl !== undefined) loaded.searxngUrl = config.searxngUrl;
     for (const key of keysOf(user, NESTED_KEYS))
       if (!CAIRN_CONFIG_KEYS.includes(key)) loaded.warnings.push(`${userFile}: unknown key ${key} ignored`);
   }

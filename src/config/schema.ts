@@ -72,6 +72,12 @@ export const cairnConfigSchema = once(() =>
       .optional(),
     /** Hosts sandboxed commands may reach, and hosts they may not (docs/security.md, "Network policy"). */
     sandbox: sandboxSchema().optional(),
+    /** The proxy for every outbound request, or `off`; overrides HTTPS_PROXY / HTTP_PROXY (docs/config.md). */
+    proxy: z.string({ error: "must be a URL or off" }).min(1, { error: "must not be empty" }).optional(),
+    /** Hosts reached without the proxy, as NO_PROXY writes them; overrides NO_PROXY. */
+    noProxy: z.string({ error: "must be a string" }).optional(),
+    /** A SearXNG instance for the WebSearch tool when the provider has no search of its own (docs/tools.md). */
+    searxngUrl: z.string({ error: "must be a URL" }).min(1, { error: "must not be empty" }).optional(),
   }),
 );
 
@@ -90,6 +96,9 @@ export const CAIRN_CONFIG_KEYS: readonly string[] = [
   "trustedWorkspaces",
   "contextWindow",
   "compactThreshold",
+  "proxy",
+  "noProxy",
+  "searxngUrl",
   "permissions.allow",
   "permissions.deny",
   "permissions.ask",

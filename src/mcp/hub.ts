@@ -7,6 +7,7 @@ import { type SandboxPolicy, sandboxRunner } from "../sandbox/policy.js";
 import { childEnvironment } from "../tools/child-env.js";
 import { createAjv } from "../tools/json-schema.js";
 import type { Tool } from "../tools/types.js";
+import { networkFetch } from "../util/network-proxy.js";
 import type { McpServerEntry, McpServerSource } from "./config.js";
 import { resourceTools } from "./resource-tools.js";
 import { DEFAULT_MCP_CALL_TIMEOUT_MS, type McpToolInfo, mcpTool } from "./tool-adapter.js";
@@ -225,14 +226,16 @@ async function transportFor(entry: McpServerEntry, options: McpHubOptions): Prom
   }
   if (!("command" in config)) {
     const requestInit = { headers: config.headers ?? {} };
+    // Through the user's proxy when one is set (src/util/network-proxy.ts).
+    const fetch = networkFetch;
     if (config.type === "sse") {
       const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
-      return new SSEClientTransport(new URL(config.url), { requestInit });
+      return new SSEClientTransport(new URL(config.url), { requestInit, fetch });
     }
     const { StreamableHTTPClientTransport } = await import(
       "@modelcontextprotocol/sdk/client/streamableHttp.js"
     );
-    return new StreamableHTTPClientTransport(new URL(config.url), { requestInit });
+    return new StreamableHTTPClientTransport(new URL(config.url), { requestInit, fetch });
   }
   const { GroupStdioTransport } = await import("./stdio-transport.js");
   const cwd = config.cwd ? path.resolve(options.cwd, config.cwd) : options.cwd;

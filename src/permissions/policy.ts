@@ -10,7 +10,13 @@ import {
   type ResolvedPath,
   resolvePhysical,
 } from "./paths.js";
-import { type CompiledPathRule, compilePathRule, type MatchWord, matchShell } from "./rules.js";
+import {
+  type CompiledPathRule,
+  compilePathRule,
+  domainMatches,
+  type MatchWord,
+  matchShell,
+} from "./rules.js";
 import { parseShell, type ShellCommandPart, type ShellPart, type ShellWord } from "./shell.js";
 import {
   expandCommandWords,
@@ -126,6 +132,18 @@ function toolRuleMatches(rule: PermissionRule, tool: ToolDeclaration): boolean {
   return false;
 }
 
+/** Whether a `Tool(domain:…)` rule covers a call of `toolName` reaching `host` (none known: no). */
+function domainRuleMatches(
+  rule: PermissionRule,
+  toolName: string,
+  host: string | undefined,
+  broad: boolean,
+): boolean {
+  const target = rule.target;
+  if (target.kind !== "domain" || target.tool !== toolName || host === undefined) return false;
+  return domainMatches(target.domain, host, broad);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Tool calls
 // ---------------------------------------------------------------------------------------------------
@@ -143,7 +161,11 @@ export function evaluateToolCall(
   const { name, effects } = tool;
   /** The shell check decides what an `execute` tool's command does. */
   const shell = effects?.kind === "execute" && effects.command ? effects : undefined;
-  for (const { rule } of ctx.rules.deny) if (toolRuleMatches(rule, tool)) return byRule("deny", rule);
+  // The host a network tool's call reaches, for `WebFetch(domain:…)` rules.
+  const host = effects?.domain?.(input);
+  const covers = (rule: PermissionRule, broad: boolean) =>
+    toolRuleMatches(rule, tool) || domainRuleMatches(rule, name, host, broad);
+  for (const { rule } of ctx.rules.deny) if (covers(rule, true)) return byRule("deny", rule);
   // A question to the user is the user's to answer: no mode or allow rule answers it.
   if (effects?.asksUser)
     return {
@@ -157,10 +179,10 @@ export function evaluateToolCall(
   // tool does, so nothing else runs there, rules or not.
   if (ctx.mode === "plan" && !effects?.readOnly && !shell)
     return { behavior: "deny", message: `plan mode is read-only: ${name} is not allowed` };
-  for (const { rule } of ctx.rules.ask) if (toolRuleMatches(rule, tool)) return byRule("ask", rule);
-  // Content the gate cannot interpret (`WebFetch(domain:x)`) can deny or ask, never allow.
+  for (const { rule } of ctx.rules.ask) if (covers(rule, true)) return byRule("ask", rule);
+  // Content the gate cannot interpret (`Agent(x)`) can deny or ask, never allow.
   const bareAllow = ctx.rules.allow.find(
-    ({ rule }) => rule.target.kind !== "opaque" && toolRuleMatches(rule, tool),
+    ({ rule }) => rule.target.kind !== "opaque" && covers(rule, false),
   )?.rule;
 
   if (shell) return evaluateShellCommand(shell.command?.(input), ctx);
@@ -174,7 +196,10 @@ export function evaluateToolCall(
     // It changes something it does not describe.
     verdicts.push(needsApproval(name, ctx, bareAllow));
   }
-  if (effects?.network) verdicts.push(needsApproval(name, ctx, bareAllow, "reaches the network"));
+  if (effects?.network)
+    verdicts.push(
+      needsApproval(name, ctx, bareAllow, "reaches the network", host ? `${name}(domain:${host})` : name),
+    );
   return strictest(verdicts);
 }
 
@@ -184,13 +209,14 @@ function needsApproval(
   ctx: PolicyContext,
   bareAllow: PermissionRule | undefined,
   why = "needs approval",
+  suggestion = name,
 ): PermissionVerdict {
   if (bareAllow) return byRule("allow", bareAllow);
   if (ctx.mode === "bypassPermissions") return { behavior: "allow", message: "allowed (bypassPermissions)" };
   return {
     behavior: "ask",
-    message: `${name} ${why}; allow it with a rule like ${name} or ${ctx.forceHint}`,
-    suggestions: [name],
+    message: `${name} ${why}; allow it with a rule like ${suggestion} or ${ctx.forceHint}`,
+    suggestions: [suggestion],
   };
 }
 

@@ -18,6 +18,7 @@ import type { PermissionRule, RuleBehavior, RuleTarget, ShellMatcher } from "./t
  * | `Edit(docs/**)`, `Write(package.json)`    | writing these paths (Write, Edit, `> f`)            |
  * | `mcp__server`, `mcp__server__*`           | every tool of that MCP server                       |
  * | `mcp__server__tool`, `Mcp(server:tool)`   | one MCP tool                                        |
+ * | `WebFetch(domain:example.com)`            | fetching from this host (`*.example.com`: subdomains) |
  *
  * Path patterns: relative ones are relative to the workspace, `~/` is the home directory, `//x` is
  * the absolute `/x`. A single leading `/` is ambiguous between the two conventions (absolute for the
@@ -60,12 +61,12 @@ export const CAIRN_RULE_TOOLS: readonly string[] = [
   "TaskStop",
   "KillShell",
   "KillBash",
+  "WebFetch",
+  "WebSearch",
   "Mcp",
 ];
 /** Tools of the reference CLI that cairn does not have (rules for them are reported as doing nothing). */
 const FOREIGN_RULE_TOOLS = new Set([
-  "WebFetch",
-  "WebSearch",
   "Task",
   "Agent",
   "NotebookRead",
@@ -175,7 +176,26 @@ function contentTarget(text: string, tool: string, content: string): RuleTarget 
     return mcpTool && mcpTool !== "*" ? { kind: "mcp", server, tool: mcpTool } : { kind: "mcp", server };
   }
   if (content === "" || content === "*") return bareTarget(tool);
+  if (content.startsWith("domain:")) {
+    const domain = content.slice("domain:".length).trim().toLowerCase();
+    if (!/^(\*\.)?[a-z0-9.-]+$/.test(domain) || domain.startsWith(".") || domain.endsWith("."))
+      throw new RuleSyntaxError(
+        text,
+        `${JSON.stringify(domain)} is not a host name (write domain:example.com)`,
+      );
+    return { kind: "domain", tool, domain };
+  }
   return { kind: "opaque", tool, content };
+}
+
+/**
+ * Whether a `domain:` rule covers `host`. `broad` (deny and ask rules) also covers the subdomains of
+ * the host it names; an allow rule covers exactly the host, or the subdomains it names with `*.`.
+ */
+export function domainMatches(domain: string, host: string, broad: boolean): boolean {
+  const name = host.toLowerCase().replace(/\.$/, "");
+  if (domain.startsWith("*.")) return name.endsWith(domain.slice(1));
+  return name === domain || (broad && name.endsWith(`.${domain}`));
 }
 
 /** The agent-SDK spelling: `git status:*` (prefix), `ls *` (prefix), `npm run test` (exact), `a * b` (glob). */

@@ -68,7 +68,13 @@ export type RuleTarget =
    * `tools` narrows it when the rule named a specific read tool (`Grep(src/**)`).
    */
   | { kind: "path"; access: "read" | "write"; pattern: string; tools?: string[] }
-  /** A content rule for a tool cairn cannot interpret (`WebFetch(domain:x)`): deny/ask the whole tool, never allow. */
+  /**
+   * `WebFetch(domain:example.com)`: calls of that tool reaching this host (the tool declares it,
+   * `ToolEffects.domain`). `*.example.com` names the subdomains; a deny or ask rule also covers
+   * the subdomains of the host it names.
+   */
+  | { kind: "domain"; tool: string; domain: string }
+  /** A content rule for a tool cairn cannot interpret (`Agent(x)`): deny/ask the whole tool, never allow. */
   | { kind: "opaque"; tool: string; content: string };
 
 export type PermissionRule = {

@@ -14,11 +14,13 @@
  * type, a `Request` object, a redirect to follow — goes to the global `fetch`, unchanged. So does
  * every request once undici is loaded and has a global dispatcher: the host program may have set
  * one (a proxy agent, custom TLS options) that its requests are meant to go through, and undici
- * costs nothing more by then. Like Node's `fetch`, it does not read HTTPS_PROXY. It asks for no
- * compression, so a body never needs decoding.
+ * costs nothing more by then. With a proxy set (HTTPS_PROXY, HTTP_PROXY or the config's `proxy`),
+ * every request goes through undici's proxy agent instead (src/util/network-proxy.ts). It asks for
+ * no compression, so a body never needs decoding.
  */
 import type { IncomingMessage } from "node:http";
 import { lazyRequire } from "../util/lazy-require.js";
+import { proxiedFetch } from "../util/network-proxy.js";
 import { type HeadersInitLike, headerPairs, LightHeaders } from "./client-globals.js";
 
 type FetchInit = {
@@ -60,6 +62,12 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const UNDICI_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
 
 export function nodeFetch(input: unknown, init: FetchInit = {}): Promise<unknown> {
+  const viaProxy = proxiedFetch();
+  if (viaProxy) {
+    const headers: Record<string, string> = {};
+    if (init.headers) for (const [name, value] of headerPairs(init.headers)) headers[name] = value;
+    return viaProxy(input as string, { ...init, headers });
+  }
   // Also true in a host program that never fetched: in Node 22 and 24 reading the property
   // descriptor of a fetch global (`Headers`, `fetch`, …) loads undici, and test runners do that.
   const undiciInUse = (globalThis as Record<symbol, unknown>)[UNDICI_DISPATCHER] !== undefined;

@@ -33,9 +33,10 @@ import { ConfigError } from "../providers/types.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
 import { BackgroundShells } from "../tools/background-shells.js";
 import { childEnvironment } from "../tools/child-env.js";
-import { builtinTools } from "../tools/index.js";
+import { builtinTools, setSearchBackend } from "../tools/index.js";
 import { stopRunProcesses } from "../tools/run-processes.js";
 import type { Tool, ToolDeclaration } from "../tools/types.js";
+import { resolvedProxy, setProxySettings, unusableProxies } from "../util/network-proxy.js";
 import { type AgentsSpec, agentWarnings, loadRunAgents, mainAgent, offeredAgents } from "./agents.js";
 import {
   expandPrompt as expandCommandPrompt,
@@ -241,6 +242,9 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   );
   // The enabled skills' folders may be read (their instructions point at their files).
   const config = withSkillFolders(loaded, customization.skills);
+  // Before anything connects: the config's proxy overrides the environment's (docs/config.md).
+  setProxySettings(config.proxy ?? {}, env);
+  setSearchBackend(config.searxngUrl ? { searxngUrl: config.searxngUrl } : {});
   const toolEnv = childEnvironment(env);
   const removed = new Set(
     (spec.permissions?.disallowedTools ?? []).flatMap(splitRuleList).filter((rule) => !rule.includes("(")),
@@ -519,20 +523,22 @@ async function resolveFallback(
   return fallback;
 }
 
-const PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"];
-
 /**
- * cairn's model clients reach the base URL directly, as Node 20's fetch does (docs/providers.md): a
- * proxy variable the user set is said to be unused rather than silently ignored.
+ * HTTPS_PROXY / HTTP_PROXY are honoured (src/util/network-proxy.ts); ALL_PROXY alone is not (often a
+ * SOCKS proxy, which cairn cannot use), so it is said to be unused rather than silently ignored.
  */
 function proxyWarnings(env: NodeJS.ProcessEnv, model: RunModel): string[] {
   const wire = model.provider.wire;
   if (wire === "llama" || wire === "replay") return [];
-  const set = PROXY_VARIABLES.filter((name) => env[name]?.trim());
-  if (set.length === 0) return [];
-  return [
-    `${set.join(", ")} ${set.length > 1 ? "are" : "is"} not used: model requests go directly to the provider's base URL.`,
-  ];
+  const warnings = unusableProxies(env).map(
+    (setting) => `${setting} is not used: cairn reaches http and https proxies only (no SOCKS).`,
+  );
+  const all = env.ALL_PROXY?.trim() || env.all_proxy?.trim();
+  if (all && !resolvedProxy(env))
+    warnings.push(
+      "ALL_PROXY is not used: cairn reads HTTPS_PROXY and HTTP_PROXY (SOCKS proxies are not supported).",
+    );
+  return warnings;
 }
 
 /** What the long-session settings cannot do for this model, said once. */

@@ -33,6 +33,18 @@ export function decideDomain(host: string, policy: DomainPolicy): DomainDecision
   return { allowed: false, reason: "not-allowed" };
 }
 
+/**
+ * Why `host` may not be reached, said the same way by the proxy in front of sandboxed commands and
+ * by cairn's web tools; undefined when it may.
+ */
+export function domainRefusal(host: string, policy: DomainPolicy): string | undefined {
+  const decision = decideDomain(host, policy);
+  if (decision.allowed) return undefined;
+  return decision.reason === "denied"
+    ? `it matches the denied domain ${JSON.stringify(decision.pattern)} (sandbox.network.deniedDomains)`
+    : `it is not among the allowed domains; allow it with --sandbox-allow-domain ${host} (or sandbox.network.allowedDomains)`;
+}
+
 /** Whether `host` is `pattern` (`*.example.com`: strictly below `example.com`). */
 export function matchesDomainPattern(host: string, pattern: string): boolean {
   const name = normalizeHost(host);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { type DomainPolicy, decideDomain } from "./domain-policy.js";
+import { type DomainPolicy, domainRefusal } from "./domain-policy.js";
 
 /**
  * The proxy sandboxed commands reach the network through, when a domain list is set: an HTTP proxy
@@ -120,11 +120,6 @@ async function listen(policy: DomainPolicy): Promise<{ socketPath: string; close
 
 /** Why the proxy refuses `host`, for the command's user to read; undefined when it is allowed. */
 export function refusalMessage(host: string, policy: DomainPolicy): string | undefined {
-  const decision = decideDomain(host, policy);
-  if (decision.allowed) return undefined;
-  const why =
-    decision.reason === "denied"
-      ? `it matches the denied domain ${JSON.stringify(decision.pattern)} (sandbox.network.deniedDomains)`
-      : `it is not among the allowed domains; allow it with --sandbox-allow-domain ${host} (or sandbox.network.allowedDomains)`;
-  return `cairn's sandbox refused the connection to ${host}: ${why}.\n`;
+  const why = domainRefusal(host, policy);
+  return why === undefined ? undefined : `cairn's sandbox refused the connection to ${host}: ${why}.\n`;
 }

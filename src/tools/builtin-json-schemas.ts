@@ -343,6 +343,37 @@ export const BUILTIN_JSON_SCHEMAS: Record<string, Record<string, unknown>> = {
     },
     required: ["plan"],
   },
+  WebFetch: {
+    type: "object",
+    properties: {
+      url: { type: "string", description: "The URL to fetch (http or https)." },
+      prompt: { type: "string", description: "What you want to know from the page." },
+      offset: {
+        description: "Character offset into the page's text, to read on where a truncated result stopped.",
+        type: "integer",
+        minimum: 0,
+        maximum: 9007199254740991,
+      },
+    },
+    required: ["url", "prompt"],
+  },
+  WebSearch: {
+    type: "object",
+    properties: {
+      query: { type: "string", minLength: 2, description: "The search query." },
+      allowed_domains: {
+        description: "Only include results from these domains (and their subdomains).",
+        type: "array",
+        items: { type: "string" },
+      },
+      blocked_domains: {
+        description: "Never include results from these domains (and their subdomains).",
+        type: "array",
+        items: { type: "string" },
+      },
+    },
+    required: ["query"],
+  },
   Agent: {
     type: "object",
     properties: {

@@ -19,9 +19,10 @@ import type {
 export const DEFAULT_OUTPUT_LIMIT = 30_000;
 
 /** `ToolEffects` with `paths` and `command` written for the tool's validated input. */
-export type ToolEffectsSpec<I> = Omit<ToolEffects, "paths" | "command"> & {
+export type ToolEffectsSpec<I> = Omit<ToolEffects, "paths" | "command" | "domain"> & {
   paths?(input: I, cwd: string): ToolPathAccess[] | { uncheckable: string };
   command?(input: I): string | undefined;
+  domain?(input: I): string | undefined;
 };
 
 export type ToolDefinitionSpec<S extends z.ZodObject> = {
@@ -126,7 +127,7 @@ function checkedEffects<S extends z.ZodObject>(
   schema: () => S,
   declared: ToolEffectsSpec<z.infer<S>>,
 ): ToolEffects {
-  const { paths, command, ...flags } = declared;
+  const { paths, command, domain, ...flags } = declared;
   const parse = (input: Record<string, unknown>) => schema().safeParse(input);
   return {
     ...flags,
@@ -143,6 +144,14 @@ function checkedEffects<S extends z.ZodObject>(
           command: (input: Record<string, unknown>) => {
             const parsed = parse(input);
             return parsed.success ? command(parsed.data) : undefined;
+          },
+        }
+      : {}),
+    ...(domain
+      ? {
+          domain: (input: Record<string, unknown>) => {
+            const parsed = parse(input);
+            return parsed.success ? domain(parsed.data) : undefined;
           },
         }
       : {}),

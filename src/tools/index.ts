@@ -11,6 +11,8 @@ import { readTool } from "./read.js";
 import { taskStopTool } from "./task-stop.js";
 import { todoWriteTool } from "./todo-write.js";
 import type { Tool } from "./types.js";
+import { webFetchTool } from "./web-fetch.js";
+import { webSearchTool } from "./web-search.js";
 import { writeTool } from "./write.js";
 
 export { type AskedQuestion, type AskUserQuestionInput, askUserQuestionTool } from "./ask-user-question.js";
@@ -47,6 +49,8 @@ export type {
   ToolPayload,
   ToolValidation,
 } from "./types.js";
+export { webFetchTool } from "./web-fetch.js";
+export { setSearchBackend, webSearchTool } from "./web-search.js";
 export { writeTool } from "./write.js";
 
 /** The built-in tools, in the order they are offered to the model. */
@@ -65,5 +69,7 @@ export function builtinTools(): Tool[] {
     notebookEditTool,
     askUserQuestionTool,
     exitPlanModeTool,
+    webFetchTool,
+    webSearchTool,
   ];
 }

@@ -54,6 +54,8 @@ export type ToolEffects = {
    * call runs unasked (`ToolContext.unattended`).
    */
   asksUser?: "answer" | "exit-plan";
+  /** The host a network call reaches (`WebFetch(domain:example.com)` rules match it); unknown: undefined. */
+  domain?(input: Record<string, unknown>): string | undefined;
 };
 
 /**
@@ -73,7 +75,9 @@ export type ToolPayload =
   | "updateTodos"
   | "task"
   | "askQuestion"
-  | "createPlan";
+  | "createPlan"
+  | "webFetch"
+  | "webSearch";
 
 /**
  * How a call is shown, in every door (ACP's tool calls, permission questions, the interactive

@@ -143,6 +143,8 @@ describe("subagents in print mode", () => {
       "LS",
       "TodoWrite",
       "BashOutput",
+      "WebFetch",
+      "WebSearch",
     ]);
   });
 

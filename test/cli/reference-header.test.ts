@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
 import { cleanEnv, serverEnv, spawnCli, startServer, workspace } from "../conformance/pm/helpers.js";
+import { closeWebServers, startForwardProxy } from "../helpers/web-servers.js";
 
 /** `-H/--header "Name: Value"` as the reference CLI takes it: on every model request, whatever the wire. */
 describe("-H / --header", () => {
@@ -78,17 +79,57 @@ describe("-H / --header", () => {
     expect((await cli.exited).code).toBe(0);
     expect(cli.out.stderr).toContain("extra headers (--header) are not sent: replay:scenario.json");
   });
+});
 
-  test("a proxy variable is said to be unused, once, and the request still goes to the base URL", async () => {
+describe("proxy variables", () => {
+  test("proxy variables are used, not reported: a plain run through a proxy prints nothing on stderr", async () => {
     const server = await startServer([reply().text("Direct.")]);
-    const env = { ...serverEnv(server), HTTPS_PROXY: "http://127.0.0.1:9", http_proxy: "http://127.0.0.1:9" };
+    const proxy = await startForwardProxy();
+    const env = { ...serverEnv(server), HTTPS_PROXY: proxy.url, http_proxy: proxy.url };
     const cli = spawnCli(["-p", "hi"], { cwd: workspace(), env });
     expect((await cli.exited).code).toBe(0);
     expect(cli.out.stdout).toBe("Direct.\n");
+    expect(cli.out.stderr).toBe("");
     expect(server.requests).toHaveLength(1);
+    expect(proxy.seen).toEqual([`127.0.0.1:${server.port}`]);
+    await closeWebServers();
+  });
+
+  test("a proxy written host:port is an http proxy; a SOCKS one is said to be unused, once, and requests go directly", async () => {
+    const server = await startServer([reply().text("Through."), reply().text("Direct.")]);
+    const proxy = await startForwardProxy();
+    const bare = spawnCli(["-p", "hi"], {
+      cwd: workspace(),
+      env: { ...serverEnv(server), HTTP_PROXY: proxy.url.replace("http://", "") },
+    });
+    expect((await bare.exited).code).toBe(0);
+    expect(bare.out.stdout).toBe("Through.\n");
+    expect(bare.out.stderr).toBe("");
+    expect(proxy.seen).toEqual([`127.0.0.1:${server.port}`]);
+
+    const socks = spawnCli(["-p", "hi"], {
+      cwd: workspace(),
+      env: { ...serverEnv(server), HTTPS_PROXY: "socks5://127.0.0.1:9" },
+    });
+    expect((await socks.exited).code).toBe(0);
+    expect(socks.out.stdout).toBe("Direct.\n");
+    expect(socks.out.stderr.split("\n").filter((line) => line.includes("not used"))).toEqual([
+      expect.stringContaining(
+        "HTTPS_PROXY=socks5://127.0.0.1:9 is not used: cairn reaches http and https proxies only",
+      ),
+    ]);
+    await closeWebServers();
+  });
+
+  test("ALL_PROXY alone is said to be unused, once (cairn reads HTTPS_PROXY and HTTP_PROXY)", async () => {
+    const server = await startServer([reply().text("Direct.")]);
+    const env = { ...serverEnv(server), ALL_PROXY: "socks5://127.0.0.1:9" };
+    const cli = spawnCli(["-p", "hi"], { cwd: workspace(), env });
+    expect((await cli.exited).code).toBe(0);
+    expect(cli.out.stdout).toBe("Direct.\n");
     const notes = cli.out.stderr.split("\n").filter((line) => line.includes("not used"));
     expect(notes).toEqual([
-      expect.stringContaining("HTTPS_PROXY, http_proxy are not used: model requests go directly"),
+      expect.stringContaining("ALL_PROXY is not used: cairn reads HTTPS_PROXY and HTTP_PROXY"),
     ]);
   });
 });

@@ -303,11 +303,11 @@ describe("rules naming no known tool", () => {
   test("a rule for a tool cairn does not have is reported once on stderr", async () => {
     const run = await runCli({
       steps: [reply().text("Done.")],
-      args: ["--disallowedTools", "WebFetch,MyTool"],
+      args: ["--disallowedTools", "SlashCommand,MyTool"],
     });
     expect(run.code).toBe(0);
     expect(
-      run.stderr.match(/permission rule WebFetch \(.*\) has no effect: cairn has no WebFetch tool/g),
+      run.stderr.match(/permission rule SlashCommand \(.*\) has no effect: cairn has no SlashCommand tool/g),
     ).toHaveLength(1);
     expect(run.stderr).toMatch(/permission rule MyTool \(.*\) has no effect: no tool is named MyTool/);
   });

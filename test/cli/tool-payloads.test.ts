@@ -48,6 +48,8 @@ describe("tool payloads", () => {
       ["NotebookEdit", undefined],
       ["AskUserQuestion", "askQuestionToolCall"],
       ["ExitPlanMode", "createPlanToolCall"],
+      ["WebFetch", "webFetchToolCall"],
+      ["WebSearch", "webSearchToolCall"],
     ]);
   });
 

@@ -14,6 +14,7 @@ import {
   workspace,
 } from "../conformance/pm/helpers.js";
 import { isAlive } from "../helpers/process.js";
+import { closeWebServers, startForwardProxy } from "../helpers/web-servers.js";
 import { EVERYTHING, FIXTURE, freePort, mcpConfig, stdioServer } from "./helpers.js";
 
 type Event = Record<string, unknown>;
@@ -121,6 +122,39 @@ describe("MCP servers in print mode", () => {
     expect(run.code).toBe(0);
     expect(JSON.stringify(fn(completed(run.events)[0]!).result)).toContain("42");
     expect(sent(run, 1)).toContain("42");
+  });
+
+  test("a Streamable HTTP server is reached through HTTP_PROXY like the model (a proxy on 127.0.0.1)", async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    stopAfter.push(() => child.kill("SIGKILL"));
+    await new Promise<void>((resolve) => {
+      child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+        if (chunk.includes("listening")) resolve();
+      });
+    });
+    const proxy = await startForwardProxy();
+    stopAfter.push(() => void closeWebServers());
+    const run = await runCli({
+      steps: [reply().tool("mcp__remote__get-sum", { a: 2, b: 40 }), reply().text("Done.")],
+      args: [
+        "--output-format",
+        "stream-json",
+        "--mcp-config",
+        mcpConfig({ remote: { type: "http", url: `http://127.0.0.1:${port}/mcp` } }),
+        "--allowedTools",
+        "mcp__remote__get-sum",
+      ],
+      env: { HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url },
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe("");
+    expect(JSON.stringify(fn(completed(run.events)[0]!).result)).toContain("42");
+    expect(proxy.seen).toContain(`127.0.0.1:${port}`);
+    expect(proxy.seen).toContain(`127.0.0.1:${run.server.port}`);
   });
 
   test("an --mcp-config that is not a config file (a device, endless) is refused (exit 2) without filling memory", async () => {

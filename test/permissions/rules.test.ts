@@ -41,7 +41,8 @@ describe("rule parsing: both spellings land in one form", () => {
     ["Write(**/*.key)", { kind: "path", access: "write", pattern: "**/*.key" }],
     ["Mcp(github:create_issue)", { kind: "mcp", server: "github", tool: "create_issue" }],
     ["Grep(src/**)", { kind: "path", access: "read", pattern: "src/**", tools: ["Grep"] }],
-    ["WebFetch(domain:example.com)", { kind: "opaque", tool: "WebFetch", content: "domain:example.com" }],
+    ["WebFetch(domain:example.com)", { kind: "domain", tool: "WebFetch", domain: "example.com" }],
+    ["Agent(reviewer)", { kind: "opaque", tool: "Agent", content: "reviewer" }],
   ])("%s", (text, expected) => {
     expect(target(text)).toMatchObject(expected);
   });
@@ -173,9 +174,25 @@ describe("evaluation order: deny, then ask, then allow", () => {
     expect(gate.evaluate("Write", { file_path: "src/new.ts", content: "" }).behavior).toBe("allow");
   });
 
+  test("WebFetch(domain:…): allow covers the host named (or *.sub-domains), deny and ask its sub-domains too", () => {
+    const fetch = (url: string) => ({ url, prompt: "p" });
+    const allow = gateFor(fx, { allow: ["WebFetch(domain:x.com)", "WebFetch(domain:*.docs.org)"] });
+    expect(allow.evaluate("WebFetch", fetch("https://x.com/a")).behavior).toBe("allow");
+    expect(allow.evaluate("WebFetch", fetch("https://api.x.com/a")).behavior).toBe("ask");
+    expect(allow.evaluate("WebFetch", fetch("https://evil-x.com/a")).behavior).toBe("ask");
+    expect(allow.evaluate("WebFetch", fetch("https://a.docs.org/")).behavior).toBe("allow");
+    expect(allow.evaluate("WebFetch", fetch("https://y.com/")).behavior).toBe("ask");
+    const deny = gateFor(fx, { deny: ["WebFetch(domain:x.com)"], allow: ["WebFetch"] });
+    expect(deny.evaluate("WebFetch", fetch("https://api.x.com/a")).behavior).toBe("deny");
+    expect(deny.evaluate("WebFetch", fetch("https://y.com/")).behavior).toBe("allow");
+    expect(() => parseRule("WebFetch(domain:http://x.com/)", "allow", "test")).toThrow(/is not a host name/);
+  });
+
   test("an opaque content rule denies its whole tool, never allows it", () => {
-    expect(gateFor(fx, { deny: ["WebFetch(domain:x.com)"] }).evaluate("WebFetch", {}).behavior).toBe("deny");
-    expect(gateFor(fx, { allow: ["WebFetch(domain:x.com)"] }).evaluate("WebFetch", {}).behavior).toBe("ask");
+    expect(
+      gateFor(fx, { deny: ["Agent(reviewer)"] }).evaluate("Agent", { prompt: "p", description: "d" })
+        .behavior,
+    ).toBe("deny");
   });
 });
 
@@ -190,7 +207,7 @@ describe("rules naming no known tool", () => {
 
   test("a rule for a tool the run does not have is reported once; MCP and the run's own tools are not", () => {
     const rules = [
-      parseRule("WebFetch(domain:x.com)", "deny", "user config"),
+      parseRule("Task(x)", "deny", "user config"),
       parseRule("MyTool", "allow", "--allowedTools"),
       parseRule("mcp__github__create_issue", "allow", "--allowedTools"),
       parseRule("Bash(git status:*)", "allow", "--allowedTools"),
@@ -198,7 +215,7 @@ describe("rules naming no known tool", () => {
     ];
     const warnings = unknownToolWarnings(rules, ["Deploy"]);
     expect(warnings).toEqual([
-      "permission rule WebFetch(domain:x.com) (user config) has no effect: cairn has no WebFetch tool",
+      "permission rule Task(x) (user config) has no effect: cairn has no Task tool",
       expect.stringMatching(
         /^permission rule MyTool \(--allowedTools\) has no effect: no tool is named MyTool \(cairn's tools: Read, .*mcp__server__tool\)$/,
       ),

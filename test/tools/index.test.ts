@@ -25,6 +25,8 @@ describe("builtinTools", () => {
       ["NotebookEdit", "edit", false, false],
       ["AskUserQuestion", "other", true, false, "answer"],
       ["ExitPlanMode", "other", true, false, "exit-plan"],
+      ["WebFetch", "other", true, true],
+      ["WebSearch", "other", true, true],
     ]);
     // The pinned SDK's legacy names of TaskStop (LEGACY_TOOL_NAME_ALIASES) are accepted too.
     expect(tools.find((tool) => tool.name === "TaskStop")!.aliases).toEqual(["KillShell", "KillBash"]);
@@ -70,5 +72,7 @@ describe("builtinTools", () => {
       "cell_type",
       "edit_mode",
     ]);
+    expect(properties("WebFetch")).toEqual(["url", "prompt", "offset"]);
+    expect(properties("WebSearch")).toEqual(["query", "allowed_domains", "blocked_domains"]);
   });
 });

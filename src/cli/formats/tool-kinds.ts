@@ -187,6 +187,26 @@ export const TOOL_KINDS: Readonly<Record<ToolPayload, ToolKindSpec>> = {
       ...pick(data, ["totalToolUseCount", "totalDurationMs", "totalTokens"]),
     }),
   },
+  webFetch: {
+    key: "webFetchToolCall",
+    args: (input, toolCallId) => ({
+      ...rename(input, { url: "url", prompt: "prompt", offset: "offset" }),
+      toolCallId,
+    }),
+    success: (data) => pick(data, ["url", "code", "codeText", "bytes", "result"]),
+  },
+  webSearch: {
+    key: "webSearchToolCall",
+    args: (input, toolCallId) => ({
+      ...rename(input, {
+        query: "query",
+        allowed_domains: "allowedDomains",
+        blocked_domains: "blockedDomains",
+      }),
+      toolCallId,
+    }),
+    success: (data) => pick(data, ["query", "results", "backend"]),
+  },
   updateTodos: {
     key: "updateTodosToolCall",
     args: (input) => ({ todos: cliTodos(input.todos), merge: false }),

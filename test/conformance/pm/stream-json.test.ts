@@ -180,6 +180,8 @@ describe("print-mode conformance: stream-json", () => {
         "BashOutput",
         "TaskStop",
         "NotebookEdit",
+        "WebFetch",
+        "WebSearch",
       ],
     });
   });
