@@ -33,6 +33,8 @@ export type {
 } from "./mcp/sdk-server.js";
 export { createSdkMcpServer, tool } from "./mcp/sdk-server.js";
 export { ConfigError, ProviderError } from "./providers/types.js";
+export type { ReportOptions, ReportSource } from "./report/lazy.js";
+export { renderReport } from "./report/lazy.js";
 export type {
   AgentRunOptions,
   PreparedRun,

@@ -5,7 +5,7 @@ import { EXIT } from "../util/exit-codes.js";
 import type { Interrupts } from "../util/signals.js";
 
 /** Every subcommand cairn answers itself (docs/cli.md lists each with its reference counterpart). */
-export const SUBCOMMANDS: readonly string[] = ["resume", "acp", ...CLI_SUBCOMMANDS];
+export const SUBCOMMANDS: readonly string[] = ["resume", "acp", "report", ...CLI_SUBCOMMANDS];
 
 /**
  * The `cairn` executable after `--version`'s fast path: picks the door, runs it, and turns whatever
@@ -37,6 +37,8 @@ async function runDoor(argv: string[], version: string, interrupts: Interrupts):
   if (argv[0] === "resume") return runDoor(["--continue", ...argv.slice(1)], version, interrupts);
   if (argv[0] === "acp")
     return (await import("../acp/command.js")).runAcp(argv.slice(1), version, interrupts);
+  // `cairn report`: a session's HTML report (docs/report.md); its code loads only here and for --report.
+  if (argv[0] === "report") return (await import("../report/command.js")).runReportCommand(argv.slice(1));
   // Print mode's contract never reads stream-json input; the CLI's subcommands read no input at all.
   const subcommand = argv[0] !== undefined && CLI_SUBCOMMANDS.includes(argv[0]);
   if (!subcommand && speaksAgentSdkProtocol(argv)) {

@@ -1,0 +1,83 @@
+import { parseArgs } from "node:util";
+import { UsageError } from "../util/exit-codes.js";
+import { readFile } from "../util/fs-async.js";
+import { DEFAULT_MAX_TEXT_CHARS, type ReportSource, renderReport } from "./render-report.js";
+import { writeReportFile } from "./write-report-file.js";
+
+export const REPORT_HELP = `Usage: cairn report <session-id | transcript.jsonl | -> [options]
+
+Writes a session's report: one self-contained HTML page (prompt and answer, a timeline of turns
+with model, tool and cairn time, every tool call with its input, result and permission decision,
+diffs, commands and their output, subagents, compactions, retries and errors, tokens and cost per
+model). It loads nothing from the network. See docs/report.md.
+
+Arguments:
+  session-id             a session of this directory (or any other) in cairn's session store
+  transcript.jsonl       a transcript file (its subagents' transcripts beside it are read too)
+  -                      a transcript read from stdin
+
+Options:
+  -o, --output <file>    write the report to <file> (default: stdout)
+  --redact               leave out file contents and command output, for sharing
+  --max-text-chars <n>   keep at most <n> characters of each text (default ${DEFAULT_MAX_TEXT_CHARS})
+  -h, --help             show this help
+`;
+
+/** `cairn report …`: returns the exit code. */
+export async function runReportCommand(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    throw new UsageError(`report: ${(error as Error).message}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(REPORT_HELP);
+    return 0;
+  }
+  if (positionals.length !== 1)
+    throw new UsageError(
+      positionals.length === 0
+        ? "report: name a session id, a transcript file or - (stdin); see cairn report --help"
+        : `report: one session at a time (got ${positionals.length}: ${positionals.join(" ")})`,
+    );
+  const maxTextChars = values["max-text-chars"] === undefined ? undefined : Number(values["max-text-chars"]);
+  if (maxTextChars !== undefined && (!Number.isInteger(maxTextChars) || maxTextChars < 100))
+    throw new UsageError(
+      `report: --max-text-chars takes a whole number of at least 100 (got ${values["max-text-chars"]})`,
+    );
+  const html = await renderReport(await sourceOf(positionals[0]!), {
+    redact: values.redact === true,
+    ...(maxTextChars !== undefined ? { maxTextChars } : {}),
+  });
+  if (values.output) await writeReportFile(values.output, html);
+  else process.stdout.write(html);
+  return 0;
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      output: { type: "string", short: "o" },
+      redact: { type: "boolean" },
+      "max-text-chars": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}
+
+async function sourceOf(argument: string): Promise<ReportSource> {
+  if (argument === "-") return { jsonl: await readStdin() };
+  if (argument.endsWith(".jsonl") || argument.includes("/")) return { file: argument };
+  return { sessionId: argument };
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY)
+    throw new UsageError("report: - reads a transcript from stdin, which is a terminal");
+  return readFile("/dev/stdin", "utf8");
+}
