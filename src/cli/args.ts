@@ -68,6 +68,8 @@ export type CliOptions = {
   approveMcps: boolean;
   /** The prompt from the command line (undefined: none given). */
   prompt?: string;
+  /** `--report <file>`: the session's HTML report, written when the run is over (docs/report.md). */
+  report?: string;
   /** What the flags ask that does not apply, one line each, for stderr (absent: nothing). */
   notes?: string[];
   /** Long sessions and spend (docs/context.md): --max-budget-usd, --fallback-model, --context-window, --thinking, --max-thinking-tokens, --effort. */
@@ -135,6 +137,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .addOption(new Option("--effort <level>").choices(EFFORT_LEVELS))
     .addOption(new Option("--sandbox <mode>").choices(SANDBOX_MODES))
     .option("--sandbox-network", "", false)
+    .option("--report <file>")
     .version(version, "-v, --version")
     .helpOption("-h, --help")
     .configureHelp({ formatHelp: () => HELP })
@@ -191,6 +194,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     header: string[];
     toolPayloads?: ToolPayloadShape;
     printThinking: boolean;
+    report?: string;
   }>();
   if (typeof opts.resume === "string" && opts.continue)
     throw new UsageError(
@@ -251,6 +255,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}),
     ...(opts.baseUrl !== undefined ? { baseUrl: opts.baseUrl } : {}),
     ...(opts.workspace !== undefined ? { workspace: opts.workspace } : {}),
+    ...(opts.report !== undefined ? { report: opts.report } : {}),
     ...(opts.maxTurns !== undefined ? { maxTurns: opts.maxTurns } : {}),
     ...(opts.resume !== undefined ? { resume: opts.resume } : {}),
     continueLatest: opts.continue || opts.resume === true,

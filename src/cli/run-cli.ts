@@ -138,6 +138,7 @@ function exitCode(outcome: PrintOutcome, interrupts: Interrupts, failOnDenial: b
     writeError(`${end.permissionDenials.length} tool call(s) were denied (${tools}); --fail-on-denial.`);
     return EXIT.denied;
   }
+  if (outcome.reportFailed) return EXIT.failure;
   return EXIT.success;
 }
 
@@ -149,6 +150,7 @@ function printModeOnly(argv: readonly string[]): string[] {
     "--print-thinking",
     "--tool-payloads",
     "--fail-on-denial",
+    "--report",
   ];
   return flags
     .filter((flag) => argv.some((arg) => arg === flag || arg.startsWith(`${flag}=`)))

@@ -21,11 +21,11 @@ export type ReportSource =
 export type ReportOptions = {
   /** Leave out file contents (Write and Edit inputs, diffs, tool results) and command output. */
   redact?: boolean;
-  /** The most characters of one text (a tool's output, an input, a summary) kept; default 20,000. */
+  /** The most characters of one text (a tool's output, an input, a summary) kept; default 10,000. */
   maxTextChars?: number;
 };
 
-export const DEFAULT_MAX_TEXT_CHARS = 20_000;
+export const DEFAULT_MAX_TEXT_CHARS = 10_000;
 
 /** Reads a session and returns its report: one self-contained HTML page. */
 export async function renderReport(source: ReportSource, options: ReportOptions = {}): Promise<string> {
