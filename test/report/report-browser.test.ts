@@ -134,7 +134,7 @@ describe.skipIf(!HAS_CHROMIUM)(BROWSER_SUITE, () => {
     await expect.poll(() => page.locator("details.turn").count()).toBe(5);
 
     // Themes: the system's light, then the toggle's dark (the page's background changes).
-    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const background = () => page.evaluate<string>("getComputedStyle(document.body).backgroundColor");
     expect(await background()).toBe("rgb(255, 255, 255)");
     await page.locator("#theme-toggle").click();
     expect(await page.locator("#theme-toggle").textContent()).toBe("Theme: dark");
@@ -153,7 +153,7 @@ describe.skipIf(!HAS_CHROMIUM)(BROWSER_SUITE, () => {
     const { id, dir, env } = await session([reply().text("Nothing to fix.")], { "app.js": APP });
     const file = await report(id, dir, env);
     const { page, errors, close } = await openReport(browser, file, { colorScheme: "dark" });
-    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(
+    expect(await page.evaluate<string>("getComputedStyle(document.body).backgroundColor")).toBe(
       "rgb(13, 17, 23)",
     );
     expect(await page.locator("#answer").textContent()).toBe("Nothing to fix.");
