@@ -33,6 +33,7 @@ import { grep } from "./scenarios/grep.mjs";
 import { compactionCost, longSessionRss } from "./scenarios/long-session.mjs";
 import { mcpStartup } from "./scenarios/mcp.mjs";
 import { claudeCodeOneLine, codexOneLine, PEER_VERSIONS } from "./scenarios/peers.mjs";
+import { reportBig } from "./scenarios/report.mjs";
 import { sandboxPerCommand } from "./scenarios/sandbox.mjs";
 import { sdkFirstMessage } from "./scenarios/sdk.mjs";
 import { sessionResume } from "./scenarios/sessions.mjs";
@@ -72,6 +73,7 @@ const SUITE = [
   { scenario: agentSdkFirstMessage, runs: 7 },
   { scenario: compactionCost, runs: 5 },
   { scenario: longSessionRss, runs: 1 },
+  { scenario: reportBig, runs: 3 },
 ];
 const QUICK = ["one-line"];
 

@@ -25,7 +25,12 @@ export type BuildOptions = {
   redact: boolean;
   /** The most characters of one text embedded. */
   capChars: number;
+  /** The most characters of all tool results together (the cap per result is lowered to fit). */
+  outputBudgetChars: number;
 };
+
+/** The cap per result never goes below this, whatever the budget: a result stays readable. */
+const MIN_RESULT_CAP = 1000;
 
 /** Results of these tools are cairn's or a model's words, not file contents or command output. */
 const KEPT_UNDER_REDACT = new Set(["Agent", "Task", "TodoWrite"]);
@@ -51,6 +56,7 @@ type Tally = {
 
 /** Reduces a session's transcripts to what the report shows. */
 export function buildReportData(input: SessionTranscripts, options: BuildOptions): ReportData {
+  const resultCap = resultCapFor(input, options);
   const tally: Tally = {
     models: new Map(),
     turns: 0,
@@ -61,7 +67,7 @@ export function buildReportData(input: SessionTranscripts, options: BuildOptions
     compactions: 0,
     subagents: 0,
   };
-  const main = buildSession(input.main, input, options, tally);
+  const main = buildSession(input.main, input, { ...options, resultCap }, tally);
   const { header } = input.main;
   const models = [...tally.models.values()].sort((a, b) => a.model.localeCompare(b.model));
   const tokens = models.reduce<TokenCounts>(
@@ -89,6 +95,8 @@ export function buildReportData(input: SessionTranscripts, options: BuildOptions
     generatedAt: new Date().toISOString(),
     redacted: options.redact,
     capChars: options.capChars,
+    resultCapChars: resultCap,
+    outputBudgetChars: options.outputBudgetChars,
     prompt: main.runs[0]?.prompt ?? "",
     answer: lastRun ? finalAnswer(lastRun) : "",
     totals: {
@@ -114,6 +122,20 @@ export function buildReportData(input: SessionTranscripts, options: BuildOptions
   };
 }
 
+/**
+ * The cap per tool result: the cap per text, lowered evenly when the session's results, each cut to
+ * it, would together pass the budget.
+ */
+function resultCapFor(input: SessionTranscripts, options: BuildOptions): number {
+  const lengths: number[] = [];
+  for (const lines of [input.main, ...input.subagents.values()])
+    for (const record of lines.records)
+      if (record.type === "tool_result") lengths.push(resultText(record.result.content).length);
+  const total = lengths.reduce((sum, length) => sum + Math.min(length, options.capChars), 0);
+  if (total <= options.outputBudgetChars || lengths.length === 0) return options.capChars;
+  return Math.max(MIN_RESULT_CAP, Math.floor(options.outputBudgetChars / lengths.length));
+}
+
 function finalAnswer(run: RunView): string {
   for (let index = run.items.length - 1; index >= 0; index -= 1) {
     const item = run.items[index]!;
@@ -123,10 +145,12 @@ function finalAnswer(run: RunView): string {
 }
 
 /** One transcript's runs: a run starts at each prompt and ends at its `run_end`. */
+type SessionOptions = BuildOptions & { resultCap: number };
+
 function buildSession(
   lines: TranscriptLines,
   all: SessionTranscripts,
-  options: BuildOptions,
+  options: SessionOptions,
   tally: Tally,
 ): SessionView {
   const runs: RunView[] = [];
@@ -323,7 +347,7 @@ function applyResult(
   calls: Map<string, ToolCall>,
   turn: TurnClock | undefined,
   tally: Tally,
-  options: BuildOptions,
+  options: SessionOptions,
 ): void {
   const call = calls.get(record.result.tool_use_id);
   if (!call) return;
@@ -332,7 +356,7 @@ function applyResult(
   call.result =
     options.redact && !own && !KEPT_UNDER_REDACT.has(call.name)
       ? redactedText(text)
-      : capText(text, options.capChars);
+      : capText(text, options.resultCap);
   call.isError = record.result.is_error === true;
   if (call.isError) tally.errors += 1;
   if (record.errorKind) call.errorKind = record.errorKind;

@@ -10,9 +10,10 @@ export function capText(text: string, cap: number): CappedText {
   const tail = cap - head;
   const missing = text.length - head - tail;
   return {
-    text: `${text.slice(0, head)}\n… ${missing.toLocaleString("en-US")} characters cut (the report keeps ${cap.toLocaleString("en-US")} per text) …\n${tail > 0 ? text.slice(-tail) : ""}`,
+    text: `${text.slice(0, head)}\n… ${missing.toLocaleString("en-US")} characters cut (the report keeps ${cap.toLocaleString("en-US")} of this text) …\n${tail > 0 ? text.slice(-tail) : ""}`,
     chars: text.length,
     cut: true,
+    cap,
   };
 }
 

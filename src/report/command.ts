@@ -1,7 +1,12 @@
 import { parseArgs } from "node:util";
 import { UsageError } from "../util/exit-codes.js";
 import { readFile } from "../util/fs-async.js";
-import { DEFAULT_MAX_TEXT_CHARS, type ReportSource, renderReport } from "./render-report.js";
+import {
+  DEFAULT_MAX_OUTPUT_CHARS,
+  DEFAULT_MAX_TEXT_CHARS,
+  type ReportSource,
+  renderReport,
+} from "./render-report.js";
 import { writeReportFile } from "./write-report-file.js";
 
 export const REPORT_HELP = `Usage: cairn report <session-id | transcript.jsonl | -> [options]
@@ -20,6 +25,8 @@ Options:
   -o, --output <file>    write the report to <file> (default: stdout)
   --redact               leave out file contents and command output, for sharing
   --max-text-chars <n>   keep at most <n> characters of each text (default ${DEFAULT_MAX_TEXT_CHARS})
+  --max-output-chars <n> keep at most <n> characters of all tool results together; past it each
+                         result is cut shorter (default ${DEFAULT_MAX_OUTPUT_CHARS})
   -h, --help             show this help
 `;
 
@@ -56,6 +63,14 @@ export async function runReportCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
+function wholeNumber(value: string | undefined, flag: string, least: number): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < least)
+    throw new UsageError(`report: ${flag} takes a whole number of at least ${least} (got ${value})`);
+  return number;
+}
+
 function parse(argv: string[]) {
   return parseArgs({
     args: argv,
@@ -65,6 +80,7 @@ function parse(argv: string[]) {
       output: { type: "string", short: "o" },
       redact: { type: "boolean" },
       "max-text-chars": { type: "string" },
+      "max-output-chars": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });

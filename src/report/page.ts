@@ -20,6 +20,9 @@ export function renderPage(data: ReportData): string {
   const notes = [
     data.redacted ? "File contents and command output were left out (--redact)." : "",
     `Texts longer than ${data.capChars.toLocaleString("en-US")} characters are cut in the middle; the cut says how much is missing.`,
+    data.resultCapChars < data.capChars
+      ? `This session's tool output passes the report's ${data.outputBudgetChars.toLocaleString("en-US")} characters for it: each tool result is cut to ${data.resultCapChars.toLocaleString("en-US")} characters.`
+      : "",
     "Secrets the transcript had already scrubbed stay scrubbed.",
   ].filter(Boolean);
   return `<!doctype html>

@@ -23,9 +23,15 @@ export type ReportOptions = {
   redact?: boolean;
   /** The most characters of one text (a tool's output, an input, a summary) kept; default 10,000. */
   maxTextChars?: number;
+  /**
+   * The most characters of all tool results together (default 8,000,000): past it, each result is
+   * cut shorter (never under 1,000 characters), so a big session's page opens fast.
+   */
+  maxOutputChars?: number;
 };
 
 export const DEFAULT_MAX_TEXT_CHARS = 10_000;
+export const DEFAULT_MAX_OUTPUT_CHARS = 8_000_000;
 
 /** Reads a session and returns its report: one self-contained HTML page. */
 export async function renderReport(source: ReportSource, options: ReportOptions = {}): Promise<string> {
@@ -37,7 +43,14 @@ export async function reportData(source: ReportSource, options: ReportOptions = 
   const cap = options.maxTextChars ?? DEFAULT_MAX_TEXT_CHARS;
   if (!Number.isInteger(cap) || cap < 100)
     throw new ReportInputError(`maxTextChars must be a whole number of at least 100 (got ${cap})`);
-  return buildReportData(await readSource(source), { redact: options.redact === true, capChars: cap });
+  const budget = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
+  if (!Number.isInteger(budget) || budget < 1000)
+    throw new ReportInputError(`maxOutputChars must be a whole number of at least 1000 (got ${budget})`);
+  return buildReportData(await readSource(source), {
+    redact: options.redact === true,
+    capChars: cap,
+    outputBudgetChars: budget,
+  });
 }
 
 async function readSource(source: ReportSource): Promise<SessionTranscripts> {

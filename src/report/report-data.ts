@@ -10,6 +10,8 @@ export type CappedText = {
   /** Characters of the original (when it was cut, `text` is shorter). */
   chars: number;
   cut: boolean;
+  /** The cap it was cut to (when cut). */
+  cap?: number;
   /** Left out by --redact: `text` is empty and `chars` says how much there was. */
   redacted?: boolean;
 };
@@ -131,6 +133,13 @@ export type ReportData = {
   redacted: boolean;
   /** The most characters of one text (a result, an input, a summary) embedded; longer ones are cut. */
   capChars: number;
+  /**
+   * The most characters of one tool result embedded: `capChars`, or less when the session's results
+   * together would pass the report's budget for them (`outputBudgetChars`), so a big session's page
+   * still opens fast.
+   */
+  resultCapChars: number;
+  outputBudgetChars: number;
   prompt: string;
   answer: string;
   totals: {

@@ -60,7 +60,7 @@ export const VIEWER_SCRIPT = String.raw`
       return;
     }
     node.appendChild(el("pre", "", value.text));
-    if (value.cut) node.appendChild(el("div", "cut", "cut to " + num(data.capChars) + " of " + num(value.chars) + " characters"));
+    if (value.cut) node.appendChild(el("div", "cut", "cut to " + num(value.cap) + " of " + num(value.chars) + " characters"));
   }
 
   // Theme: auto (the system's), dark, light; remembered where the browser allows it.
