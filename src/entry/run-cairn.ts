@@ -2,6 +2,7 @@ import { exitCodeFor, interrupted, messageOf, writeError } from "../cli/errors.j
 import { captureLibraryOutput } from "../cli/library-output.js";
 import { CLI_SUBCOMMANDS } from "../cli/subcommands.js";
 import { EXIT } from "../util/exit-codes.js";
+import { importApart } from "../util/import-apart.js";
 import type { Interrupts } from "../util/signals.js";
 
 /** Every subcommand cairn answers itself (docs/cli.md lists each with its reference counterpart). */
@@ -38,7 +39,12 @@ async function runDoor(argv: string[], version: string, interrupts: Interrupts):
   if (argv[0] === "acp")
     return (await import("../acp/command.js")).runAcp(argv.slice(1), version, interrupts);
   // `cairn report`: a session's HTML report (docs/report.md); its code loads only here and for --report.
-  if (argv[0] === "report") return (await import("../report/command.js")).runReportCommand(argv.slice(1));
+  if (argv[0] === "report") {
+    const report = new URL("../report/command.js", import.meta.url);
+    return (
+      await importApart<typeof import("../report/command.js")>(report, import.meta.url)
+    ).runReportCommand(argv.slice(1));
+  }
   // Print mode's contract never reads stream-json input; the CLI's subcommands read no input at all.
   const subcommand = argv[0] !== undefined && CLI_SUBCOMMANDS.includes(argv[0]);
   if (!subcommand && speaksAgentSdkProtocol(argv)) {

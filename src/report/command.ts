@@ -1,6 +1,5 @@
 import { parseArgs } from "node:util";
-import { UsageError } from "../util/exit-codes.js";
-import { readFile } from "../util/fs-async.js";
+import { EXIT, UsageError } from "../util/exit-codes.js";
 import {
   DEFAULT_MAX_OUTPUT_CHARS,
   DEFAULT_MAX_TEXT_CHARS,
@@ -30,8 +29,20 @@ Options:
   -h, --help             show this help
 `;
 
-/** `cairn report …`: returns the exit code. */
+/**
+ * `cairn report …`: returns the exit code, having said what went wrong in one line on stderr. (It
+ * runs apart from the CLI's bundle, whose error classes are not this module's: src/util/import-apart.ts.)
+ */
 export async function runReportCommand(argv: string[]): Promise<number> {
+  try {
+    return await reportCommand(argv);
+  } catch (error) {
+    process.stderr.write(`cairn: ${(error as Error).message}\n`);
+    return error instanceof UsageError ? EXIT.usage : EXIT.failure;
+  }
+}
+
+async function reportCommand(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -41,7 +52,7 @@ export async function runReportCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parsed;
   if (values.help) {
     process.stdout.write(REPORT_HELP);
-    return 0;
+    return EXIT.success;
   }
   if (positionals.length !== 1)
     throw new UsageError(
@@ -49,18 +60,16 @@ export async function runReportCommand(argv: string[]): Promise<number> {
         ? "report: name a session id, a transcript file or - (stdin); see cairn report --help"
         : `report: one session at a time (got ${positionals.length}: ${positionals.join(" ")})`,
     );
-  const maxTextChars = values["max-text-chars"] === undefined ? undefined : Number(values["max-text-chars"]);
-  if (maxTextChars !== undefined && (!Number.isInteger(maxTextChars) || maxTextChars < 100))
-    throw new UsageError(
-      `report: --max-text-chars takes a whole number of at least 100 (got ${values["max-text-chars"]})`,
-    );
+  const maxTextChars = wholeNumber(values["max-text-chars"], "--max-text-chars", 100);
+  const maxOutputChars = wholeNumber(values["max-output-chars"], "--max-output-chars", 1000);
   const html = await renderReport(await sourceOf(positionals[0]!), {
     redact: values.redact === true,
     ...(maxTextChars !== undefined ? { maxTextChars } : {}),
+    ...(maxOutputChars !== undefined ? { maxOutputChars } : {}),
   });
   if (values.output) await writeReportFile(values.output, html);
   else process.stdout.write(html);
-  return 0;
+  return EXIT.success;
 }
 
 function wholeNumber(value: string | undefined, flag: string, least: number): number | undefined {
@@ -95,5 +104,8 @@ async function sourceOf(argument: string): Promise<ReportSource> {
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY)
     throw new UsageError("report: - reads a transcript from stdin, which is a terminal");
-  return readFile("/dev/stdin", "utf8");
+  process.stdin.setEncoding("utf8");
+  let text = "";
+  for await (const chunk of process.stdin) text += chunk as string;
+  return text;
 }
