@@ -1,8 +1,17 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
-import { cleanEnv, MODEL, serverEnv, spawnCli, startServer, workspace } from "../conformance/pm/helpers.js";
+import {
+  cleanEnv,
+  MODEL,
+  REPO,
+  serverEnv,
+  spawnCli,
+  startServer,
+  workspace,
+} from "../conformance/pm/helpers.js";
 
 async function cli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {}) {
   const run = spawnCli(args, {
@@ -15,7 +24,7 @@ async function cli(args: string[], options: { cwd?: string; env?: NodeJS.Process
 }
 
 describe("cairn report on the command line (docs/report.md)", () => {
-  test("writes the page of a session found by its id to stdout; the same from its transcript on stdin", async () => {
+  test("writes the page of a session found by its id to stdout; the same from its transcript on stdin, and through the SDK's renderReport", async () => {
     const server = await startServer([reply().text("Done here.")]);
     const dir = workspace();
     const env = serverEnv(server);
@@ -35,6 +44,17 @@ describe("cairn report on the command line (docs/report.md)", () => {
     expect(piped.stderr).toBe("");
     expect(piped.code).toBe(0);
     expect(piped.stdout).toContain('<pre class="answer" id="answer">Done here.</pre>');
+
+    // The SDK's renderReport, from the built package as a program imports it: by id and from text.
+    const sdk = (await import(
+      pathToFileURL(join(REPO, "dist/index.js")).href
+    )) as typeof import("../../src/index.js");
+    const byId = await sdk.renderReport({ sessionId: id, cwd: dir, env }, { redact: true });
+    expect(byId).toContain('<pre class="answer" id="answer">Done here.</pre>');
+    expect(byId).toContain("File contents and command output were left out (--redact).");
+    const fromText = await sdk.renderReport({ jsonl: transcript });
+    expect(fromText).toContain('<pre class="prompt" id="prompt">Say done</pre>');
+    expect(fromText).toContain('<pre class="answer" id="answer">Done here.</pre>');
   }, 60_000);
 
   test("bad input: one line on stderr, nothing on stdout, exit 2 for usage and 1 for a session that is not there", async () => {
