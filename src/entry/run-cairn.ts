@@ -43,7 +43,7 @@ async function runDoor(argv: string[], version: string, interrupts: Interrupts):
     const report = new URL("../report/command.js", import.meta.url);
     return (
       await importApart<typeof import("../report/command.js")>(report, import.meta.url)
-    ).runReportCommand(argv.slice(1));
+    ).runReportCommand(argv.slice(1), process.env);
   }
   // Print mode's contract never reads stream-json input; the CLI's subcommands read no input at all.
   const subcommand = argv[0] !== undefined && CLI_SUBCOMMANDS.includes(argv[0]);

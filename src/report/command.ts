@@ -33,16 +33,16 @@ Options:
  * `cairn report …`: returns the exit code, having said what went wrong in one line on stderr. (It
  * runs apart from the CLI's bundle, whose error classes are not this module's: src/util/import-apart.ts.)
  */
-export async function runReportCommand(argv: string[]): Promise<number> {
+export async function runReportCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   try {
-    return await reportCommand(argv);
+    return await reportCommand(argv, env);
   } catch (error) {
     process.stderr.write(`cairn: ${(error as Error).message}\n`);
     return error instanceof UsageError ? EXIT.usage : EXIT.failure;
   }
 }
 
-async function reportCommand(argv: string[]): Promise<number> {
+async function reportCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -62,7 +62,7 @@ async function reportCommand(argv: string[]): Promise<number> {
     );
   const maxTextChars = wholeNumber(values["max-text-chars"], "--max-text-chars", 100);
   const maxOutputChars = wholeNumber(values["max-output-chars"], "--max-output-chars", 1000);
-  const html = await renderReport(await sourceOf(positionals[0]!), {
+  const html = await renderReport(await sourceOf(positionals[0]!, env), {
     redact: values.redact === true,
     ...(maxTextChars !== undefined ? { maxTextChars } : {}),
     ...(maxOutputChars !== undefined ? { maxOutputChars } : {}),
@@ -95,10 +95,10 @@ function parse(argv: string[]) {
   });
 }
 
-async function sourceOf(argument: string): Promise<ReportSource> {
+async function sourceOf(argument: string, env: NodeJS.ProcessEnv): Promise<ReportSource> {
   if (argument === "-") return { jsonl: await readStdin() };
   if (argument.endsWith(".jsonl") || argument.includes("/")) return { file: argument };
-  return { sessionId: argument };
+  return { sessionId: argument, env };
 }
 
 async function readStdin(): Promise<string> {

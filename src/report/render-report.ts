@@ -57,7 +57,8 @@ async function readSource(source: ReportSource): Promise<SessionTranscripts> {
   if ("jsonl" in source)
     return { main: parseTranscript(source.jsonl, "the transcript"), subagents: new Map() };
   if ("file" in source) return readSessionFile(source.file);
-  const store = defaultTranscriptStore(source.env ?? process.env);
+  // The store of `env`'s CAIRN_HOME (the process's environment when none is given).
+  const store = defaultTranscriptStore(source.env);
   let file: string;
   try {
     file = await store.find(source.sessionId, source.cwd ?? process.cwd());
