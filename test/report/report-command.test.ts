@@ -82,4 +82,23 @@ describe("cairn report on the command line (docs/report.md)", () => {
     expect(notTranscript.stdout).toBe("");
     expect(notTranscript.stderr).toBe("cairn: the transcript is not a cairn transcript (no header line)\n");
   }, 60_000);
+
+  test("--report to a place that cannot be written: the answer is printed, stderr says why, exit 1", async () => {
+    const server = await startServer([reply().text("All good.")]);
+    const dir = workspace();
+    const run = await cli(["-p", "Check", "--model", MODEL, "--report", join(dir, "missing-dir", "r.html")], {
+      cwd: dir,
+      env: serverEnv(server),
+    });
+    expect(run.stdout).toBe("All good.\n");
+    expect(run.stderr).toMatch(/^cairn: --report \S+missing-dir\/r\.html: cannot write the report [^\n]+\n$/);
+    expect(run.code).toBe(1);
+  }, 60_000);
+
+  test("cairn report --help says how to use it", async () => {
+    const help = await cli(["report", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: cairn report <session-id \| transcript\.jsonl \| -> \[options\]/);
+    expect(help.stdout).toContain("--redact");
+  }, 30_000);
 });
