@@ -34,6 +34,7 @@ import { interactiveFirstFrame, interactiveLongSession } from "./scenarios/inter
 import { compactionCost, longSessionRss } from "./scenarios/long-session.mjs";
 import { mcpStartup } from "./scenarios/mcp.mjs";
 import { claudeCodeOneLine, codexOneLine, PEER_VERSIONS } from "./scenarios/peers.mjs";
+import { reportBig } from "./scenarios/report.mjs";
 import { sandboxPerCommand } from "./scenarios/sandbox.mjs";
 import { sdkFirstMessage } from "./scenarios/sdk.mjs";
 import { sessionResume } from "./scenarios/sessions.mjs";
@@ -75,6 +76,7 @@ const SUITE = [
   { scenario: longSessionRss, runs: 1 },
   { scenario: interactiveFirstFrame, runs: 10 },
   { scenario: interactiveLongSession, runs: 1 },
+  { scenario: reportBig, runs: 3 },
 ];
 const QUICK = ["one-line"];
 

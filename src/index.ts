@@ -33,6 +33,7 @@ export type {
 } from "./mcp/sdk-server.js";
 export { createSdkMcpServer, tool } from "./mcp/sdk-server.js";
 export { ConfigError, ProviderError } from "./providers/types.js";
+export type { ReportOptions, ReportSource } from "./report/lazy.js";
 export type {
   AgentRunOptions,
   PreparedRun,
@@ -187,6 +188,7 @@ export type {
   SlashCommand,
 } from "./sdk/query.js";
 export { query } from "./sdk/query.js";
+export { renderReport } from "./sdk/report.js";
 export type { ImportSessionToStoreOptions } from "./sdk/session-store.js";
 export { foldSessionSummary, InMemorySessionStore, importSessionToStore } from "./sdk/session-store.js";
 export type {

@@ -33,7 +33,7 @@ const PARTS = [
   "agents",
   "hooks",
 ];
-const BELOW_DOORS = [...UTIL, ...PARTS, "run", "session"];
+const BELOW_DOORS = [...UTIL, ...PARTS, "run", "session", "report"];
 const DOORS = ["cli", "sdk", "acp", "claude-protocol", "interactive"];
 
 /** What each top-level folder or file of src/ may import besides itself. */
@@ -53,6 +53,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   hooks: ["util", "config", "engine", "sandbox", "tools"],
   run: [...UTIL, ...PARTS],
   session: [...UTIL, ...PARTS, "run"],
+  // A session's HTML report (docs/report.md): reads transcripts, prices calls; loaded only by
+  // `cairn report`, print mode's --report and the SDK's renderReport.
+  report: ["util", "engine", "providers", "sessions"],
   cli: BELOW_DOORS,
   sdk: BELOW_DOORS,
   acp: BELOW_DOORS,

@@ -71,6 +71,8 @@ export type CliOptions = {
   approveMcps: boolean;
   /** The prompt from the command line (undefined: none given). */
   prompt?: string;
+  /** `--report <file>`: the session's HTML report, written when the run is over (docs/report.md). */
+  report?: string;
   /** What the flags ask that does not apply, one line each, for stderr (absent: nothing). */
   notes?: string[];
   /** Long sessions and spend (docs/context.md): --max-budget-usd, --fallback-model, --context-window, --thinking, --max-thinking-tokens, --effort. */
@@ -139,6 +141,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .addOption(new Option("--sandbox <mode>").choices(SANDBOX_MODES))
     .option("--sandbox-network", "", false)
     .option("--sandbox-allow-domain <domain>", "", sandboxDomainFlag, [] as string[])
+    .option("--report <file>")
     .version(version, "-v, --version")
     .helpOption("-h, --help")
     .configureHelp({ formatHelp: () => HELP })
@@ -196,6 +199,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     header: string[];
     toolPayloads?: ToolPayloadShape;
     printThinking: boolean;
+    report?: string;
   }>();
   if (typeof opts.resume === "string" && opts.continue)
     throw new UsageError(
@@ -260,6 +264,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}),
     ...(opts.baseUrl !== undefined ? { baseUrl: opts.baseUrl } : {}),
     ...(opts.workspace !== undefined ? { workspace: opts.workspace } : {}),
+    ...(opts.report !== undefined ? { report: opts.report } : {}),
     ...(opts.maxTurns !== undefined ? { maxTurns: opts.maxTurns } : {}),
     ...(opts.resume !== undefined ? { resume: opts.resume } : {}),
     continueLatest: opts.continue || opts.resume === true,

@@ -19,6 +19,8 @@ Usage:
   cairn mcp list | list-tools <server>  the MCP servers a run here gets, and their tools
   cairn mcp enable | disable <server>   approve a project MCP server here, or withdraw it
   cairn acp [--model <model>]           an Agent Client Protocol agent on stdio, for editors
+  cairn report <session-id|file|-> [-o <file>] [--redact]
+                                        a session's report: one self-contained HTML page
   cairn status | whoami [--format json] which model and key a run here would use (no model call)
   cairn about [--format json]           version, model, platform
   cairn create-chat                     a new empty session for this directory; prints its id
@@ -54,6 +56,8 @@ Options:
   --disallowedTools <rules...>  Deny rules, same syntax; deny always wins.
   --add-dir <dir...>            More directories the agent may read and edit.
   --fail-on-denial              Exit 3 when any tool call was denied.
+  --report <file>               When the run is over (also failed or interrupted), write the
+                                session's HTML report to <file> (docs/report.md).
   --mcp-config <config>         MCP servers: a file or JSON {"mcpServers": {...}}; repeatable.
   --strict-mcp-config           Only the servers of --mcp-config (none from config files).
   --approve-mcps                Let the project's MCP servers (.mcp.json, .cursor/mcp.json) start.

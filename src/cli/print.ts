@@ -11,6 +11,7 @@ import { writeError } from "./errors.js";
 import { projectionFor } from "./formats/select.js";
 import { StdoutWriter } from "./output.js";
 import { ProgressLine } from "./progress.js";
+import { writeRunReport } from "./run-report.js";
 import { cliSessionSetup } from "./session-setup.js";
 import { toolPayloadShape } from "./tool-payload-shape.js";
 
@@ -22,6 +23,8 @@ export type PrintOutcome = {
   end: RunEndEvent | undefined;
   /** The reader of stdout went away before everything was written. */
   stdoutClosed: boolean;
+  /** `--report <file>` was asked for and could not be written (said on stderr). */
+  reportFailed?: boolean;
 };
 
 /**
@@ -48,11 +51,13 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
   if (signal.aborted) forward();
   else signal.addEventListener("abort", forward, { once: true });
   let cancelExitKill = () => {};
+  let outcome: PrintOutcome | undefined;
   try {
     const run = await session.assembly();
     // A forced exit (a second signal) still kills what the run's commands left behind.
     if (run.sandbox) cancelExitKill = killRunProcessesOnExit(run.sandbox.runTag, options.env);
-    return await printRun(session, run, options, { writer, progress });
+    outcome = await printRun(session, run, options, { writer, progress });
+    return outcome;
   } finally {
     signal.removeEventListener("abort", forward);
     // What the run started ends with it, also when it failed or was interrupted: SessionEnd hooks,
@@ -60,6 +65,9 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     for await (const event of session.end()) reportHook(event.record);
     await session.close();
     cancelExitKill();
+    // Once the transcript is closed: the report shows the whole run, its end included.
+    if (options.report !== undefined && !(await writeRunReport(session, options.report)) && outcome)
+      outcome.reportFailed = true;
   }
 }
 

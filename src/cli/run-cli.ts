@@ -142,6 +142,7 @@ function exitCode(outcome: PrintOutcome, interrupts: Interrupts, failOnDenial: b
     writeError(`${end.permissionDenials.length} tool call(s) were denied (${tools}); --fail-on-denial.`);
     return EXIT.denied;
   }
+  if (outcome.reportFailed) return EXIT.failure;
   return EXIT.success;
 }
 
@@ -153,6 +154,7 @@ function printModeOnly(argv: readonly string[]): string[] {
     "--print-thinking",
     "--tool-payloads",
     "--fail-on-denial",
+    "--report",
   ];
   return flags
     .filter((flag) => argv.some((arg) => arg === flag || arg.startsWith(`${flag}=`)))

@@ -2,10 +2,11 @@ import { exitCodeFor, interrupted, messageOf, writeError } from "../cli/errors.j
 import { captureLibraryOutput } from "../cli/library-output.js";
 import { CLI_SUBCOMMANDS } from "../cli/subcommands.js";
 import { EXIT } from "../util/exit-codes.js";
+import { importApart } from "../util/import-apart.js";
 import type { Interrupts } from "../util/signals.js";
 
 /** Every subcommand cairn answers itself (docs/cli.md lists each with its reference counterpart). */
-export const SUBCOMMANDS: readonly string[] = ["resume", "acp", ...CLI_SUBCOMMANDS];
+export const SUBCOMMANDS: readonly string[] = ["resume", "acp", "report", ...CLI_SUBCOMMANDS];
 
 /**
  * The `cairn` executable after `--version`'s fast path: picks the door, runs it, and turns whatever
@@ -45,6 +46,13 @@ async function runDoor(
   if (argv[0] === "resume") return runDoor(["--continue", ...argv.slice(1)], version, interrupts, env);
   if (argv[0] === "acp")
     return (await import("../acp/command.js")).runAcp(argv.slice(1), version, interrupts, env);
+  // `cairn report`: a session's HTML report (docs/report.md); its code loads only here and for --report.
+  if (argv[0] === "report") {
+    const report = new URL("../report/command.js", import.meta.url);
+    return (
+      await importApart<typeof import("../report/command.js")>(report, import.meta.url)
+    ).runReportCommand(argv.slice(1), env);
+  }
   // Print mode's contract never reads stream-json input; the CLI's subcommands read no input at all.
   const subcommand = argv[0] !== undefined && CLI_SUBCOMMANDS.includes(argv[0]);
   if (!subcommand && speaksAgentSdkProtocol(argv)) {

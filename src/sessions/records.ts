@@ -73,6 +73,23 @@ export type AssistantRecord = {
   messageId?: string;
   stopReason?: StopReason | null;
   usage?: Usage;
+  /** How long the model call took, retries included (absent in older transcripts, as the next two). */
+  durationMs?: number;
+  /** USD cost of the call from the price table; null when the model's price is unknown. */
+  costUsd?: number | null;
+  /** The failed attempts before this call succeeded (`model_call_retry`), oldest first. */
+  retries?: ModelRetry[];
+  /** The primary model failed after its retries and this call was made by the fallback model. */
+  fallback?: { from: string; to: string; error: string };
+};
+
+/** A failed attempt of a model call that was retried. */
+export type ModelRetry = {
+  /** The attempt that followed (2 for the first retry). */
+  attempt: number;
+  delayMs: number;
+  errorStatus: number | null;
+  error: string;
 };
 
 export type ToolResultRecord = {
@@ -84,6 +101,8 @@ export type ToolResultRecord = {
   /** Why it failed or did not run: "denied", "aborted", ... */
   errorKind?: string;
   durationMs?: number;
+  /** A shell command's exit status (null: it ended by a signal or did not start); absent in older transcripts. */
+  exitCode?: number | null;
 };
 
 /** The summary of one run (one prompt), written when the run ends. */
@@ -101,6 +120,11 @@ export type RunEndRecord = {
   totalCostUsd?: number;
   permissionDenials: number;
   errors: string[];
+  /** Usage and USD cost per provider model id (null: the price is unknown). */
+  modelUsage?: Record<string, Usage>;
+  modelCostUsd?: Record<string, number | null>;
+  /** The attempts of a model call that failed for good (its error is in `errors`). */
+  retries?: ModelRetry[];
 };
 
 /**
@@ -135,6 +159,8 @@ export type CompactBoundaryRecord = {
   postTokens: number;
   summary: string;
   messages: ConversationMessage[];
+  /** Time the compaction took, the summary call included. */
+  durationMs?: number;
   /** Per message, its blocks' uuids (as an assistant record's `uuids`; null for a message without). */
   uuids?: ((string | null)[] | null)[];
 };

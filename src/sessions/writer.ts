@@ -16,7 +16,14 @@ import type { AssistantContentBlock, ConversationMessage } from "../engine/messa
 import { toToolResult } from "../engine/tool-result.js";
 import { TranscriptLock } from "./lock.js";
 import { boundaryUuids, recordedUuids, rememberBlockUuid } from "./message-uuids.js";
-import { type HeaderRecord, serializeRecord, TRANSCRIPT_VERSION, type TranscriptRecord } from "./records.js";
+import {
+  type AssistantRecord,
+  type HeaderRecord,
+  type ModelRetry,
+  serializeRecord,
+  TRANSCRIPT_VERSION,
+  type TranscriptRecord,
+} from "./records.js";
 import type { TranscriptWriter } from "./transcript-store.js";
 
 /** Transcripts are private: they hold prompts, code and command output. */
@@ -56,6 +63,9 @@ export class SessionWriter implements TranscriptWriter {
   private readonly sidechains = new Map<string, SessionWriter>();
   /** The uuids of the current model call's blocks shown so far, by block index (message-uuids.ts). */
   private blockUuids: string[] = [];
+  /** The current model call's failed attempts and fallback, recorded with its assistant record. */
+  private retries: ModelRetry[] = [];
+  private fallback: AssistantRecord["fallback"];
 
   private constructor(
     readonly sessionId: string,
@@ -199,9 +209,26 @@ export class SessionWriter implements TranscriptWriter {
           messageId: event.message.id,
           stopReason: event.message.stop_reason,
           usage: event.message.usage,
+          durationMs: event.durationMs,
+          costUsd: event.costUsd,
+          ...(this.retries.length > 0 ? { retries: this.retries } : {}),
+          ...(this.fallback ? { fallback: this.fallback } : {}),
         });
+        this.retries = [];
+        this.fallback = undefined;
         return;
       }
+      case "model_call_retry":
+        this.retries.push({
+          attempt: event.attempt,
+          delayMs: event.delayMs,
+          errorStatus: event.errorStatus,
+          error: event.error,
+        });
+        return;
+      case "model_fallback":
+        this.fallback = { from: event.from, to: event.to, error: event.error };
+        return;
       case "tool_end":
         this.append({
           type: "tool_result",
@@ -211,6 +238,7 @@ export class SessionWriter implements TranscriptWriter {
           result: toToolResult(event.toolUseId, event.outcome),
           ...(event.outcome.errorKind ? { errorKind: event.outcome.errorKind } : {}),
           durationMs: event.outcome.durationMs,
+          ...exitCodeOf(event.outcome.data),
         });
         return;
       case "user_turn":
@@ -262,6 +290,7 @@ export class SessionWriter implements TranscriptWriter {
           postTokens: event.postTokens,
           summary: event.summary,
           messages: event.messages,
+          durationMs: event.durationMs,
           ...boundaryUuids(event.messages),
         });
         this.sync();
@@ -280,7 +309,11 @@ export class SessionWriter implements TranscriptWriter {
           ...(typeof event.totalCostUsd === "number" ? { totalCostUsd: event.totalCostUsd } : {}),
           permissionDenials: event.permissionDenials.length,
           errors: event.errors,
+          modelUsage: event.modelUsage,
+          modelCostUsd: event.modelCostUsd,
+          ...(this.retries.length > 0 ? { retries: this.retries } : {}),
         });
+        this.retries = [];
         this.sync();
         return;
       default:
@@ -441,6 +474,13 @@ function syncDirectory(dir: string): void {
       closeSync(fd);
     }
   } catch {}
+}
+
+/** A command's exit status, from a tool's data that reports one (Bash). */
+function exitCodeOf(data: Record<string, unknown> | undefined): { exitCode?: number | null } {
+  if (!data || !("exitCode" in data)) return {};
+  const code = data.exitCode;
+  return typeof code === "number" || code === null ? { exitCode: code } : {};
 }
 
 function now(): string {
