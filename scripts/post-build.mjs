@@ -31,7 +31,14 @@ import { build } from "esbuild";
 const root = new URL("..", import.meta.url);
 const path = (/** @type {string} */ relative) => new URL(relative, root).pathname;
 const pkg = JSON.parse(readFileSync(path("package.json"), "utf8"));
-const external = [...Object.keys(pkg.optionalDependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
+// DBOS and pg serve `cairn serve` / `cairn worker` alone: kept out of the bundles (loaded from
+// node_modules by their import()), so print mode's bundle and its start-up do not grow.
+const external = [
+  ...Object.keys(pkg.optionalDependencies ?? {}),
+  ...Object.keys(pkg.peerDependencies ?? {}),
+  "@dbos-inc/dbos-sdk",
+  "pg",
+];
 
 // commander requires node:child_process as it loads, for executable subcommands, which cairn has
 // none of: the module (with dgram and the child-process internals, about 0.6 ms of every start) is

@@ -5,7 +5,7 @@ import { EXIT } from "../util/exit-codes.js";
 import type { Interrupts } from "../util/signals.js";
 
 /** Every subcommand cairn answers itself (docs/cli.md lists each with its reference counterpart). */
-export const SUBCOMMANDS: readonly string[] = ["resume", "acp", ...CLI_SUBCOMMANDS];
+export const SUBCOMMANDS: readonly string[] = ["resume", "acp", "serve", "worker", ...CLI_SUBCOMMANDS];
 
 /**
  * The `cairn` executable after `--version`'s fast path: picks the door, runs it, and turns whatever
@@ -37,6 +37,11 @@ async function runDoor(argv: string[], version: string, interrupts: Interrupts):
   if (argv[0] === "resume") return runDoor(["--continue", ...argv.slice(1)], version, interrupts);
   if (argv[0] === "acp")
     return (await import("../acp/command.js")).runAcp(argv.slice(1), version, interrupts);
+  // The Cloud Agents API and its workers (docs/serve.md): DBOS and pg load only here.
+  if (argv[0] === "serve")
+    return (await import("../serve/command.js")).runServe(argv.slice(1), version, interrupts);
+  if (argv[0] === "worker")
+    return (await import("../serve/command.js")).runWorker(argv.slice(1), version, interrupts);
   // Print mode's contract never reads stream-json input; the CLI's subcommands read no input at all.
   const subcommand = argv[0] !== undefined && CLI_SUBCOMMANDS.includes(argv[0]);
   if (!subcommand && speaksAgentSdkProtocol(argv)) {

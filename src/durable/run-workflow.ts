@@ -1,0 +1,122 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { Pool } from "pg";
+import type { RunEndEvent } from "../engine/events.js";
+import { Session } from "../session/session.js";
+import { JsonlTranscriptStore } from "../sessions/store.js";
+import { builtinTools } from "../tools/index.js";
+import { randomUuid } from "../util/random-id.js";
+import {
+  type AgentRow,
+  commitTranscript,
+  RUN_STATUS,
+  type RunRow,
+  storeEvents,
+  transcriptLines,
+} from "./database.js";
+import { DurableSteps, type RunStep } from "./durable-steps.js";
+
+export type RunWorkflowDeps = { pool: Pool; runStep: RunStep; env?: NodeJS.ProcessEnv };
+
+/**
+ * One run (one prompt of an agent) as a durable workflow: the session controller runs the turn,
+ * its model calls and tool batches as checkpointed steps (DurableSteps). Run again after its worker
+ * died, it replays the completed steps from their records and goes on from there. Its events are
+ * stored at their numbers as each step starts and at the end, and its transcript lines once, when it
+ * ends: whatever execution stores them, they are the same, with no gap and no duplicate.
+ *
+ * The session's transcript is kept as the JSONL store keeps it, in a temporary cairn home of this
+ * execution, laid out from the stored lines before the run and stored back after it.
+ */
+export async function runWorkflow(deps: RunWorkflowDeps, runId: string): Promise<string> {
+  const { pool, runStep } = deps;
+  const started = await runStep(() => startRun(pool, runId), { name: "start" });
+  if (!started) return "not-run";
+  const { run, agent } = started;
+  const home = mkdtempSync(join(tmpdir(), "cairn-worker-"));
+  try {
+    const store = new JsonlTranscriptStore({ cairnHome: home });
+    const existing = await transcriptLines(pool, agent.session_id);
+    const file = store.locate(agent.session_id, agent.cwd);
+    if (existing.length > 0) {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      writeFileSync(file, `${existing.join("\n")}\n`, { mode: 0o600 });
+    }
+    const pending: { seq: number; event: { type: string } }[] = [];
+    const flush = () => storeEvents(pool, runId, pending.splice(0));
+    const steps = new DurableSteps(runStep, randomUuid(), flush);
+    const session = new Session({
+      cwd: agent.cwd,
+      ...(deps.env ? { env: deps.env } : {}),
+      store,
+      assembly: () => ({
+        cwd: agent.cwd,
+        ...(agent.model ? { model: agent.model } : {}),
+        tools: builtinTools(),
+        steps,
+      }),
+      // A cloud agent works alone: nobody is there to answer a permission question.
+      permissions: { mode: "bypassPermissions", answered: false, forceHint: "", source: "cairn serve" },
+      opening: existing.length > 0 ? { resume: agent.session_id } : { sessionId: agent.session_id },
+    });
+    session.watch((seq, event) => {
+      if (event.type !== "stream") pending.push({ seq, event });
+    });
+    let end: RunEndEvent | undefined;
+    try {
+      const turn = session.prompt({ text: run.prompt });
+      while (true) {
+        const next = await turn.next();
+        if (next.done) {
+          end = next.value;
+          break;
+        }
+      }
+    } finally {
+      await session.close();
+    }
+    await flush();
+    const lines = readFileSync(file, "utf8")
+      .split("\n")
+      .filter((line) => line !== "");
+    await runStep(() => commitTranscript(pool, runId, agent.session_id, lines), {
+      name: "commit-transcript",
+    });
+    const status = end && !end.isError ? RUN_STATUS.finished : RUN_STATUS.error;
+    await runStep(() => finishRun(pool, runId, status, end), { name: "finish" });
+    return status;
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** Marks the run as running; null when it was cancelled before a worker took it. */
+async function startRun(pool: Pool, runId: string): Promise<{ run: RunRow; agent: AgentRow } | null> {
+  const runs = await pool.query(
+    "UPDATE cairn.runs SET status = $2, updated_at = now() WHERE id = $1 AND status IN ($2, $3) RETURNING *",
+    [runId, RUN_STATUS.running, RUN_STATUS.queued],
+  );
+  const run = runs.rows[0] as RunRow | undefined;
+  if (!run) return null;
+  const agents = await pool.query("SELECT * FROM cairn.agents WHERE id = $1", [run.agent_id]);
+  return { run, agent: agents.rows[0] as AgentRow };
+}
+
+async function finishRun(
+  pool: Pool,
+  runId: string,
+  status: string,
+  end: RunEndEvent | undefined,
+): Promise<void> {
+  await pool.query(
+    "UPDATE cairn.runs SET status = $2, result = $3, error = $4, updated_at = now() WHERE id = $1 AND status = $5",
+    [
+      runId,
+      status,
+      end?.finalText ?? null,
+      end?.isError ? end.errors.join("\n") || end.subtype : null,
+      RUN_STATUS.running,
+    ],
+  );
+}
