@@ -52,7 +52,9 @@ type Context = { pool: Pool; client: DBOSClient; options: ApiOptions };
 export async function startApi(options: ApiOptions): Promise<RunningApi> {
   const pool = await openPool(options.databaseUrl, 10);
   await migrate(pool);
-  const { DBOSClient } = loadDbos();
+  const { DBOS, DBOSClient } = loadDbos();
+  // DBOS's own tables, which a worker would otherwise make only when it first starts.
+  await DBOS.migrate(options.databaseUrl);
   const client = await DBOSClient.create({
     systemDatabaseUrl: options.databaseUrl,
     applicationName: APPLICATION,
