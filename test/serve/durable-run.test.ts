@@ -5,7 +5,15 @@ import { UNKNOWN_OUTCOME } from "../../src/durable/durable-steps.js";
 import { hang, reply } from "../../src/testing/index.js";
 import { startThrowawayPostgres, type ThrowawayPostgres } from "../helpers/postgres.js";
 import { tempDir } from "../helpers/temp.js";
-import { type Deployment, normalizedTranscript, PG_SKIP, pgTitle, sql, startDeployment, waitFor } from "./helpers.js";
+import {
+  type Deployment,
+  normalizedTranscript,
+  PG_SKIP,
+  pgTitle,
+  sql,
+  startDeployment,
+  waitFor,
+} from "./helpers.js";
 
 let pg: ThrowawayPostgres | undefined;
 let deployment: Deployment | undefined;
@@ -21,7 +29,11 @@ afterAll(async () => {
 });
 
 /** Creates an agent working in `cwd` and returns its id and its first run's id. */
-async function createAgent(d: Deployment, cwd: string, text: string): Promise<{ agentId: string; runId: string }> {
+async function createAgent(
+  d: Deployment,
+  cwd: string,
+  text: string,
+): Promise<{ agentId: string; runId: string }> {
   const created = await d.request("POST", "/v1/agents", { prompt: { text }, repos: [{ url: cwd }] });
   expect(created.status, JSON.stringify(created.json)).toBe(200);
   return { agentId: created.json.agent.id, runId: created.json.run.id };
@@ -53,7 +65,11 @@ describe.skipIf(PG_SKIP !== undefined)("durable runs", () => {
           steps: [
             reply()
               .text("Recording.")
-              .tool("Bash", { command: "echo effect >> ledger.txt && echo started > started.txt && sleep 60" }, "toolu_1"),
+              .tool(
+                "Bash",
+                { command: "echo effect >> ledger.txt && echo started > started.txt && sleep 60" },
+                "toolu_1",
+              ),
             reply().text("Noted."),
           ],
         },
@@ -109,7 +125,10 @@ describe.skipIf(PG_SKIP !== undefined)("durable runs", () => {
       const sessionId = sql(d, `SELECT session_id FROM cairn.agents WHERE id = '${agentId}'`)[0]!;
       const records = normalizedTranscript(d, sessionId) as { type: string }[];
       expect(records.map((record) => record.type)).toEqual(["header", "user", "assistant", "run_end"]);
-      const events = sql(d, `SELECT seq || ' ' || type FROM cairn.run_events WHERE run_id = '${runId}' ORDER BY seq`);
+      const events = sql(
+        d,
+        `SELECT seq || ' ' || type FROM cairn.run_events WHERE run_id = '${runId}' ORDER BY seq`,
+      );
       expect(events.filter((line) => line.endsWith(" model_call_end"))).toHaveLength(1);
       expect(events.map((line) => Number(line.split(" ")[0]))).toEqual(events.map((_, i) => i + 1));
     },

@@ -20,7 +20,10 @@ export const pgTitle = (title: string): string => (PG_SKIP ? `${title} (skipped:
 /** How long a wait for a condition may last before the test gives up: a bound, not a measurement. */
 const WAIT_LIMIT_MS = 60_000;
 
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+): Promise<T> {
   const deadline = Date.now() + WAIT_LIMIT_MS;
   while (true) {
     const value = await check();
@@ -57,11 +60,21 @@ export async function startDeployment(
   psql(database.url, `CREATE DATABASE ${name}`);
   const databaseUrl = database.url.replace(/\/postgres$/, `/${name}`);
   const server = await startScriptedServer(model);
-  const env = cleanEnv({ ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test", DATABASE_URL: databaseUrl });
-  const created = spawnSync(process.execPath, [CLI, "serve", "create-key", "tests"], { env, encoding: "utf8" });
+  const env = cleanEnv({
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: "test",
+    DATABASE_URL: databaseUrl,
+  });
+  const created = spawnSync(process.execPath, [CLI, "serve", "create-key", "tests"], {
+    env,
+    encoding: "utf8",
+  });
   if (created.status !== 0) throw new Error(`create-key failed: ${created.stderr}`);
   const key = created.stdout.trim();
-  const api = spawn(process.execPath, [CLI, "serve", "--port", "0"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const api = spawn(process.execPath, [CLI, "serve", "--port", "0"], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   api.stderr!.on("data", (chunk) => {
     stderr += chunk;
@@ -84,7 +97,10 @@ export async function startDeployment(
     key,
     workers,
     startWorker(id) {
-      const child = spawn(process.execPath, [CLI, "worker", "--id", id], { env, stdio: ["ignore", "ignore", "pipe"] });
+      const child = spawn(process.execPath, [CLI, "worker", "--id", id], {
+        env,
+        stdio: ["ignore", "ignore", "pipe"],
+      });
       child.stderr!.on("data", (chunk) => process.stderr.write(`[${id}] ${chunk}`));
       workers.set(id, child);
       return child;
@@ -145,9 +161,10 @@ export function normalizedTranscript(deployment: Deployment, sessionId: string):
     "usage",
     "totalCostUsd",
   ]);
-  return sql(deployment, `SELECT line FROM cairn.transcript_lines WHERE session_id = '${sessionId}' ORDER BY line_no`).map(
-    (line) => JSON.parse(line, (name, value) => (volatile.has(name) ? undefined : value)),
-  );
+  return sql(
+    deployment,
+    `SELECT line FROM cairn.transcript_lines WHERE session_id = '${sessionId}' ORDER BY line_no`,
+  ).map((line) => JSON.parse(line, (name, value) => (volatile.has(name) ? undefined : value)));
 }
 
 /** Reads a run's SSE stream: until it ends, or after `limit` events (then the connection is dropped). */
@@ -178,7 +195,9 @@ export async function readStream(
       const frame = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
       const fields = Object.fromEntries(
-        frame.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]),
+        frame
+          .split("\n")
+          .map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]),
       );
       events.push({ id: Number(fields.id), event: fields.event!, data: JSON.parse(fields.data!) });
       end = buffer.indexOf("\n\n");
