@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { type ScriptedServer, type StepInput, startScriptedServer } from "../../src/testing/index.js";
+import { type ScriptedServer, type ScriptedServerOptions, startScriptedServer } from "../../src/testing/index.js";
 import { CLI, cleanEnv } from "../conformance/pm/helpers.js";
 import {
   findPostgresBinaries,
@@ -45,13 +45,14 @@ export type Deployment = {
   startWorker(id: string): ChildProcess;
   /** SIGKILLs the worker of this name and waits for it to be gone. */
   killWorker(id: string): Promise<void>;
+  // biome-ignore lint/suspicious/noExplicitAny: the API's JSON answers, which the tests' expectations check.
   request(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; json: any }>;
   stop(): Promise<void>;
 };
 
 /** A database, the model server, the API (`cairn serve --port 0`) and an API key; workers on demand. */
 export async function startDeployment(
-  model: { steps?: StepInput[]; respond?: Parameters<typeof startScriptedServer>[0]["respond"] },
+  model: Pick<ScriptedServerOptions, "steps" | "respond">,
   pg?: ThrowawayPostgres,
 ): Promise<Deployment> {
   const database = pg ?? (await startThrowawayPostgres());
