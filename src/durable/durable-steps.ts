@@ -1,4 +1,5 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import type { EngineEvent } from "../engine/events.js";
 import { rejected } from "../engine/tool-runner.js";
 import {
@@ -128,10 +129,12 @@ function editedFiles(step: ToolBatchStep, context: ToolStepContext): Record<stri
     const paths = tool.effects.paths(call.block.input as Record<string, unknown>, context.cwd);
     if (!Array.isArray(paths)) continue;
     for (const { path } of paths) {
+      // A tool's paths are as the model wrote them: relative ones are the workspace's.
+      const file = resolve(context.cwd, path);
       try {
-        files[path] = readFileSync(path, "utf8");
+        files[file] = readFileSync(file, "utf8");
       } catch {
-        files[path] = null;
+        files[file] = null;
       }
     }
   }

@@ -1,6 +1,10 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { type ScriptedServer, type ScriptedServerOptions, startScriptedServer } from "../../src/testing/index.js";
+import {
+  type ScriptedServer,
+  type ScriptedServerOptions,
+  startScriptedServer,
+} from "../../src/testing/index.js";
 import { CLI, cleanEnv } from "../conformance/pm/helpers.js";
 import {
   findPostgresBinaries,
@@ -149,7 +153,11 @@ function psql(url: string, query: string): string[] {
 }
 
 /** A run's stored transcript lines as JSON records, without what differs between executions. */
-export function normalizedTranscript(deployment: Deployment, sessionId: string): unknown[] {
+export function normalizedTranscript(
+  deployment: Deployment,
+  sessionId: string,
+  workspace?: string,
+): unknown[] {
   const volatile = new Set([
     "ts",
     "uuids",
@@ -165,7 +173,11 @@ export function normalizedTranscript(deployment: Deployment, sessionId: string):
   return sql(
     deployment,
     `SELECT line FROM cairn.transcript_lines WHERE session_id = '${sessionId}' ORDER BY line_no`,
-  ).map((line) => JSON.parse(line, (name, value) => (volatile.has(name) ? undefined : value)));
+  ).map((line) =>
+    JSON.parse(workspace ? line.replaceAll(workspace, "<workspace>") : line, (name, value) =>
+      volatile.has(name) ? undefined : value,
+    ),
+  );
 }
 
 /** Reads a run's SSE stream: until it ends, or after `limit` events (then the connection is dropped). */
