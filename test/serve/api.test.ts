@@ -1,5 +1,8 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { hang, reply } from "../../src/testing/index.js";
+import { CLI } from "../conformance/pm/helpers.js";
 import { startThrowawayPostgres, type ThrowawayPostgres } from "../helpers/postgres.js";
 import { tempDir } from "../helpers/temp.js";
 import { type Deployment, PG_SKIP, pgTitle, readStream, sql, startDeployment, waitFor } from "./helpers.js";
@@ -148,6 +151,68 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: the Cloud Agents API", () =
       const unknown = await d.request("GET", "/v1/agents/bc-unknown");
       expect(unknown.status).toBe(404);
       expect(unknown.json.error.code).toBe("not_found");
+    },
+  );
+
+  test(
+    pgTitle(
+      "cairn serve --workers 1 runs the API and a worker, and starts the worker again under its name when it dies",
+    ),
+    async () => {
+      deployment = await startDeployment({ steps: [reply().text("One."), reply().text("Two.")] }, pg);
+      const d = deployment;
+      const serve = spawn(process.execPath, [CLI, "serve", "--port", "0", "--workers", "1"], {
+        env: d.env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      serve.stderr!.on("data", (chunk) => {
+        stderr += chunk;
+      });
+      try {
+        const url = await new Promise<string>((resolve) => {
+          let out = "";
+          serve.stdout!.on("data", (chunk) => {
+            out += chunk;
+            if (out.includes("\n")) resolve(out.trim());
+          });
+        });
+        // biome-ignore lint/suspicious/noExplicitAny: the API's JSON answers, which the expectations check.
+        const call = async (method: string, path: string, body?: unknown): Promise<any> => {
+          const response = await fetch(`${url}${path}`, {
+            method,
+            headers: { authorization: `Bearer ${d.key}` },
+            ...(body ? { body: JSON.stringify(body) } : {}),
+          });
+          return response.json();
+        };
+        const created = await call("POST", "/v1/agents", {
+          prompt: { text: "one" },
+          repos: [{ url: tempDir("cairn-api-") }],
+        });
+        const runEnded = (runId: string) =>
+          waitFor(`run ${runId}`, async () => {
+            const run = await call("GET", `/v1/agents/${created.agent.id}/runs/${runId}`);
+            return run.status === "FINISHED" ? run : undefined;
+          });
+        expect((await runEnded(created.run.id)).result).toBe("One.");
+        // The worker is the serve process's child; SIGKILL it, and the next run still gets done.
+        const children = () =>
+          readFileSync(`/proc/${serve.pid}/task/${serve.pid}/children`, "utf8")
+            .trim()
+            .split(/\s+/)
+            .filter(Boolean);
+        const [worker] = children();
+        process.kill(Number(worker), "SIGKILL");
+        await waitFor("a new worker", () => (children()[0] && children()[0] !== worker ? true : undefined));
+        const followUp = await call("POST", `/v1/agents/${created.agent.id}/runs`, {
+          prompt: { text: "two" },
+        });
+        expect((await runEnded(followUp.run.id)).result).toBe("Two.");
+        expect(stderr).toBe("");
+      } finally {
+        serve.kill("SIGTERM");
+      }
     },
   );
 });
