@@ -33,7 +33,24 @@ export async function runWorkflow(deps: RunWorkflowDeps, runId: string): Promise
   const { pool, runStep } = deps;
   const started = await runStep(() => startRun(pool, runId), { name: "start" });
   if (!started) return "not-run";
-  const { run, agent } = started;
+  try {
+    return await driveRun(deps, runId, started);
+  } catch (error) {
+    // The run cannot go on (its model cannot be used, the workspace is gone…): it ends ERROR with
+    // the reason, so the agent takes follow-ups again. A cancelled run's workflow cannot record
+    // another step; the API has already marked it CANCELLED.
+    const message = error instanceof Error ? error.message : String(error);
+    await runStep(() => failRun(pool, runId, message), { name: "fail" }).catch(() => {});
+    return RUN_STATUS.error;
+  }
+}
+
+async function driveRun(
+  deps: RunWorkflowDeps,
+  runId: string,
+  { run, agent }: { run: RunRow; agent: AgentRow },
+): Promise<string> {
+  const { pool, runStep } = deps;
   const home = mkdtempSync(join(tmpdir(), "cairn-worker-"));
   try {
     const store = new JsonlTranscriptStore({ cairnHome: home });
@@ -118,5 +135,12 @@ async function finishRun(
       end?.isError ? end.errors.join("\n") || end.subtype : null,
       RUN_STATUS.running,
     ],
+  );
+}
+
+async function failRun(pool: Pool, runId: string, message: string): Promise<void> {
+  await pool.query(
+    "UPDATE cairn.runs SET status = $2, error = $3, updated_at = now() WHERE id = $1 AND status = $4",
+    [runId, RUN_STATUS.error, message, RUN_STATUS.running],
   );
 }

@@ -215,4 +215,26 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: the Cloud Agents API", () =
       }
     },
   );
+
+  test(
+    pgTitle(
+      "a run that cannot start (a model cairn does not know) ends ERROR with the reason, and the agent takes a follow-up",
+    ),
+    async () => {
+      deployment = await startDeployment({ steps: [reply().text("Fine.")] }, pg);
+      const d = deployment;
+      d.startWorker("w1");
+      const created = await d.request("POST", "/v1/agents", {
+        prompt: { text: "hi" },
+        model: { id: "no-such-model" },
+        repos: [{ url: tempDir("cairn-api-") }],
+      });
+      const run = await ended(d, created.json.agent.id, created.json.run.id);
+      expect(run).toMatchObject({ status: "ERROR", error: expect.stringContaining("no-such-model") });
+      const followUp = await d.request("POST", `/v1/agents/${created.json.agent.id}/runs`, {
+        prompt: { text: "again" },
+      });
+      expect(followUp.status).toBe(200);
+    },
+  );
 });
