@@ -26,7 +26,7 @@ const ended = (d: Deployment, agentId: string, runId: string) =>
     return ["FINISHED", "ERROR", "CANCELLED"].includes(run.json.status) ? run.json : undefined;
   });
 
-describe.skipIf(PG_SKIP !== undefined)("cairn serve: the Cloud Agents API", () => {
+describe.skipIf(PG_SKIP !== undefined)("cairn serve: the Cloud Agents API", { timeout: 180_000 }, () => {
   test(
     pgTitle(
       "an agent is created with its first run, listed and read back; a follow-up while a run is active is refused with 409, then runs on the same conversation",

@@ -81,7 +81,7 @@ function transcriptOf(d: Deployment, run: Launched) {
   return normalizedTranscript(d, sessionId, run.cwd) as Record<string, unknown>[];
 }
 
-describe.skipIf(PG_SKIP !== undefined)("chaos", () => {
+describe.skipIf(PG_SKIP !== undefined)("chaos", { timeout: 180_000 }, () => {
   test(pgTitle(
     "queued runs on three workers SIGKILLed at random: every run completes, transcripts equal an undisturbed run's, each shell effect at most once, SSE rebuilds the stored events",
   ), async () => {
@@ -139,5 +139,5 @@ describe.skipIf(PG_SKIP !== undefined)("chaos", () => {
       expect([...first, ...rest].map((event) => event.data)).toEqual(stored.map((line) => JSON.parse(line)));
       expect(stored.filter((line) => JSON.parse(line).type === "model_call_end")).toHaveLength(3);
     }
-  }, 120_000);
+  }, 240_000);
 });

@@ -53,7 +53,7 @@ const toolResults = (body: unknown) =>
       : [],
   );
 
-describe.skipIf(PG_SKIP !== undefined)("durable runs", () => {
+describe.skipIf(PG_SKIP !== undefined)("durable runs", { timeout: 180_000 }, () => {
   test(
     pgTitle(
       "a worker SIGKILLed while a shell command runs: the run resumes after its completed model call, the command is not run again, and the model is told its outcome is unknown",

@@ -22,7 +22,7 @@ export const PG_SKIP = postgresSkipReason();
 export const pgTitle = (title: string): string => (PG_SKIP ? `${title} (skipped: ${PG_SKIP})` : title);
 
 /** How long a wait for a condition may last before the test gives up: a bound, not a measurement. */
-const WAIT_LIMIT_MS = 60_000;
+const WAIT_LIMIT_MS = 120_000;
 
 export async function waitFor<T>(
   what: string,
