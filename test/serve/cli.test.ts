@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { runCli } from "../conformance/pm/helpers.js";
+import { REPO, runCli } from "../conformance/pm/helpers.js";
 
 /** `cairn serve` and `cairn worker` on the command line: help and bad input need no database. */
 describe("cairn serve on the command line", () => {
@@ -28,5 +30,12 @@ describe("cairn serve on the command line", () => {
       expect(run.stdout).toBe("");
       expect(run.stderr.trim().split("\n")).toHaveLength(1);
     }
+  });
+
+  test("the CLI's bundle leaves DBOS and pg out: print mode neither parses nor loads them", () => {
+    const bundle = readFileSync(join(REPO, "dist/cli/cli.cjs"), "latin1");
+    // Strings of DBOS's system database and of pg's authentication, which a bundled copy would hold.
+    expect(bundle).not.toContain("operation_outputs");
+    expect(bundle).not.toContain("SCRAM-SHA-256");
   });
 });
