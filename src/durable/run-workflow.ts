@@ -17,6 +17,9 @@ import {
 } from "./database.js";
 import { DurableSteps, type RunStep } from "./durable-steps.js";
 
+/** How often a running run looks whether it was cancelled. */
+const CANCEL_POLL_MS = 500;
+
 export type RunWorkflowDeps = { pool: Pool; runStep: RunStep; env?: NodeJS.ProcessEnv };
 
 /**
@@ -80,6 +83,17 @@ async function driveRun(
     session.watch((seq, event) => {
       if (event.type !== "stream") pending.push({ seq, event });
     });
+    // A cancel (the API marks the run CANCELLED) reaches the step under way within a second: the
+    // session is interrupted, its model request and tool processes end, and the turn ends aborted.
+    const cancelWatch = setInterval(() => {
+      pool
+        .query("SELECT status FROM cairn.runs WHERE id = $1", [runId])
+        .then((result) => {
+          if (result.rows[0]?.status === RUN_STATUS.cancelled)
+            session.interrupt(new Error("The run was cancelled."));
+        })
+        .catch(() => {});
+    }, CANCEL_POLL_MS);
     let end: RunEndEvent | undefined;
     try {
       const turn = session.prompt({ text: run.prompt });
@@ -91,17 +105,19 @@ async function driveRun(
         }
       }
     } finally {
+      clearInterval(cancelWatch);
       await session.close();
     }
     await flush();
     const lines = readFileSync(file, "utf8")
       .split("\n")
       .filter((line) => line !== "");
-    await runStep(() => commitTranscript(pool, runId, agent.session_id, lines), {
-      name: "commit-transcript",
-    });
+    // Both are idempotent by themselves (the transcript is stored once per run, a run ends once), so
+    // they are not DBOS steps: a cancelled workflow can run no further step, and its interrupted
+    // turn's transcript is kept all the same, for the agent's next run.
+    await commitTranscript(pool, runId, agent.session_id, lines);
     const status = end && !end.isError ? RUN_STATUS.finished : RUN_STATUS.error;
-    await runStep(() => finishRun(pool, runId, status, end), { name: "finish" });
+    await finishRun(pool, runId, status, end);
     return status;
   } finally {
     rmSync(home, { recursive: true, force: true });

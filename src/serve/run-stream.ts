@@ -4,6 +4,8 @@ import { ACTIVE_RUN_STATUSES } from "../durable/database.js";
 
 /** How often a stream looks for new events of a run under way. */
 const POLL_MS = 150;
+/** How long the stream of an ended run without its run_end waits for more events. */
+const ENDED_QUIET_MS = 3000;
 
 /**
  * A run's Server-Sent-Events stream: each stored event after `after` as `id: <seq>`,
@@ -29,6 +31,13 @@ export async function streamRunEvents(
     closed = true;
   });
   let last = after;
+  // A client that already has the run_end gets the end of the stream at once.
+  let lastType: string | undefined =
+    after > 0
+      ? (await pool.query("SELECT type FROM cairn.run_events WHERE run_id = $1 AND seq = $2", [runId, after]))
+          .rows[0]?.type
+      : undefined;
+  let quietSince = Date.now();
   while (!closed) {
     // The status first: events stored before the run ended are all there once it has ended.
     const status = (await pool.query("SELECT status FROM cairn.runs WHERE id = $1", [runId])).rows[0]?.status;
@@ -41,8 +50,14 @@ export async function streamRunEvents(
       if (row.seq !== last + 1) break;
       response.write(`id: ${row.seq}\nevent: ${row.type}\ndata: ${JSON.stringify(row.event)}\n\n`);
       last = row.seq;
+      lastType = row.type;
+      quietSince = Date.now();
     }
-    if (!ACTIVE_RUN_STATUSES.includes(status) && last >= Number(events.rows.at(-1)?.seq ?? last)) break;
+    // An ended run's stream ends with its run_end; a run cancelled mid-step stores its last events
+    // after it is marked cancelled, so its stream waits for them (a run cancelled before it started,
+    // or whose worker is gone, has none coming: the stream ends after a quiet while).
+    const ended = !ACTIVE_RUN_STATUSES.includes(status);
+    if (ended && (lastType === "run_end" || Date.now() - quietSince > ENDED_QUIET_MS)) break;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   response.end();

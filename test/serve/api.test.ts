@@ -104,7 +104,9 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: the Cloud Agents API", { ti
   );
 
   test(
-    pgTitle("a queued or running run is cancelled: it ends CANCELLED and the agent takes a follow-up"),
+    pgTitle(
+      "a running run is cancelled: its model call is interrupted, its stream ends with an aborted run_end, and a follow-up continues the conversation",
+    ),
     async () => {
       deployment = await startDeployment({ steps: [hang(), reply().text("After.")] }, pg);
       const d = deployment;
@@ -118,9 +120,14 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: the Cloud Agents API", { ti
       const cancelled = await d.request("POST", `/v1/agents/${agent.id}/runs/${run.id}/cancel`);
       expect(cancelled.status).toBe(200);
       expect(cancelled.json.status).toBe("CANCELLED");
+      const events = await readStream(d, `/v1/agents/${agent.id}/runs/${run.id}/stream`);
+      expect(events.at(-1)).toMatchObject({ event: "run_end", data: { aborted: true } });
       expect((await d.request("GET", `/v1/agents/${agent.id}/runs/${run.id}`)).json.status).toBe("CANCELLED");
       const followUp = await d.request("POST", `/v1/agents/${agent.id}/runs`, { prompt: { text: "next" } });
       expect(followUp.status).toBe(200);
+      expect(await ended(d, agent.id, followUp.json.run.id)).toMatchObject({ result: "After." });
+      // The cancelled turn is in the conversation the follow-up continues.
+      expect(JSON.stringify(d.model.requests.at(-1)!.body)).toContain("wait");
     },
   );
 
