@@ -1,5 +1,4 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Pool } from "pg";
 import type { RunEndEvent } from "../engine/events.js";
@@ -20,7 +19,13 @@ import { DurableSteps, type RunStep } from "./durable-steps.js";
 /** How often a running run looks whether it was cancelled. */
 const CANCEL_POLL_MS = 500;
 
-export type RunWorkflowDeps = { pool: Pool; runStep: RunStep; env?: NodeJS.ProcessEnv };
+export type RunWorkflowDeps = {
+  pool: Pool;
+  runStep: RunStep;
+  /** Where each execution lays out its transcript (the worker's own scratch directory). */
+  scratch: string;
+  env?: NodeJS.ProcessEnv;
+};
 
 /**
  * One run (one prompt of an agent) as a durable workflow: the session controller runs the turn,
@@ -54,7 +59,7 @@ async function driveRun(
   { run, agent }: { run: RunRow; agent: AgentRow },
 ): Promise<string> {
   const { pool, runStep } = deps;
-  const home = mkdtempSync(join(tmpdir(), "cairn-worker-"));
+  const home = mkdtempSync(join(deps.scratch, "run-"));
   try {
     const store = new JsonlTranscriptStore({ cairnHome: home });
     const existing = await transcriptLines(pool, agent.session_id);

@@ -1,3 +1,7 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Pool } from "pg";
 import { migrate, openPool } from "./database.js";
 import { loadDbos } from "./libraries.js";
@@ -34,11 +38,18 @@ export type RunningWorker = { stop(): Promise<void> };
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   quietLibraryWarnings();
+  // What this worker's executions lay out; a worker killed mid-run leaves its part behind, which
+  // the next worker of its name (on the same database) clears: the runs resume from the database.
+  const database = createHash("sha256").update(options.databaseUrl).digest("hex").slice(0, 12);
+  const scratch = join(tmpdir(), `cairn-worker-${database}-${options.id.replace(/[^A-Za-z0-9._-]/g, "_")}`);
+  rmSync(scratch, { recursive: true, force: true });
+  mkdirSync(scratch, { recursive: true, mode: 0o700 });
   const pool: Pool = await openPool(options.databaseUrl, options.concurrency + 2);
   await migrate(pool);
   const { DBOS } = loadDbos();
   DBOS.registerWorkflow(
-    (runId: string) => runWorkflow({ pool, runStep: (run, { name }) => DBOS.runStep(run, { name }) }, runId),
+    (runId: string) =>
+      runWorkflow({ pool, scratch, runStep: (run, { name }) => DBOS.runStep(run, { name }) }, runId),
     { name: RUN_WORKFLOW },
   );
   DBOS.setConfig({
@@ -54,6 +65,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     async stop() {
       await DBOS.shutdown();
       await pool.end();
+      rmSync(scratch, { recursive: true, force: true });
     },
   };
 }

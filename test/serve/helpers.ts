@@ -130,7 +130,13 @@ export async function startDeployment(
       return { status: response.status, json: text ? JSON.parse(text) : undefined };
     },
     async stop() {
-      for (const id of workers.keys()) await deployment.killWorker(id);
+      // Stopped as a user stops them (SIGTERM), so each clears its scratch directory.
+      for (const child of workers.values()) {
+        if (child.exitCode !== null || child.signalCode !== null) continue;
+        const gone = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await gone;
+      }
       api.kill("SIGKILL");
       await server.close();
       if (!pg) await database.stop();
