@@ -34,7 +34,16 @@ const pkg = JSON.parse(readFileSync(path("package.json"), "utf8"));
 // Packages only the network paths load, on first use (a proxy agent, the web tools' HTML, PDF and
 // markdown converters): left out of the bundles and imported from node_modules when a run needs
 // them, so a run that never does neither reads nor compiles them (docs/performance.md).
-const LOADED_ON_USE = ["undici", "turndown", "@mozilla/readability", "linkedom", "unpdf"];
+// DBOS and pg serve `cairn serve` / `cairn worker` alone, kept out for the same reason.
+const LOADED_ON_USE = [
+  "undici",
+  "turndown",
+  "@mozilla/readability",
+  "linkedom",
+  "unpdf",
+  "@dbos-inc/dbos-sdk",
+  "pg",
+];
 const external = [
   ...Object.keys(pkg.optionalDependencies ?? {}),
   ...Object.keys(pkg.peerDependencies ?? {}),

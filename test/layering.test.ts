@@ -62,7 +62,11 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   "claude-protocol": BELOW_DOORS,
   // The interactive mode (a terminal): the CLI parses its flags and hands it their session setup.
   interactive: BELOW_DOORS,
-  entry: [...BELOW_DOORS, ...DOORS],
+  // Durable runs: the session controller driven by a worker, its steps checkpointed in PostgreSQL.
+  durable: BELOW_DOORS,
+  // `cairn serve`: the Cloud Agents API over the durable runs' tables.
+  serve: [...BELOW_DOORS, "durable"],
+  entry: [...BELOW_DOORS, ...DOORS, "durable", "serve"],
   "index.ts": [...BELOW_DOORS, "sdk"],
   // The scripted model server speaks the providers' wires and shares the scenario format.
   testing: ["util", "engine", "providers"],

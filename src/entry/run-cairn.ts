@@ -6,7 +6,14 @@ import { importApart } from "../util/import-apart.js";
 import type { Interrupts } from "../util/signals.js";
 
 /** Every subcommand cairn answers itself (docs/cli.md lists each with its reference counterpart). */
-export const SUBCOMMANDS: readonly string[] = ["resume", "acp", "report", ...CLI_SUBCOMMANDS];
+export const SUBCOMMANDS: readonly string[] = [
+  "resume",
+  "acp",
+  "report",
+  "serve",
+  "worker",
+  ...CLI_SUBCOMMANDS,
+];
 
 /**
  * The `cairn` executable after `--version`'s fast path: picks the door, runs it, and turns whatever
@@ -53,6 +60,11 @@ async function runDoor(
       await importApart<typeof import("../report/command.js")>(report, import.meta.url)
     ).runReportCommand(argv.slice(1), env);
   }
+  // The Cloud Agents API and its workers (docs/serve.md): DBOS and pg load only here.
+  if (argv[0] === "serve")
+    return (await import("../serve/command.js")).runServe(argv.slice(1), version, interrupts, env);
+  if (argv[0] === "worker")
+    return (await import("../serve/command.js")).runWorker(argv.slice(1), version, interrupts, env);
   // Print mode's contract never reads stream-json input; the CLI's subcommands read no input at all.
   const subcommand = argv[0] !== undefined && CLI_SUBCOMMANDS.includes(argv[0]);
   if (!subcommand && speaksAgentSdkProtocol(argv)) {

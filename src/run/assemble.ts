@@ -22,6 +22,7 @@ import type { ConversationMessage, PromptBlock } from "../engine/messages.js";
 import type { EffortLevel, ThinkingSetting } from "../engine/provider.js";
 import { type RetryPolicy, retryPolicyFromEnv } from "../engine/retry.js";
 import type { CanUseTool } from "../engine/tool-runner.js";
+import type { TurnSteps } from "../engine/turn-steps.js";
 import { buildHooks, type HookCallbackMatcher, type Hooks } from "../hooks/index.js";
 import type { McpServerEntry } from "../mcp/config.js";
 import type { McpHub } from "../mcp/hub.js";
@@ -112,6 +113,8 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   customization?: Customization;
   /** Subagents: the SDK's `agents`, whether the Agent tool is offered (docs/agents.md). */
   agents?: AgentsSpec;
+  /** How each turn's model calls and tool batches run (a durable worker checkpoints them); default: directly. */
+  steps?: TurnSteps;
 };
 
 export type McpSpec = {
@@ -489,6 +492,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
           ? { compactionHooks: spec.compactionHooks ?? compactionHooksOf(hooks!, turn.signal) }
           : {}),
         ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
+        ...(spec.steps ? { steps: spec.steps } : {}),
         ...(fallback && fallback.providerModel !== chosen.providerModel ? { fallback } : {}),
         ...(thinking ? { thinking } : {}),
         ...(spec.effort ? { effort: spec.effort } : {}),

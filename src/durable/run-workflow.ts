@@ -1,0 +1,168 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { Pool } from "pg";
+import type { RunEndEvent } from "../engine/events.js";
+import { Session } from "../session/session.js";
+import { JsonlTranscriptStore } from "../sessions/store.js";
+import { builtinTools } from "../tools/index.js";
+import { randomUuid } from "../util/random-id.js";
+import {
+  type AgentRow,
+  commitTranscript,
+  RUN_STATUS,
+  type RunRow,
+  storeEvents,
+  transcriptLines,
+} from "./database.js";
+import { DurableSteps, type RunStep } from "./durable-steps.js";
+
+/** How often a running run looks whether it was cancelled. */
+const CANCEL_POLL_MS = 500;
+
+export type RunWorkflowDeps = {
+  pool: Pool;
+  runStep: RunStep;
+  /** Where each execution lays out its transcript (the worker's own scratch directory). */
+  scratch: string;
+  env: NodeJS.ProcessEnv;
+};
+
+/**
+ * One run (one prompt of an agent) as a durable workflow: the session controller runs the turn,
+ * its model calls and tool batches as checkpointed steps (DurableSteps). Run again after its worker
+ * died, it replays the completed steps from their records and goes on from there. Its events are
+ * stored at their numbers as each step starts and at the end, and its transcript lines once, when it
+ * ends: whatever execution stores them, they are the same, with no gap and no duplicate.
+ *
+ * The session's transcript is kept as the JSONL store keeps it, in a temporary cairn home of this
+ * execution, laid out from the stored lines before the run and stored back after it.
+ */
+export async function runWorkflow(deps: RunWorkflowDeps, runId: string): Promise<string> {
+  const { pool, runStep } = deps;
+  const started = await runStep(() => startRun(pool, runId), { name: "start" });
+  if (!started) return "not-run";
+  try {
+    return await driveRun(deps, runId, started);
+  } catch (error) {
+    // The run cannot go on (its model cannot be used, the workspace is gone…): it ends ERROR with
+    // the reason, so the agent takes follow-ups again. A cancelled run's workflow cannot record
+    // another step; the API has already marked it CANCELLED.
+    const message = error instanceof Error ? error.message : String(error);
+    await runStep(() => failRun(pool, runId, message), { name: "fail" }).catch(() => {});
+    return RUN_STATUS.error;
+  }
+}
+
+async function driveRun(
+  deps: RunWorkflowDeps,
+  runId: string,
+  { run, agent }: { run: RunRow; agent: AgentRow },
+): Promise<string> {
+  const { pool, runStep } = deps;
+  const home = mkdtempSync(join(deps.scratch, "run-"));
+  try {
+    const store = new JsonlTranscriptStore({ cairnHome: home });
+    const existing = await transcriptLines(pool, agent.session_id);
+    const file = store.locate(agent.session_id, agent.cwd);
+    if (existing.length > 0) {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      writeFileSync(file, `${existing.join("\n")}\n`, { mode: 0o600 });
+    }
+    const pending: { seq: number; event: { type: string } }[] = [];
+    const flush = () => storeEvents(pool, runId, pending.splice(0));
+    const steps = new DurableSteps(runStep, randomUuid(), flush);
+    const session = new Session({
+      cwd: agent.cwd,
+      env: deps.env,
+      store,
+      assembly: () => ({
+        cwd: agent.cwd,
+        env: deps.env,
+        ...(agent.model ? { model: agent.model } : {}),
+        tools: builtinTools(),
+        steps,
+      }),
+      // A cloud agent works alone: nobody is there to answer a permission question.
+      permissions: { mode: "bypassPermissions", answered: false, forceHint: "", source: "cairn serve" },
+      opening: existing.length > 0 ? { resume: agent.session_id } : { sessionId: agent.session_id },
+    });
+    session.watch((seq, event) => {
+      if (event.type !== "stream") pending.push({ seq, event });
+    });
+    // A cancel (the API marks the run CANCELLED) reaches the step under way within a second: the
+    // session is interrupted, its model request and tool processes end, and the turn ends aborted.
+    const cancelWatch = setInterval(() => {
+      pool
+        .query("SELECT status FROM cairn.runs WHERE id = $1", [runId])
+        .then((result) => {
+          if (result.rows[0]?.status === RUN_STATUS.cancelled)
+            session.interrupt(new Error("The run was cancelled."));
+        })
+        .catch(() => {});
+    }, CANCEL_POLL_MS);
+    let end: RunEndEvent | undefined;
+    try {
+      const turn = session.prompt({ text: run.prompt });
+      while (true) {
+        const next = await turn.next();
+        if (next.done) {
+          end = next.value;
+          break;
+        }
+      }
+    } finally {
+      clearInterval(cancelWatch);
+      await session.close();
+    }
+    await flush();
+    const lines = readFileSync(file, "utf8")
+      .split("\n")
+      .filter((line) => line !== "");
+    // Both are idempotent by themselves (the transcript is stored once per run, a run ends once), so
+    // they are not DBOS steps: a cancelled workflow can run no further step, and its interrupted
+    // turn's transcript is kept all the same, for the agent's next run.
+    await commitTranscript(pool, runId, agent.session_id, lines);
+    const status = end && !end.isError ? RUN_STATUS.finished : RUN_STATUS.error;
+    await finishRun(pool, runId, status, end);
+    return status;
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** Marks the run as running; null when it was cancelled before a worker took it. */
+async function startRun(pool: Pool, runId: string): Promise<{ run: RunRow; agent: AgentRow } | null> {
+  const runs = await pool.query(
+    "UPDATE cairn.runs SET status = $2, updated_at = now() WHERE id = $1 AND status IN ($2, $3) RETURNING *",
+    [runId, RUN_STATUS.running, RUN_STATUS.queued],
+  );
+  const run = runs.rows[0] as RunRow | undefined;
+  if (!run) return null;
+  const agents = await pool.query("SELECT * FROM cairn.agents WHERE id = $1", [run.agent_id]);
+  return { run, agent: agents.rows[0] as AgentRow };
+}
+
+async function finishRun(
+  pool: Pool,
+  runId: string,
+  status: string,
+  end: RunEndEvent | undefined,
+): Promise<void> {
+  await pool.query(
+    "UPDATE cairn.runs SET status = $2, result = $3, error = $4, updated_at = now() WHERE id = $1 AND status = $5",
+    [
+      runId,
+      status,
+      end?.finalText ?? null,
+      end?.isError ? end.errors.join("\n") || end.subtype : null,
+      RUN_STATUS.running,
+    ],
+  );
+}
+
+async function failRun(pool: Pool, runId: string, message: string): Promise<void> {
+  await pool.query(
+    "UPDATE cairn.runs SET status = $2, error = $3, updated_at = now() WHERE id = $1 AND status = $4",
+    [runId, RUN_STATUS.error, message, RUN_STATUS.running],
+  );
+}

@@ -1,0 +1,84 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Pool } from "pg";
+import { migrate, openPool } from "./database.js";
+import { loadDbos } from "./libraries.js";
+import { runWorkflow } from "./run-workflow.js";
+
+/** The queue runs wait on; the API enqueues each run there, under the run's id. */
+export const RUN_QUEUE = "cairn-runs";
+/** The workflow's registered name (what the API enqueues). */
+export const RUN_WORKFLOW = "cairnRun";
+/** DBOS's application name: workflows, queues and recovery are scoped by it. */
+export const APPLICATION = "cairn";
+
+export type WorkerOptions = {
+  databaseUrl: string;
+  /** The environment runs get (provider keys, cairn's variables): the entry's. */
+  env: NodeJS.ProcessEnv;
+  /**
+   * The worker's stable name (DBOS's executor id). A worker started again under the same name
+   * takes over the runs it had under way when it died; `cairn serve --workers N` restarts each of
+   * its workers under its name.
+   */
+  id: string;
+  /** Runs this worker drives at once. */
+  concurrency: number;
+  /** Same on every worker of a deployment: a run is resumed only by a worker of its version. */
+  version: string;
+};
+
+/** A started worker: `stop()` ends it (the runs under way are resumed by whoever takes them over). */
+export type RunningWorker = { stop(): Promise<void> };
+
+/**
+ * `cairn worker`: drives queued runs (src/durable/run-workflow.ts) as DBOS workflows on the
+ * database's queue. DBOS is loaded here, never by print mode: it and pg cost about 150–300 ms
+ * to load (docs/architecture.md, "Durable runs").
+ */
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  quietLibraryWarnings();
+  // What this worker's executions lay out; a worker killed mid-run leaves its part behind, which
+  // the next worker of its name (on the same database) clears: the runs resume from the database.
+  const database = createHash("sha256").update(options.databaseUrl).digest("hex").slice(0, 12);
+  const scratch = join(tmpdir(), `cairn-worker-${database}-${options.id.replace(/[^A-Za-z0-9._-]/g, "_")}`);
+  rmSync(scratch, { recursive: true, force: true });
+  mkdirSync(scratch, { recursive: true, mode: 0o700 });
+  const pool: Pool = await openPool(options.databaseUrl, options.concurrency + 2);
+  await migrate(pool);
+  const { DBOS } = loadDbos();
+  DBOS.registerWorkflow(
+    (runId: string) =>
+      runWorkflow(
+        { pool, scratch, env: options.env, runStep: (run, { name }) => DBOS.runStep(run, { name }) },
+        runId,
+      ),
+    { name: RUN_WORKFLOW },
+  );
+  DBOS.setConfig({
+    name: APPLICATION,
+    systemDatabaseUrl: options.databaseUrl,
+    executorID: options.id,
+    applicationVersion: options.version,
+    logLevel: "error",
+  });
+  await DBOS.launch();
+  await DBOS.registerQueue(RUN_QUEUE, { workerConcurrency: options.concurrency, minPollingIntervalMs: 200 });
+  return {
+    async stop() {
+      await DBOS.shutdown();
+      await pool.end();
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * pg warns (a deprecation, on stderr) about how DBOS queues its queries: not something a worker's
+ * user can act on, and a healthy worker prints nothing on stderr.
+ */
+function quietLibraryWarnings(): void {
+  (process as { noDeprecation?: boolean }).noDeprecation = true;
+}

@@ -1,0 +1,163 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { UsageError } from "../util/exit-codes.js";
+import type { Interrupts } from "../util/signals.js";
+
+export const SERVE_HELP = `Usage: cairn serve [options]
+       cairn serve create-key <name> [--database-url URL]
+       cairn worker [--database-url URL] [--id NAME] [--concurrency N]
+
+Runs the Cloud Agents API (v1; docs/serve.md) over PostgreSQL, and with --workers the workers that
+run the agents' turns as durable jobs: a worker killed at any point loses nothing.
+
+Options:
+  --port <n>            port of the HTTP API (default 8080; 0: any free port)
+  --host <address>      address to listen on (default 127.0.0.1)
+  --database-url <url>  PostgreSQL database (default: $DATABASE_URL)
+  --workers <n>         also run n workers in this command, restarted when they die (default 0)
+  --workspaces <dir>    where agents without a workspace get an empty directory
+  -h, --help            this help
+
+cairn serve prints the API's URL on stdout once it listens. create-key prints a new API key
+(the HTTP Basic user name, or Bearer token, of the API's requests).
+`;
+
+function databaseUrlOf(value: string | undefined, env: NodeJS.ProcessEnv): string {
+  const url = value ?? env.DATABASE_URL;
+  if (!url) throw new UsageError("cairn serve needs a database: --database-url or DATABASE_URL");
+  return url;
+}
+
+function positiveInt(name: string, value: string | undefined, fallback: number, min = 0): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min)
+    throw new UsageError(`${name} must be an integer of at least ${min}, not ${value}`);
+  return n;
+}
+
+/** `cairn serve …`: the API (and its workers), or `create-key`. */
+export async function runServe(
+  argv: string[],
+  version: string,
+  interrupts: Interrupts,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const { values, positionals } = parseOrUsage(argv, {
+    port: { type: "string" },
+    host: { type: "string" },
+    "database-url": { type: "string" },
+    workers: { type: "string" },
+    workspaces: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help) {
+    process.stdout.write(SERVE_HELP);
+    return 0;
+  }
+  const databaseUrl = databaseUrlOf(values["database-url"] as string | undefined, env);
+  if (positionals[0] === "create-key") {
+    const name = positionals[1];
+    if (!name || positionals.length > 2) throw new UsageError("cairn serve create-key takes one name");
+    const { openPool, migrate } = await import("../durable/database.js");
+    const { createApiKey } = await import("./api-keys.js");
+    const pool = await openPool(databaseUrl, 1);
+    try {
+      await migrate(pool);
+      process.stdout.write(`${await createApiKey(pool, name)}\n`);
+    } finally {
+      await pool.end();
+    }
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`cairn serve takes no argument ${positionals[0]}`);
+  const workers = positiveInt("--workers", values.workers as string | undefined, 0);
+  const { startApi } = await import("./api.js");
+  const api = await startApi({
+    databaseUrl,
+    port: positiveInt("--port", values.port as string | undefined, 8080),
+    host: (values.host as string | undefined) ?? "127.0.0.1",
+    workspaces: (values.workspaces as string | undefined) ?? join(tmpdir(), "cairn-workspaces"),
+    version,
+  });
+  const supervised = Array.from({ length: workers }, (_, i) =>
+    superviseWorker(`worker-${i + 1}`, databaseUrl, env),
+  );
+  process.stdout.write(`${api.url}\n`);
+  await new Promise<void>((resolve) =>
+    interrupts.signal.addEventListener("abort", () => resolve(), { once: true }),
+  );
+  for (const worker of supervised) worker.stop();
+  await api.stop();
+  return interrupts.exitCode ?? 0;
+}
+
+/**
+ * One worker process of `cairn serve --workers`, started again under the same name whenever it
+ * dies: DBOS resumes a worker's unfinished runs when a worker of that name starts.
+ */
+function superviseWorker(id: string, databaseUrl: string, env: NodeJS.ProcessEnv): { stop(): void } {
+  let child: ChildProcess | undefined;
+  let stopping = false;
+  const start = () => {
+    child = spawn(process.execPath, [process.argv[1]!, "worker", "--id", id], {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...env, DATABASE_URL: databaseUrl },
+    });
+    child.on("exit", () => {
+      if (!stopping) setTimeout(start, 200);
+    });
+  };
+  start();
+  return {
+    stop() {
+      stopping = true;
+      child?.kill("SIGTERM");
+    },
+  };
+}
+
+/** `cairn worker …`: one worker, until it is interrupted. */
+export async function runWorker(
+  argv: string[],
+  version: string,
+  interrupts: Interrupts,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const { values, positionals } = parseOrUsage(argv, {
+    "database-url": { type: "string" },
+    id: { type: "string" },
+    concurrency: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help) {
+    process.stdout.write(SERVE_HELP);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`cairn worker takes no argument ${positionals[0]}`);
+  const { startWorker } = await import("../durable/worker.js");
+  const worker = await startWorker({
+    databaseUrl: databaseUrlOf(values["database-url"] as string | undefined, env),
+    env,
+    id: (values.id as string | undefined) ?? "worker-1",
+    concurrency: positiveInt("--concurrency", values.concurrency as string | undefined, 4, 1),
+    version,
+  });
+  await new Promise<void>((resolve) =>
+    interrupts.signal.addEventListener("abort", () => resolve(), { once: true }),
+  );
+  await worker.stop();
+  return interrupts.exitCode ?? 0;
+}
+
+type ArgSpec = Record<string, { type: "string" | "boolean"; short?: string }>;
+
+function parseOrUsage(argv: string[], options: ArgSpec) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}

@@ -1,0 +1,64 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Pool } from "pg";
+import { ACTIVE_RUN_STATUSES } from "../durable/database.js";
+
+/** How often a stream looks for new events of a run under way. */
+const POLL_MS = 150;
+/** How long the stream of an ended run without its run_end waits for more events. */
+const ENDED_QUIET_MS = 3000;
+
+/**
+ * A run's Server-Sent-Events stream: each stored event after `after` as `id: <seq>`,
+ * `event: <type>`, `data: <the event as JSON>`, then new ones as the workers store them, until the
+ * run has ended and every event was sent. A client that reconnects with `Last-Event-ID` gets the
+ * events after that one: the events are read from the database, where each number holds one event
+ * whatever worker stored it, so nothing is missed or sent twice.
+ */
+export async function streamRunEvents(
+  pool: Pool,
+  runId: string,
+  after: number,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  response.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
+  let closed = false;
+  request.on("close", () => {
+    closed = true;
+  });
+  let last = after;
+  // A client that already has the run_end gets the end of the stream at once.
+  let lastType: string | undefined =
+    after > 0
+      ? (await pool.query("SELECT type FROM cairn.run_events WHERE run_id = $1 AND seq = $2", [runId, after]))
+          .rows[0]?.type
+      : undefined;
+  let quietSince = Date.now();
+  while (!closed) {
+    // The status first: events stored before the run ended are all there once it has ended.
+    const status = (await pool.query("SELECT status FROM cairn.runs WHERE id = $1", [runId])).rows[0]?.status;
+    const events = await pool.query(
+      "SELECT seq, type, event FROM cairn.run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq",
+      [runId, last],
+    );
+    for (const row of events.rows) {
+      // A gap is an event not stored yet (a step still running): wait for it rather than skip it.
+      if (row.seq !== last + 1) break;
+      response.write(`id: ${row.seq}\nevent: ${row.type}\ndata: ${JSON.stringify(row.event)}\n\n`);
+      last = row.seq;
+      lastType = row.type;
+      quietSince = Date.now();
+    }
+    // An ended run's stream ends with its run_end; a run cancelled mid-step stores its last events
+    // after it is marked cancelled, so its stream waits for them (a run cancelled before it started,
+    // or whose worker is gone, has none coming: the stream ends after a quiet while).
+    const ended = !ACTIVE_RUN_STATUSES.includes(status);
+    if (ended && (lastType === "run_end" || Date.now() - quietSince > ENDED_QUIET_MS)) break;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  response.end();
+}

@@ -1,0 +1,227 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { join } from "node:path";
+import {
+  type ScriptedServer,
+  type ScriptedServerOptions,
+  startScriptedServer,
+} from "../../src/testing/index.js";
+import { CLI, cleanEnv } from "../conformance/pm/helpers.js";
+import {
+  findPostgresBinaries,
+  postgresSkipReason,
+  startThrowawayPostgres,
+  type ThrowawayPostgres,
+} from "../helpers/postgres.js";
+
+/**
+ * `cairn serve` and `cairn worker` as a user runs them: the built CLI as child processes, a
+ * throwaway PostgreSQL cluster (test/helpers/postgres.ts), the scripted model server over HTTP.
+ * Where PostgreSQL is not installed the tests skip, with the reason in their names.
+ */
+export const PG_SKIP = postgresSkipReason();
+export const pgTitle = (title: string): string => (PG_SKIP ? `${title} (skipped: ${PG_SKIP})` : title);
+
+/** How long a wait for a condition may last before the test gives up: a bound, not a measurement. */
+const WAIT_LIMIT_MS = 120_000;
+
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+): Promise<T> {
+  const deadline = Date.now() + WAIT_LIMIT_MS;
+  while (true) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export type Deployment = {
+  pg: ThrowawayPostgres;
+  databaseUrl: string;
+  model: ScriptedServer;
+  env: NodeJS.ProcessEnv;
+  api: string;
+  key: string;
+  workers: Map<string, ChildProcess>;
+  /** Starts (or starts again) the worker of this name. */
+  startWorker(id: string): ChildProcess;
+  /** SIGKILLs the worker of this name and waits for it to be gone. */
+  killWorker(id: string): Promise<void>;
+  // biome-ignore lint/suspicious/noExplicitAny: the API's JSON answers, which the tests' expectations check.
+  request(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; json: any }>;
+  stop(): Promise<void>;
+};
+
+/** A database, the model server, the API (`cairn serve --port 0`) and an API key; workers on demand. */
+export async function startDeployment(
+  model: Pick<ScriptedServerOptions, "steps" | "respond">,
+  pg?: ThrowawayPostgres,
+): Promise<Deployment> {
+  const database = pg ?? (await startThrowawayPostgres());
+  // A database of its own in the cluster: no other deployment's worker takes its runs.
+  const name = `cairn_${Math.random().toString(36).slice(2, 10)}`;
+  psql(database.url, `CREATE DATABASE ${name}`);
+  const databaseUrl = database.url.replace(/\/postgres$/, `/${name}`);
+  const server = await startScriptedServer(model);
+  const env = cleanEnv({
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: "test",
+    DATABASE_URL: databaseUrl,
+  });
+  const created = spawnSync(process.execPath, [CLI, "serve", "create-key", "tests"], {
+    env,
+    encoding: "utf8",
+  });
+  if (created.status !== 0) throw new Error(`create-key failed: ${created.stderr}`);
+  const key = created.stdout.trim();
+  const api = spawn(process.execPath, [CLI, "serve", "--port", "0"], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  api.stderr!.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    api.stdout!.on("data", (chunk) => {
+      out += chunk;
+      if (out.includes("\n")) resolve(out.trim());
+    });
+    api.on("exit", () => reject(new Error(`cairn serve exited: ${stderr}`)));
+  });
+  const workers = new Map<string, ChildProcess>();
+  const deployment: Deployment = {
+    pg: database,
+    databaseUrl,
+    model: server,
+    env,
+    api: url,
+    key,
+    workers,
+    startWorker(id) {
+      const child = spawn(process.execPath, [CLI, "worker", "--id", id], {
+        env,
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      child.stderr!.on("data", (chunk) => process.stderr.write(`[${id}] ${chunk}`));
+      workers.set(id, child);
+      return child;
+    },
+    async killWorker(id) {
+      const child = workers.get(id);
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      const gone = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGKILL");
+      await gone;
+    },
+    async request(method, path, body, as = key) {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: {
+          authorization: `Basic ${Buffer.from(`${as}:`).toString("base64")}`,
+          ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        },
+        ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
+      });
+      const text = await response.text();
+      return { status: response.status, json: text ? JSON.parse(text) : undefined };
+    },
+    async stop() {
+      // Stopped as a user stops them (SIGTERM), so each clears its scratch directory.
+      for (const child of workers.values()) {
+        if (child.exitCode !== null || child.signalCode !== null) continue;
+        const gone = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await gone;
+      }
+      api.kill("SIGKILL");
+      await server.close();
+      if (!pg) await database.stop();
+    },
+  };
+  return deployment;
+}
+
+/** Runs SQL against the deployment's database (psql of the same PostgreSQL installation). */
+export function sql(deployment: Deployment, query: string): string[] {
+  return psql(deployment.databaseUrl, query);
+}
+
+function psql(url: string, query: string): string[] {
+  const found = findPostgresBinaries();
+  if ("missing" in found) throw new Error(found.missing);
+  const result = spawnSync(join(found.bin, "psql"), [url, "-AtXc", query], { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`psql: ${result.stderr}`);
+  return result.stdout.split("\n").filter((line) => line !== "");
+}
+
+/** A run's stored transcript lines as JSON records, without what differs between executions. */
+export function normalizedTranscript(
+  deployment: Deployment,
+  sessionId: string,
+  workspace?: string,
+): unknown[] {
+  const volatile = new Set([
+    "ts",
+    "uuids",
+    "sessionId",
+    "cwd",
+    "createdAt",
+    "messageId",
+    "durationMs",
+    "durationApiMs",
+    "usage",
+    "totalCostUsd",
+  ]);
+  return sql(
+    deployment,
+    `SELECT line FROM cairn.transcript_lines WHERE session_id = '${sessionId}' ORDER BY line_no`,
+  ).map((line) =>
+    JSON.parse(workspace ? line.replaceAll(workspace, "<workspace>") : line, (name, value) =>
+      volatile.has(name) ? undefined : value,
+    ),
+  );
+}
+
+/** Reads a run's SSE stream: until it ends, or after `limit` events (then the connection is dropped). */
+export async function readStream(
+  deployment: Deployment,
+  path: string,
+  options: { lastEventId?: number; limit?: number } = {},
+): Promise<{ id: number; event: string; data: unknown }[]> {
+  const controller = new AbortController();
+  const response = await fetch(`${deployment.api}${path}`, {
+    headers: {
+      authorization: `Bearer ${deployment.key}`,
+      ...(options.lastEventId !== undefined ? { "last-event-id": String(options.lastEventId) } : {}),
+    },
+    signal: controller.signal,
+  });
+  if (response.status !== 200) throw new Error(`stream answered ${response.status}`);
+  const events: { id: number; event: string; data: unknown }[] = [];
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const reader = response.body!.getReader();
+  while (options.limit === undefined || events.length < options.limit) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let end = buffer.indexOf("\n\n");
+    while (end !== -1 && (options.limit === undefined || events.length < options.limit)) {
+      const frame = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const fields = Object.fromEntries(
+        frame
+          .split("\n")
+          .map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]),
+      );
+      events.push({ id: Number(fields.id), event: fields.event!, data: JSON.parse(fields.data!) });
+      end = buffer.indexOf("\n\n");
+    }
+  }
+  controller.abort();
+  return events;
+}
