@@ -4,18 +4,17 @@
  * they reach the door while the engine is still waiting for them.
  */
 export class EventChannel<T> {
-  // One shared promise per wait, resolved with a marker: racing it against the engine's next event
-  // costs no promise of its own per event.
   private items: T[] = [];
-  private wake: ((value: Woken) => void) | undefined;
-  private woken: Promise<Woken> | undefined;
+  // One waiter at a time, replaced by the next wait: nothing accumulates on the channel over a long
+  // turn in which nothing is pushed (a shared promise raced against every engine event kept one
+  // reaction per event until the next push: thousands in a long session).
+  private waiter: (() => void) | undefined;
 
   push(item: T): void {
     this.items.push(item);
-    const wake = this.wake;
-    this.wake = undefined;
-    this.woken = undefined;
-    wake?.(WOKEN);
+    const wake = this.waiter;
+    this.waiter = undefined;
+    wake?.();
   }
 
   /** Everything queued so far, in order (the queue is emptied). */
@@ -26,18 +25,26 @@ export class EventChannel<T> {
     return items;
   }
 
-  /** Resolves on the next `push` (one promise shared by every waiter until then). */
-  next(): Promise<Woken> {
-    this.woken ??= new Promise<Woken>((resolve) => {
-      this.wake = resolve;
-    });
-    return this.woken;
+  /** `wake` is called at the next `push`, unless another wait replaced it before. */
+  wakeOnPush(wake: () => void): void {
+    this.waiter = wake;
   }
 }
 
 const EMPTY: readonly never[] = [];
 const WOKEN: unique symbol = Symbol("woken");
 type Woken = typeof WOKEN;
+
+/** The source's next item, or WOKEN as soon as something is pushed to the channel. */
+function nextOrWoken<T, R, S>(
+  pending: Promise<IteratorResult<T, R>>,
+  channel: EventChannel<S>,
+): Promise<IteratorResult<T, R> | Woken> {
+  return new Promise((resolve, reject) => {
+    channel.wakeOnPush(() => resolve(WOKEN));
+    pending.then(resolve, reject);
+  });
+}
 
 /**
  * `source`'s items with the channel's merged in: whatever the channel holds is yielded before the
@@ -52,10 +59,10 @@ export async function* mergeWith<T, S, R>(
   while (true) {
     for (const item of channel.take()) yield item;
     const pending = source.next();
-    let step: IteratorResult<T, R> | Woken = await Promise.race([pending, channel.next()]);
+    let step: IteratorResult<T, R> | Woken = await nextOrWoken(pending, channel);
     while (step === WOKEN) {
       for (const item of channel.take()) yield item;
-      step = await Promise.race([pending, channel.next()]);
+      step = await nextOrWoken(pending, channel);
     }
     if (step.done) return step.value;
     yield step.value;
