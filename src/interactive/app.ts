@@ -4,10 +4,13 @@ import type { AssembledRun } from "../run/assemble.js";
 import type { SessionEvent } from "../session/events.js";
 import type { Session } from "../session/session.js";
 import { ConversationView } from "./conversation.js";
-import { Editor, InputHistory } from "./editor.js";
+import { Editor } from "./editor.js";
 import { layoutEditor } from "./editor-view.js";
+import { HistorySearch } from "./history-search.js";
 import { type Key, KeyReader } from "./keys.js";
+import { PastedTexts } from "./pasted-texts.js";
 import { PermissionPrompt } from "./permission-prompt.js";
+import { PromptHistory } from "./prompt-history.js";
 import { InlineRenderer } from "./renderer.js";
 import type { Styles } from "./style.js";
 import type { TerminalIo } from "./terminal.js";
@@ -26,6 +29,8 @@ export type AppOptions = {
   /** Shown in the footer until the first turn names the model. */
   model: string | undefined;
   maxTurns: number | undefined;
+  /** Where this workspace's prompt history is kept (undefined: this run's only). */
+  historyFile?: string | undefined;
 };
 
 /**
@@ -38,12 +43,14 @@ export class InteractiveApp {
   private readonly renderer: InlineRenderer;
   private readonly keys = new KeyReader();
   private readonly editor = new Editor();
-  private readonly history = new InputHistory();
+  private readonly history: PromptHistory;
+  private search: HistorySearch | undefined;
+  private readonly pasted = new PastedTexts();
   private readonly view: ConversationView;
   /** Rows waiting to be written into the scrollback with the next frame. */
   private committed: string[] = [];
   /** Prompts sent while a turn runs, shown until their turn starts. */
-  private readonly queued: { text: string }[] = [];
+  private readonly queued: { text: string; shown: string }[] = [];
   private readonly asks: PermissionPrompt[] = [];
   /** Turns started or waiting. */
   private turns = 0;
@@ -56,6 +63,7 @@ export class InteractiveApp {
   private scheduled = false;
   private escapeTimer: NodeJS.Timeout | undefined;
   private exiting = false;
+  private historyBroken = false;
   private finished!: () => void;
   /** Resolves when the user leaves (Ctrl+D, Ctrl+C twice) or `stop()` is called. */
   readonly done = new Promise<void>((resolve) => {
@@ -66,6 +74,7 @@ export class InteractiveApp {
     const { terminal, session, styles } = options;
     this.renderer = new InlineRenderer((data) => terminal.write(data));
     this.model = options.model;
+    this.history = new PromptHistory(options.historyFile);
     this.view = new ConversationView(
       session,
       styles,
@@ -87,7 +96,11 @@ export class InteractiveApp {
       },
     );
     this.draw();
-    if (firstPrompt !== undefined && firstPrompt.trim() !== "") this.submit(firstPrompt);
+    this.history.load().catch((error: unknown) => this.historyFailed(error));
+    if (firstPrompt !== undefined && firstPrompt.trim() !== "") {
+      this.remember(firstPrompt);
+      this.submit(firstPrompt);
+    }
   }
 
   /** Leaves: the running turn stops, the session ends, the live region is erased. */
@@ -148,13 +161,14 @@ export class InteractiveApp {
       if (answer) this.answer(ask, answer);
       return;
     }
+    if (this.search && this.searchKey(this.search, key)) return;
     const { editor } = this;
     switch (key.type) {
       case "text":
         editor.insert(key.text);
         return;
       case "paste":
-        editor.insert(key.text);
+        editor.insert(this.pasted.placeholderFor(key.text));
         return;
       case "enter":
         if (editor.takeBackslash()) editor.newline();
@@ -164,7 +178,7 @@ export class InteractiveApp {
         editor.newline();
         return;
       case "backspace":
-        editor.backspace();
+        if (!this.pasted.backspaceOver(editor)) editor.backspace();
         return;
       case "delete":
         editor.delete();
@@ -207,12 +221,17 @@ export class InteractiveApp {
       case "shift-tab":
         this.cycleMode();
         return;
+      case "ctrl-r":
+        this.search = new HistorySearch(this.history, editor.text);
+        editor.set(this.search.found ?? "");
+        return;
       case "escape":
         if (this.turns > 0) this.interrupt(false);
         return;
       case "ctrl-c":
         if (!editor.empty) {
           editor.clear();
+          this.pasted.clear();
           return;
         }
         this.interrupt(true);
@@ -245,17 +264,44 @@ export class InteractiveApp {
   }
 
   private submitEditor(): void {
-    const text = this.editor.text;
+    const shown = this.editor.text;
+    const text = this.pasted.expand(shown);
     if (text.trim() === "") return;
     this.editor.clear();
-    this.history.add(text);
-    this.submit(text);
+    this.remember(text);
+    this.submit(text, shown);
   }
 
-  private submit(text: string): void {
-    const entry = { text };
+  /** Sends `text`; `shown` is what the scrollback and the queue show of it (a long paste's placeholder). */
+  private remember(text: string): void {
+    this.history.add(text).catch((error: unknown) => this.historyFailed(error));
+  }
+
+  private historyFailed(error: unknown): void {
+    if (this.historyBroken) return;
+    this.historyBroken = true;
+    const reason = error instanceof Error ? error.message : String(error);
+    this.commit(`The prompt history is not kept: ${reason}`, this.options.styles.red);
+    this.draw();
+  }
+
+  /** A key while Ctrl+R searches; false when the key still does its usual job afterwards. */
+  private searchKey(search: HistorySearch, key: Key): boolean {
+    const outcome = search.key(key);
+    if (outcome === "stay") {
+      this.editor.set(search.found ?? "");
+      return true;
+    }
+    this.search = undefined;
+    if (outcome === "cancel") this.editor.set(search.draft);
+    else if (outcome === "send") this.submitEditor();
+    return outcome !== "accept";
+  }
+
+  private submit(text: string, shown = text): void {
+    const entry = { text, shown };
     if (this.turns > 0) this.queued.push(entry);
-    else this.view.prompt(text);
+    else this.view.prompt(shown);
     this.turns += 1;
     const consumer = this.run(entry).finally(() => {
       this.turns -= 1;
@@ -266,7 +312,7 @@ export class InteractiveApp {
   }
 
   /** One prompt's turn, from waiting for the one before to its end. */
-  private async run(entry: { text: string }): Promise<void> {
+  private async run(entry: { text: string; shown: string }): Promise<void> {
     const { session, maxTurns } = this.options;
     const batches = session.promptBatches(
       { text: entry.text },
@@ -280,7 +326,7 @@ export class InteractiveApp {
       const index = this.queued.indexOf(entry);
       if (index !== -1) {
         this.queued.splice(index, 1);
-        this.view.prompt(entry.text);
+        this.view.prompt(entry.shown);
       }
     };
     try {
@@ -402,8 +448,9 @@ export class InteractiveApp {
       const status = this.view.retrying ?? (this.view.thinking ? "Thinking…" : "Working…");
       above.push(styles.dim(truncate(`${status} (esc to interrupt)`, width)));
     }
+    if (this.search) above.push(styles.dim(truncate(this.search.label(), width)));
     for (const entry of this.queued)
-      above.push(styles.dim(truncate(`queued › ${printable(entry.text).replace(/\n/g, " ⏎ ")}`, width)));
+      above.push(styles.dim(truncate(`queued › ${printable(entry.shown).replace(/\n/g, " ⏎ ")}`, width)));
     const footer = styles.dim(truncate(this.footer(), width));
     const rule = styles.dim("─".repeat(width));
     const room = Math.max(3, terminal.rows - 1);

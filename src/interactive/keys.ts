@@ -26,6 +26,7 @@ export type Key =
         | "ctrl-d"
         | "ctrl-e"
         | "ctrl-k"
+        | "ctrl-r"
         | "ctrl-u"
         | "ctrl-w";
     };
@@ -74,6 +75,7 @@ const CONTROLS: Record<string, Named> = {
   "\x04": "ctrl-d",
   "\x05": "ctrl-e",
   "\x0b": "ctrl-k",
+  "\x12": "ctrl-r",
   "\x15": "ctrl-u",
   "\x17": "ctrl-w",
 };

@@ -1,9 +1,11 @@
 import type { ReadStream, WriteStream } from "node:tty";
+import { resolveCairnHome } from "../permissions/home.js";
 import type { InteractiveLaunch } from "../session/launch.js";
 import { Session } from "../session/session.js";
 import { killRunProcessesOnExit } from "../tools/run-processes.js";
 import { InteractiveApp } from "./app.js";
 import { runLineMode } from "./line-mode.js";
+import { historyFile } from "./prompt-history.js";
 import { stylesFor } from "./style.js";
 import { TerminalIo } from "./terminal.js";
 
@@ -45,6 +47,7 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
       cwd: setup.cwd,
       model: undefined,
       maxTurns: launch.maxTurns,
+      historyFile: historyFile(resolveCairnHome(), setup.cwd),
     });
     const stop = () => void app.stop();
     interrupts.signal.addEventListener("abort", stop, { once: true });

@@ -1,0 +1,81 @@
+import { afterEach } from "vitest";
+import type { ScriptedServer, StepInput } from "../../src/testing/index.js";
+import { CLI, MODEL, serverEnv, startServer, workspace } from "../conformance/pm/helpers.js";
+import { loadPty, openTerminal, type TerminalSession } from "./pty-terminal.js";
+
+/**
+ * `cairn` (no -p) on a pseudo-terminal against the scripted model server, for the input tests
+ * (history, `/` commands, `@` mentions, `!` shell mode, rewind): each test its own workspace, and
+ * its own cairn home when it says so (history and settings persist there between runs).
+ */
+export const load = loadPty();
+export const skipped =
+  "reason" in load ? ` (skipped: no pseudo-terminal can be created here: ${load.reason})` : "";
+const opened: TerminalSession[] = [];
+
+afterEach(() => {
+  for (const terminal of opened.splice(0)) terminal.kill("SIGKILL");
+});
+
+export const FOOTER = "(shift+tab)";
+export const ENTER = "\r";
+export const ESC = "\x1b";
+export const UP = "\x1b[A";
+export const DOWN = "\x1b[B";
+export const TAB = "\t";
+export const CTRL_R = "\x12";
+export const CTRL_D = "\x04";
+
+export type StartOptions = {
+  env?: Record<string, string>;
+  files?: Record<string, string>;
+  /** Run in this directory (a second run in the same workspace); default a new one. */
+  dir?: string;
+  /** A server already started (several runs against one script). */
+  server?: ScriptedServer;
+  cols?: number;
+  rows?: number;
+};
+
+export async function startCairn(
+  steps: StepInput[],
+  args: string[] = [],
+  options: StartOptions = {},
+): Promise<{ t: TerminalSession; server: ScriptedServer; dir: string }> {
+  if ("reason" in load) throw new Error(load.reason);
+  const server = options.server ?? (await startServer(steps));
+  const dir = options.dir ?? workspace(options.files);
+  const t = openTerminal(load, process.execPath, [CLI, "--model", MODEL, ...args], {
+    cwd: dir,
+    env: { ...serverEnv(server), ...options.env },
+    ...(options.cols ? { cols: options.cols } : {}),
+    ...(options.rows ? { rows: options.rows } : {}),
+  });
+  opened.push(t);
+  return { t, server, dir };
+}
+
+export const ready = (t: TerminalSession) =>
+  t.waitFor((text) => text.includes(FOOTER), "the input box and footer");
+
+/** The live region's input rows: the rows between the rule and the footer. */
+export function inputRows(t: TerminalSession): string[] {
+  const screen = t.screen();
+  const footer = screen.findLastIndex((row) => row.includes(FOOTER));
+  const rule = screen.slice(0, footer).findLastIndex((row) => /^─+$/.test(row));
+  return screen.slice(rule + 1, footer).map((row) => row.trimEnd());
+}
+
+/** Text of the user turns the model was sent in one recorded request. */
+export function userTexts(body: unknown): string[] {
+  const messages = (
+    body as { messages: { role: string; content: string | { type: string; text?: string }[] }[] }
+  ).messages;
+  return messages
+    .filter((message) => message.role === "user")
+    .flatMap((message) =>
+      typeof message.content === "string"
+        ? [message.content]
+        : message.content.filter((block) => block.type === "text").map((block) => block.text ?? ""),
+    );
+}
