@@ -8,10 +8,13 @@ import { Editor } from "./editor.js";
 import { layoutEditor } from "./editor-view.js";
 import { HistorySearch } from "./history-search.js";
 import { type Key, KeyReader } from "./keys.js";
+import { ListPicker, type PickerItem } from "./list-picker.js";
+import { osc52 } from "./osc52.js";
 import { PastedTexts } from "./pasted-texts.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { PromptHistory } from "./prompt-history.js";
 import { InlineRenderer } from "./renderer.js";
+import { findBuiltin, parseSlash, type SlashHost, SlashMenu } from "./slash-commands.js";
 import type { Styles } from "./style.js";
 import type { TerminalIo } from "./terminal.js";
 import { printable, textWidth, truncate, wrapText } from "./text-width.js";
@@ -31,6 +34,8 @@ export type AppOptions = {
   maxTurns: number | undefined;
   /** Where this workspace's prompt history is kept (undefined: this run's only). */
   historyFile?: string | undefined;
+  /** A new session of the same setup (`/clear`), or the session `resume` (`/resume`). */
+  openSession?: (resume?: string) => Session;
 };
 
 /**
@@ -45,6 +50,12 @@ export class InteractiveApp {
   private readonly editor = new Editor();
   private readonly history: PromptHistory;
   private search: HistorySearch | undefined;
+  private readonly slash = new SlashMenu(
+    () => this.options.session,
+    () => this.draw(),
+  );
+  private picker: ListPicker<unknown> | undefined;
+  private lastAnswer: string | undefined;
   private readonly pasted = new PastedTexts();
   private readonly view: ConversationView;
   /** Rows waiting to be written into the scrollback with the next frame. */
@@ -140,6 +151,7 @@ export class InteractiveApp {
   private input(data: string): void {
     clearTimeout(this.escapeTimer);
     for (const key of this.keys.feed(data)) this.key(key);
+    this.slash.update(this.editor.text);
     if (this.keys.waiting)
       this.escapeTimer = setTimeout(() => {
         for (const key of this.keys.flush()) this.key(key);
@@ -161,8 +173,17 @@ export class InteractiveApp {
       if (answer) this.answer(ask, answer);
       return;
     }
+    if (this.picker) {
+      this.picker.key(key);
+      return;
+    }
     if (this.search && this.searchKey(this.search, key)) return;
     const { editor } = this;
+    if (this.slash.open) {
+      const done = this.slash.key(key, editor);
+      if (done === "send") this.submitEditor();
+      if (done) return;
+    }
     switch (key.type) {
       case "text":
         editor.insert(key.text);
@@ -269,7 +290,9 @@ export class InteractiveApp {
     if (text.trim() === "") return;
     this.editor.clear();
     this.remember(text);
-    this.submit(text, shown);
+    const command = parseSlash(text);
+    if (command) void this.runCommand(command.name, command.args, text);
+    else this.submit(text, shown);
   }
 
   /** Sends `text`; `shown` is what the scrollback and the queue show of it (a long paste's placeholder). */
@@ -283,6 +306,95 @@ export class InteractiveApp {
     const reason = error instanceof Error ? error.message : String(error);
     this.commit(`The prompt history is not kept: ${reason}`, this.options.styles.red);
     this.draw();
+  }
+
+  /** A `/` command: a built-in runs here; the session's own commands and skills are prompts. */
+  private async runCommand(name: string, args: string, text: string): Promise<void> {
+    const builtin = findBuiltin(name);
+    try {
+      if (builtin) {
+        this.view.prompt(text);
+        await builtin.run(args, this.slashHost());
+      } else if (
+        (await this.slash.all()).some((entry) => entry.name === name || entry.aliases.includes(name))
+      )
+        this.submit(text);
+      else {
+        this.view.prompt(text);
+        this.say(`Unknown command /${name} (/help lists them).`, "error");
+      }
+    } catch (error) {
+      this.say(error instanceof Error ? error.message : String(error), "error");
+    }
+    this.draw();
+  }
+
+  private say(text: string, tone: "plain" | "dim" | "error" = "plain"): void {
+    const { styles } = this.options;
+    const style = tone === "error" ? styles.red : tone === "dim" ? styles.dim : undefined;
+    for (const line of text.split("\n")) this.commit(line, style, "  ");
+    this.draw();
+  }
+
+  private slashHost(): SlashHost {
+    const app = this;
+    return {
+      get session() {
+        return app.options.session;
+      },
+      cwd: this.options.cwd,
+      say: (text, tone) => this.say(text, tone),
+      send: (text) => this.submit(text),
+      newSession: (resume) => this.replaceSession(resume),
+      pick: (title, items, start) => this.pick(title, items, start),
+      copy: (text) => this.options.terminal.write(osc52(text)),
+      lastAnswer: () => this.lastAnswer,
+      rewind: () => this.rewind(),
+      quit: () => void this.stop(),
+      commands: () => this.slash.all(),
+    };
+  }
+
+  /** A choice in the live region, in place of the input, until it is taken or given up. */
+  private pick<T>(title: string, items: PickerItem<T>[], start?: number): Promise<T | undefined> {
+    return new Promise((resolve) => {
+      this.picker = new ListPicker<T>(
+        title,
+        items,
+        (value) => {
+          this.picker = undefined;
+          resolve(value);
+          this.draw();
+        },
+        start !== undefined ? { start } : {},
+      ) as ListPicker<unknown>;
+      this.draw();
+    });
+  }
+
+  /** `/clear` and `/resume`: the session ends (its SessionEnd hooks run) and another takes its place. */
+  private async replaceSession(resume?: string): Promise<void> {
+    const { openSession } = this.options;
+    if (!openSession) throw new Error("This session cannot be replaced.");
+    if (this.turns > 0) throw new Error("Wait for the running turn to end (or press Esc), then try again.");
+    const old = this.options.session;
+    for await (const event of old.end()) this.view.event(event);
+    await old.close();
+    this.options.session = openSession(resume);
+    this.slash.reset();
+    this.lastAnswer = undefined;
+    this.model = undefined;
+    void this.options.session.currentModel().then(
+      (model) => {
+        this.model = model.model;
+        this.draw();
+      },
+      () => {},
+    );
+  }
+
+  private rewind(): void {
+    this.say("Nothing to rewind to yet.", "dim");
   }
 
   /** A key while Ctrl+R searches; false when the key still does its usual job afterwards. */
@@ -341,6 +453,7 @@ export class InteractiveApp {
         this.draw();
       }
       this.view.end(end);
+      if (end && !end.aborted && end.finalText) this.lastAnswer = end.finalText;
     } catch (error) {
       begin();
       this.view.failed(error);
@@ -455,6 +568,10 @@ export class InteractiveApp {
     const rule = styles.dim("─".repeat(width));
     const room = Math.max(3, terminal.rows - 1);
     const ask = this.asks[0];
+    if (!ask && this.picker) {
+      const rows = [...above, rule, ...this.picker.rows(styles, width, room - 2), footer];
+      return { live: rows.slice(Math.max(0, rows.length - room)), cursor: null };
+    }
     if (ask) {
       const rows = [...above, rule, ...ask.rows(styles, width), footer];
       return { live: rows.slice(Math.max(0, rows.length - room)), cursor: null };
@@ -466,8 +583,12 @@ export class InteractiveApp {
     const editorRows = layout.rows.slice(first, first + editorRoom);
     const aboveRoom = Math.max(0, room - 2 - editorRows.length);
     const shownAbove = above.slice(Math.max(0, above.length - aboveRoom));
-    const live = [...shownAbove, rule, ...editorRows, footer];
-    const cursor = { row: shownAbove.length + 1 + layout.caret.row - first, col: layout.caret.col };
+    const menu = this.slash.open ? this.slash.rows(styles, width, Math.min(8, aboveRoom)) : [];
+    const live = [...shownAbove.slice(menu.length), rule, ...editorRows, ...menu, footer];
+    const cursor = {
+      row: Math.max(0, shownAbove.length - menu.length) + 1 + layout.caret.row - first,
+      col: layout.caret.col,
+    };
     return { live, cursor };
   }
 

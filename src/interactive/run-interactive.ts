@@ -48,6 +48,14 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
       model: undefined,
       maxTurns: launch.maxTurns,
       historyFile: historyFile(resolveCairnHome(), setup.cwd),
+      openSession: (resume) =>
+        new Session({
+          ...setup,
+          opening: {
+            ...(resume !== undefined ? { resume } : {}),
+            ...(setup.opening.persist !== undefined ? { persist: setup.opening.persist } : {}),
+          },
+        }),
     });
     const stop = () => void app.stop();
     interrupts.signal.addEventListener("abort", stop, { once: true });
