@@ -9,6 +9,7 @@ import { layoutEditor } from "./editor-view.js";
 import { HistorySearch } from "./history-search.js";
 import { type Key, KeyReader } from "./keys.js";
 import { ListPicker, type PickerItem } from "./list-picker.js";
+import { expandMentions, MentionMenu } from "./mentions.js";
 import { osc52 } from "./osc52.js";
 import { PastedTexts } from "./pasted-texts.js";
 import { PermissionPrompt } from "./permission-prompt.js";
@@ -52,8 +53,14 @@ export class InteractiveApp {
   private search: HistorySearch | undefined;
   private readonly slash = new SlashMenu(
     () => this.options.session,
-    () => this.draw(),
+    () => {
+      this.slash.update(this.editor.text);
+      this.draw();
+    },
   );
+  private readonly mentions: MentionMenu;
+  /** Each prompt's `@` mentions are read in the order the prompts were sent. */
+  private expanding: Promise<unknown> = Promise.resolve();
   private picker: ListPicker<unknown> | undefined;
   private lastAnswer: string | undefined;
   private readonly pasted = new PastedTexts();
@@ -86,6 +93,10 @@ export class InteractiveApp {
     this.renderer = new InlineRenderer((data) => terminal.write(data));
     this.model = options.model;
     this.history = new PromptHistory(options.historyFile);
+    this.mentions = new MentionMenu(options.cwd, () => {
+      this.mentions.update(this.editor);
+      this.draw();
+    });
     this.view = new ConversationView(
       session,
       styles,
@@ -152,6 +163,7 @@ export class InteractiveApp {
     clearTimeout(this.escapeTimer);
     for (const key of this.keys.feed(data)) this.key(key);
     this.slash.update(this.editor.text);
+    this.mentions.update(this.editor);
     if (this.keys.waiting)
       this.escapeTimer = setTimeout(() => {
         for (const key of this.keys.flush()) this.key(key);
@@ -184,6 +196,7 @@ export class InteractiveApp {
       if (done === "send") this.submitEditor();
       if (done) return;
     }
+    if (this.mentions.open && this.mentions.key(key, editor)) return;
     switch (key.type) {
       case "text":
         editor.insert(key.text);
@@ -425,9 +438,20 @@ export class InteractiveApp {
 
   /** One prompt's turn, from waiting for the one before to its end. */
   private async run(entry: { text: string; shown: string }): Promise<void> {
-    const { session, maxTurns } = this.options;
+    const { session, maxTurns, cwd } = this.options;
+    const reading = this.expanding.then(() =>
+      expandMentions(entry.text, cwd).catch((error: unknown) => {
+        this.say(
+          `The @ mentions were not read: ${error instanceof Error ? error.message : String(error)}`,
+          "error",
+        );
+        return undefined;
+      }),
+    );
+    this.expanding = reading;
+    const content = await reading;
     const batches = session.promptBatches(
-      { text: entry.text },
+      { text: entry.text, ...(content ? { content } : {}) },
       { whenBusy: "queue", ...(maxTurns !== undefined ? { maxTurns } : {}) },
     );
     let end: RunEndEvent | undefined;
@@ -583,7 +607,12 @@ export class InteractiveApp {
     const editorRows = layout.rows.slice(first, first + editorRoom);
     const aboveRoom = Math.max(0, room - 2 - editorRows.length);
     const shownAbove = above.slice(Math.max(0, above.length - aboveRoom));
-    const menu = this.slash.open ? this.slash.rows(styles, width, Math.min(8, aboveRoom)) : [];
+    const menuRoom = Math.min(8, aboveRoom);
+    const menu = this.slash.open
+      ? this.slash.rows(styles, width, menuRoom)
+      : this.mentions.open
+        ? this.mentions.rows(styles, width, menuRoom)
+        : [];
     const live = [...shownAbove.slice(menu.length), rule, ...editorRows, ...menu, footer];
     const cursor = {
       row: Math.max(0, shownAbove.length - menu.length) + 1 + layout.caret.row - first,
