@@ -1,4 +1,5 @@
 import type { RunEndEvent } from "../engine/events.js";
+import type { PromptBlock } from "../engine/messages.js";
 import type { SessionPermissionMode } from "../permissions/types.js";
 import type { AssembledRun } from "../run/assemble.js";
 import type { SessionEvent } from "../session/events.js";
@@ -15,6 +16,7 @@ import { PastedTexts } from "./pasted-texts.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { PromptHistory } from "./prompt-history.js";
 import { InlineRenderer } from "./renderer.js";
+import { runShellCommand, shellRecords } from "./shell-mode.js";
 import { findBuiltin, parseSlash, type SlashHost, SlashMenu } from "./slash-commands.js";
 import type { Styles } from "./style.js";
 import type { TerminalIo } from "./terminal.js";
@@ -62,7 +64,12 @@ export class InteractiveApp {
   /** Each prompt's `@` mentions are read in the order the prompts were sent. */
   private expanding: Promise<unknown> = Promise.resolve();
   private picker: ListPicker<unknown> | undefined;
+  /** `!` commands' records, sent before the next prompt; the running one's abort. */
+  private readonly shellHistory: PromptBlock[] = [];
+  private shellAbort: AbortController | undefined;
   private lastAnswer: string | undefined;
+  /** `!` commands running, shown as running tools are. */
+  private readonly running = new Map<string, true>();
   private readonly pasted = new PastedTexts();
   private readonly view: ConversationView;
   /** Rows waiting to be written into the scrollback with the next frame. */
@@ -260,6 +267,7 @@ export class InteractiveApp {
         editor.set(this.search.found ?? "");
         return;
       case "escape":
+        this.shellAbort?.abort();
         if (this.turns > 0) this.interrupt(false);
         return;
       case "ctrl-c":
@@ -304,7 +312,8 @@ export class InteractiveApp {
     this.editor.clear();
     this.remember(text);
     const command = parseSlash(text);
-    if (command) void this.runCommand(command.name, command.args, text);
+    if (text.startsWith("!") && text.slice(1).trim() !== "") void this.runShell(text.slice(1).trim());
+    else if (command) void this.runCommand(command.name, command.args, text);
     else this.submit(text, shown);
   }
 
@@ -340,6 +349,39 @@ export class InteractiveApp {
       this.say(error instanceof Error ? error.message : String(error), "error");
     }
     this.draw();
+  }
+
+  /** `!command` (shell-mode.ts): its output is shown, and joins the conversation with the next prompt. */
+  private async runShell(command: string): Promise<void> {
+    const { styles } = this.options;
+    this.commit("", undefined);
+    this.commit(command, styles.bold, "! ");
+    const abort = new AbortController();
+    this.shellAbort = abort;
+    this.running.set(command, true);
+    this.draw();
+    try {
+      const result = await runShellCommand(command, this.options.session, abort.signal, (reason) =>
+        this.pick(`Run \`${command}\`? ${reason}`, [
+          { label: "No", value: false },
+          { label: "Yes, run it", value: true },
+        ]).then((yes) => yes === true),
+      );
+      if (result.ran) {
+        const output = [result.stdout, result.stderr].map((part) => part.replace(/\n$/, "")).filter(Boolean);
+        if (output.length === 0) this.commit("(no output)", styles.dim, "  ");
+        // The last 200 lines on the screen; the model gets all of it (as the Bash tool keeps it).
+        for (const line of output.join("\n").split("\n").slice(-200)) this.commit(line, undefined, "  ");
+        if (result.note) this.commit(result.note, styles.yellow, "  ");
+      } else this.commit(`Not run: ${result.why}`, styles.red, "  ");
+      this.shellHistory.push(...shellRecords(command, result));
+    } catch (error) {
+      this.commit(error instanceof Error ? error.message : String(error), styles.red, "  ");
+    } finally {
+      this.running.delete(command);
+      if (this.shellAbort === abort) this.shellAbort = undefined;
+      this.draw();
+    }
   }
 
   private say(text: string, tone: "plain" | "dim" | "error" = "plain"): void {
@@ -449,7 +491,12 @@ export class InteractiveApp {
       }),
     );
     this.expanding = reading;
-    const content = await reading;
+    const mentioned = await reading;
+    const shell = this.shellHistory.splice(0);
+    const content =
+      shell.length > 0
+        ? [...shell, ...(mentioned ?? [{ type: "text" as const, text: entry.text }])]
+        : mentioned;
     const batches = session.promptBatches(
       { text: entry.text, ...(content ? { content } : {}) },
       { whenBusy: "queue", ...(maxTurns !== undefined ? { maxTurns } : {}) },
@@ -581,6 +628,14 @@ export class InteractiveApp {
     const width = this.width;
     const above: string[] = [...this.view.tailRows()];
     for (const title of this.view.running.values()) above.push(styles.dim(truncate(`● ${title}`, width)));
+    for (const command of this.running.keys())
+      above.push(styles.dim(truncate(`● ! ${command} (esc to stop)`, width)));
+    if (this.editor.text.startsWith("!"))
+      above.push(
+        styles.dim(
+          truncate("! shell mode: runs as the Bash tool would; its output joins the conversation", width),
+        ),
+      );
     if (this.turns > 0 && this.asks.length === 0) {
       const status = this.view.retrying ?? (this.view.thinking ? "Thinking…" : "Working…");
       above.push(styles.dim(truncate(`${status} (esc to interrupt)`, width)));
