@@ -4,6 +4,7 @@ import type { SessionPermissionMode } from "../permissions/types.js";
 import type { AssembledRun } from "../run/assemble.js";
 import type { SessionEvent } from "../session/events.js";
 import type { Session } from "../session/session.js";
+import { randomUuid } from "../util/random-id.js";
 import { ConversationView } from "./conversation.js";
 import { Editor } from "./editor.js";
 import { layoutEditor } from "./editor-view.js";
@@ -16,6 +17,7 @@ import { PastedTexts } from "./pasted-texts.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { PromptHistory } from "./prompt-history.js";
 import { InlineRenderer } from "./renderer.js";
+import { rewind, type SentPrompt } from "./rewind.js";
 import { runShellCommand, shellRecords } from "./shell-mode.js";
 import { findBuiltin, parseSlash, type SlashHost, SlashMenu } from "./slash-commands.js";
 import type { Styles } from "./style.js";
@@ -68,6 +70,10 @@ export class InteractiveApp {
   private readonly shellHistory: PromptBlock[] = [];
   private shellAbort: AbortController | undefined;
   private lastAnswer: string | undefined;
+  /** This session's prompts from here, for Esc Esc. */
+  private prompts: SentPrompt[] = [];
+  /** Esc was pressed with nothing running: the next Esc rewinds. */
+  private rewindArmed = false;
   /** `!` commands running, shown as running tools are. */
   private readonly running = new Map<string, true>();
   private readonly pasted = new PastedTexts();
@@ -181,7 +187,7 @@ export class InteractiveApp {
 
   private key(key: Key): void {
     if (this.exiting) return;
-    if (key.type !== "ctrl-c") this.disarm();
+    if (key.type !== "ctrl-c" && !(key.type === "escape" && this.rewindArmed)) this.disarm();
     const ask = this.asks[0];
     if (ask) {
       if (key.type === "ctrl-c" || key.type === "escape") {
@@ -269,6 +275,13 @@ export class InteractiveApp {
       case "escape":
         this.shellAbort?.abort();
         if (this.turns > 0) this.interrupt(false);
+        else if (this.rewindArmed) {
+          this.rewindArmed = false;
+          this.rewind();
+        } else if (editor.empty) {
+          this.rewindArmed = true;
+          this.hint = "Press Esc again to rewind to an earlier prompt";
+        }
         return;
       case "ctrl-c":
         if (!editor.empty) {
@@ -302,6 +315,7 @@ export class InteractiveApp {
 
   private disarm(): void {
     this.exitArmed = false;
+    this.rewindArmed = false;
     this.hint = undefined;
   }
 
@@ -438,6 +452,7 @@ export class InteractiveApp {
     this.options.session = openSession(resume);
     this.slash.reset();
     this.lastAnswer = undefined;
+    this.prompts = [];
     this.model = undefined;
     void this.options.session.currentModel().then(
       (model) => {
@@ -448,8 +463,22 @@ export class InteractiveApp {
     );
   }
 
+  /** Esc Esc and `/rewind` (rewind.ts): back to an earlier prompt, its text back in the input. */
   private rewind(): void {
-    this.say("Nothing to rewind to yet.", "dim");
+    if (this.turns > 0) {
+      this.say("Wait for the running turn to end (or press Esc), then rewind.", "dim");
+      return;
+    }
+    rewind(this.options.session, this.prompts, (title, items) => this.pick(title, items)).then(
+      (done) => {
+        if (!done) return;
+        for (const line of done.said) this.say(line, "dim");
+        if (done.index !== undefined) this.prompts = this.prompts.slice(0, done.index);
+        if (done.prompt !== undefined) this.editor.set(done.prompt);
+        this.draw();
+      },
+      (error: unknown) => this.say(error instanceof Error ? error.message : String(error), "error"),
+    );
   }
 
   /** A key while Ctrl+R searches; false when the key still does its usual job afterwards. */
@@ -497,9 +526,11 @@ export class InteractiveApp {
       shell.length > 0
         ? [...shell, ...(mentioned ?? [{ type: "text" as const, text: entry.text }])]
         : mentioned;
+    const userMessageId = randomUuid();
+    this.prompts.push({ text: entry.text, userMessageId });
     const batches = session.promptBatches(
       { text: entry.text, ...(content ? { content } : {}) },
-      { whenBusy: "queue", ...(maxTurns !== undefined ? { maxTurns } : {}) },
+      { whenBusy: "queue", userMessageId, ...(maxTurns !== undefined ? { maxTurns } : {}) },
     );
     let end: RunEndEvent | undefined;
     let started = false;

@@ -16,7 +16,9 @@ import { TerminalIo } from "./terminal.js";
  * exit code: 0, or the signal's (129, 130, 143) when one ended it.
  */
 export async function runInteractive(launch: InteractiveLaunch): Promise<number> {
-  const { setup, interrupts } = launch;
+  const { interrupts } = launch;
+  // Files the tools change are saved first, for Esc Esc's rewind (in memory without a transcript).
+  const setup = { ...launch.setup, fileCheckpointing: true };
   const session = new Session(setup);
   let cancelExitKill = () => {};
   // The run is assembled at once (the footer names its model; MCP servers start while the user
