@@ -18,6 +18,7 @@ import { PermissionPrompt } from "./permission-prompt.js";
 import { PromptHistory } from "./prompt-history.js";
 import { InlineRenderer } from "./renderer.js";
 import { rewind, type SentPrompt } from "./rewind.js";
+import { saveAllowRules } from "./save-rule.js";
 import { runShellCommand, shellRecords } from "./shell-mode.js";
 import { findBuiltin, parseSlash, type SlashHost, SlashMenu } from "./slash-commands.js";
 import type { Styles } from "./style.js";
@@ -70,6 +71,8 @@ export class InteractiveApp {
   private readonly shellHistory: PromptBlock[] = [];
   private shellAbort: AbortController | undefined;
   private lastAnswer: string | undefined;
+  /** The user config, where "always allow" saves (read once the session's config is). */
+  private userFile: string | undefined;
   /** This session's prompts from here, for Esc Esc. */
   private prompts: SentPrompt[] = [];
   /** Esc was pressed with nothing running: the next Esc rewinds. */
@@ -132,6 +135,12 @@ export class InteractiveApp {
     );
     this.draw();
     this.history.load().catch((error: unknown) => this.historyFailed(error));
+    this.options.session.config().then(
+      (config) => {
+        this.userFile = config.userFile;
+      },
+      () => {},
+    );
     if (firstPrompt !== undefined && firstPrompt.trim() !== "") {
       this.remember(firstPrompt);
       this.submit(firstPrompt);
@@ -190,12 +199,13 @@ export class InteractiveApp {
     if (key.type !== "ctrl-c" && !(key.type === "escape" && this.rewindArmed)) this.disarm();
     const ask = this.asks[0];
     if (ask) {
-      if (key.type === "ctrl-c" || key.type === "escape") {
+      if ((key.type === "ctrl-c" || key.type === "escape") && ask.note === undefined) {
         this.interrupt(key.type === "ctrl-c");
         return;
       }
-      const answer = ask.key(key);
-      if (answer) this.answer(ask, answer);
+      const taken = ask.key(key);
+      if (taken?.save) this.saveRules(taken.save);
+      if (taken) this.answer(ask, taken.answer);
       return;
     }
     if (this.picker) {
@@ -398,6 +408,20 @@ export class InteractiveApp {
     }
   }
 
+  /** "Always allow": the rules go into the user config (save-rule.ts), said once saved. */
+  private saveRules(rules: string[]): void {
+    const file = this.userFile;
+    if (!file) return;
+    saveAllowRules(file, rules).then(
+      () => this.say(`Saved ${rules.join(", ")} to permissions.allow in ${file}.`, "dim"),
+      (error: unknown) =>
+        this.say(
+          `${rules.join(", ")} was not saved: ${error instanceof Error ? error.message : String(error)}`,
+          "error",
+        ),
+    );
+  }
+
   private say(text: string, tone: "plain" | "dim" | "error" = "plain"): void {
     const { styles } = this.options;
     const style = tone === "error" ? styles.red : tone === "dim" ? styles.dim : undefined;
@@ -568,7 +592,7 @@ export class InteractiveApp {
       return;
     }
     if (event.type === "permission_request") {
-      const ask = new PermissionPrompt(event.request);
+      const ask = new PermissionPrompt(event.request, this.userFile);
       // Withdrawn when its turn is interrupted or ends: the question goes away unanswered.
       this.options.session.requestSignal(event.request.id)?.addEventListener(
         "abort",
@@ -610,7 +634,7 @@ export class InteractiveApp {
     const { styles } = this.options;
     const said =
       answer.behavior === "deny"
-        ? styles.red("denied")
+        ? styles.red(answer.message.includes("The user said:") ? "denied, with a note" : "denied")
         : answer.updatedPermissions
           ? styles.green("allowed for this session")
           : styles.green("allowed once");
