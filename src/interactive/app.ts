@@ -359,7 +359,7 @@ export class InteractiveApp {
     const builtin = findBuiltin(name);
     try {
       if (builtin) {
-        this.view.prompt(text);
+        if (!builtin.prompt) this.view.prompt(text);
         await builtin.run(args, this.slashHost());
       } else if (
         (await this.slash.all()).some((entry) => entry.name === name || entry.aliases.includes(name))
@@ -437,7 +437,7 @@ export class InteractiveApp {
       },
       cwd: this.options.cwd,
       say: (text, tone) => this.say(text, tone),
-      send: (text) => this.submit(text),
+      send: (text, shown) => this.submit(text, shown),
       newSession: (resume) => this.replaceSession(resume),
       pick: (title, items, start) => this.pick(title, items, start),
       copy: (text) => this.options.terminal.write(osc52(text)),

@@ -12,8 +12,8 @@ export type SlashHost = {
   readonly cwd: string;
   /** Writes a notice into the conversation (the scrollback). */
   say(text: string, tone?: "plain" | "dim" | "error"): void;
-  /** Sends `text` as a prompt, as if typed. */
-  send(text: string): void;
+  /** Sends `text` as a prompt, as if typed; `shown` is what the conversation shows of it. */
+  send(text: string, shown?: string): void;
   /** Ends the current session and opens a new one, or the session `resume`. */
   newSession(resume?: string): Promise<void>;
   pick<T>(title: string, items: PickerItem<T>[], start?: number): Promise<T | undefined>;
@@ -33,6 +33,8 @@ type Builtin = {
   description: string;
   argumentHint?: string;
   aliases?: string[];
+  /** The command is a prompt: the prompt shows it, so the command is not shown twice. */
+  prompt?: true;
   run(args: string, host: SlashHost): Promise<void> | void;
 };
 
@@ -83,6 +85,7 @@ export const BUILTINS: Builtin[] = [
     name: "compact",
     argumentHint: "[instructions]",
     description: "Summarise the conversation so far to free context",
+    prompt: true,
     run(args, host) {
       host.send(args ? `/compact ${args}` : "/compact");
     },
@@ -220,8 +223,9 @@ export const BUILTINS: Builtin[] = [
   {
     name: "init",
     description: "Write an AGENTS.md for this codebase",
+    prompt: true,
     run(_args, host) {
-      host.send(INIT_PROMPT);
+      host.send(INIT_PROMPT, "/init");
     },
   },
   {
