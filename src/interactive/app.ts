@@ -135,12 +135,11 @@ export class InteractiveApp {
     );
     this.draw();
     this.history.load().catch((error: unknown) => this.historyFailed(error));
-    this.options.session.config().then(
-      (config) => {
-        this.userFile = config.userFile;
-      },
-      () => {},
-    );
+    this.sendFirst(firstPrompt);
+  }
+
+  /** The prompt given on the command line, sent as if typed. */
+  sendFirst(firstPrompt: string | undefined): void {
     if (firstPrompt !== undefined && firstPrompt.trim() !== "") {
       this.remember(firstPrompt);
       this.submit(firstPrompt);
@@ -167,7 +166,10 @@ export class InteractiveApp {
   /** The run was assembled (its model goes in the footer), or could not be (said at once). */
   assembled(run: AssembledRun | Error): void {
     if (run instanceof Error) this.view.failed(run);
-    else this.model ??= run.model.model;
+    else {
+      this.model ??= run.model.model;
+      this.userFile = run.config.userFile;
+    }
     this.draw();
   }
 
@@ -422,7 +424,8 @@ export class InteractiveApp {
     );
   }
 
-  private say(text: string, tone: "plain" | "dim" | "error" = "plain"): void {
+  /** A notice in the conversation (the scrollback), wrapped. */
+  say(text: string, tone: "plain" | "dim" | "error" = "plain"): void {
     const { styles } = this.options;
     const style = tone === "error" ? styles.red : tone === "dim" ? styles.dim : undefined;
     for (const line of text.split("\n")) this.commit(line, style, "  ");
@@ -449,7 +452,7 @@ export class InteractiveApp {
   }
 
   /** A choice in the live region, in place of the input, until it is taken or given up. */
-  private pick<T>(title: string, items: PickerItem<T>[], start?: number): Promise<T | undefined> {
+  pick<T>(title: string, items: PickerItem<T>[], start?: number): Promise<T | undefined> {
     return new Promise((resolve) => {
       this.picker = new ListPicker<T>(
         title,

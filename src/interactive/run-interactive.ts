@@ -8,6 +8,7 @@ import { runLineMode } from "./line-mode.js";
 import { historyFile } from "./prompt-history.js";
 import { stylesFor } from "./style.js";
 import { TerminalIo } from "./terminal.js";
+import { rememberTrust, trustNeeded, trustQuestion } from "./workspace-trust.js";
 
 /**
  * `cairn` at a terminal (docs/interactive.md): a session driven from the keyboard until the user
@@ -23,16 +24,18 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
   let cancelExitKill = () => {};
   // The run is assembled at once (the footer names its model; MCP servers start while the user
   // types); a failure is shown, and said again by the first prompt.
-  const assembled = session.assembly().then(
-    (run) => {
-      // A forced exit (a second signal) still kills what the run's commands left behind.
-      if (run.sandbox) cancelExitKill = killRunProcessesOnExit(run.sandbox.runTag);
-      return run;
-    },
-    (error: unknown) => error as Error,
-  );
+  const assemble = () =>
+    session.assembly().then(
+      (run) => {
+        // A forced exit (a second signal) still kills what the run's commands left behind.
+        if (run.sandbox) cancelExitKill = killRunProcessesOnExit(run.sandbox.runTag);
+        return run;
+      },
+      (error: unknown) => error as Error,
+    );
   try {
     if (launch.screenReader || process.env.TERM === "dumb") {
+      void assemble();
       await runLineMode({
         session,
         prompt: launch.prompt,
@@ -62,8 +65,23 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
     const stop = () => void app.stop();
     interrupts.signal.addEventListener("abort", stop, { once: true });
     try {
-      app.start(launch.prompt);
-      void assembled.then((run) => app.assembled(run));
+      app.start(undefined);
+      // What the workspace brings that would run on this machine is asked about before the run is
+      // assembled (hooks, MCP servers); the answer is remembered in the user config.
+      const needed = await trustNeeded(setup).catch(() => undefined);
+      if (needed) {
+        app.say(trustQuestion(needed));
+        const trust = await Promise.race([
+          app.pick("Trust this workspace?", [
+            { label: "Yes, trust this workspace (remembered in the user config)", value: true },
+            { label: "No: run without its hooks and MCP servers", value: false },
+          ]),
+          app.done.then(() => false),
+        ]);
+        if (trust === true) await rememberTrust(needed).catch(() => undefined);
+      }
+      void assemble().then((run) => app.assembled(run));
+      app.sendFirst(launch.prompt);
       await app.done;
     } finally {
       interrupts.signal.removeEventListener("abort", stop);
