@@ -30,6 +30,7 @@ import { formatTable, machineInfo, sourceInfo, writeResults } from "./lib/report
 import { summarize } from "./lib/stats.mjs";
 import { agentSdkFirstMessage } from "./scenarios/agent-sdk.mjs";
 import { grep } from "./scenarios/grep.mjs";
+import { interactiveFirstFrame, interactiveLongSession } from "./scenarios/interactive.mjs";
 import { compactionCost, longSessionRss } from "./scenarios/long-session.mjs";
 import { mcpStartup } from "./scenarios/mcp.mjs";
 import { claudeCodeOneLine, codexOneLine, PEER_VERSIONS } from "./scenarios/peers.mjs";
@@ -72,6 +73,8 @@ const SUITE = [
   { scenario: agentSdkFirstMessage, runs: 7 },
   { scenario: compactionCost, runs: 5 },
   { scenario: longSessionRss, runs: 1 },
+  { scenario: interactiveFirstFrame, runs: 10 },
+  { scenario: interactiveLongSession, runs: 1 },
 ];
 const QUICK = ["one-line"];
 

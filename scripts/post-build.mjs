@@ -194,8 +194,42 @@ const WRAPPED_GROUPS = {
     "@modelcontextprotocol/sdk/shared/stdio.js",
   ],
   acp: ["@agentclientprotocol/sdk"],
+  // The interactive mode's markdown, diffs and highlighting (src/interactive/render-modules.ts).
+  interactive: [
+    "marked",
+    "diff",
+    "highlight.js/lib/core",
+    ...[
+      "bash",
+      "c",
+      "cpp",
+      "csharp",
+      "css",
+      "diff",
+      "dockerfile",
+      "go",
+      "ini",
+      "java",
+      "javascript",
+      "json",
+      "kotlin",
+      "makefile",
+      "markdown",
+      "php",
+      "python",
+      "ruby",
+      "rust",
+      "shell",
+      "sql",
+      "swift",
+      "typescript",
+      "xml",
+      "yaml",
+    ].map((name) => `highlight.js/lib/languages/${name}`),
+  ],
 };
-const WRAPPED_PACKAGE = /^(openai|@modelcontextprotocol\/sdk|@agentclientprotocol\/sdk)(\/.*)?$/;
+const WRAPPED_PACKAGE =
+  /^(openai|@modelcontextprotocol\/sdk|@agentclientprotocol\/sdk|marked|diff|highlight\.js)(\/.*)?$/;
 /** @type {import("esbuild").Plugin} */
 const wrappedPackages = {
   name: "wrapped-packages",

@@ -41,7 +41,7 @@ import { SESSION_MODES, sessionMode } from "./modes.js";
 import { AcpSession } from "./session.js";
 import type { ClientShows } from "./updates.js";
 
-export type AgentSettings = { version: string; model?: string; maxTurns?: number };
+export type AgentSettings = { version: string; env: NodeJS.ProcessEnv; model?: string; maxTurns?: number };
 
 /**
  * cairn as an ACP agent: each ACP session drives one cairn session (src/acp/session.ts). What this
@@ -58,7 +58,11 @@ export class CairnAgent {
 
   async initialize(params: InitializeRequest): Promise<InitializeResponse> {
     const session = params.clientCapabilities?.session;
-    this.shows = { notices: Boolean(session?.notices), compaction: Boolean(session?.compaction) };
+    this.shows = {
+      notices: Boolean(session?.notices),
+      compaction: Boolean(session?.compaction),
+      forms: Boolean(params.clientCapabilities?.elicitation?.form),
+    };
     const problem = await this.modelProblem(process.cwd()).catch((error: unknown) => messageOf(error));
     return {
       protocolVersion: PROTOCOL_VERSION,
@@ -103,7 +107,7 @@ export class CairnAgent {
     client: AgentContext,
   ): Promise<LoadSessionResponse & { models: SessionModelState }> {
     const { config, model } = await this.checkedConfig(params.cwd);
-    const stored = await defaultTranscriptStore(process.env)
+    const stored = await defaultTranscriptStore(this.settings.env)
       .load(params.sessionId, params.cwd)
       .catch((error: unknown) => {
         throw RequestError.invalidParams({ sessionId: params.sessionId }, messageOf(error));
@@ -200,6 +204,7 @@ export class CairnAgent {
       mcpServers: mcpServersOf(mcpServers),
       additionalDirectories: additionalDirectories ?? [],
       shows: this.shows,
+      env: this.settings.env,
       ...(this.settings.model !== undefined ? { model: this.settings.model } : {}),
       ...(this.settings.maxTurns !== undefined ? { maxTurns: this.settings.maxTurns } : {}),
     });
@@ -225,7 +230,7 @@ export class CairnAgent {
     if (!isAbsolute(cwd) || !isDirectory(cwd)) {
       throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path to a directory: ${cwd}`);
     }
-    const config = await loadConfig({ cwd, env: process.env }).catch((error: unknown) => {
+    const config = await loadConfig({ cwd, env: this.settings.env }).catch((error: unknown) => {
       throw RequestError.internalError(undefined, messageOf(error));
     });
     const model = await this.startingModel(cwd, config);
@@ -235,7 +240,7 @@ export class CairnAgent {
 
   /** Why no model can be used in `cwd` (no key, unknown model…), or undefined when one can. */
   private async modelProblem(cwd: string): Promise<string | undefined> {
-    const model = await this.startingModel(cwd, await loadConfig({ cwd, env: process.env }));
+    const model = await this.startingModel(cwd, await loadConfig({ cwd, env: this.settings.env }));
     return "problem" in model ? model.problem : undefined;
   }
 
@@ -245,7 +250,9 @@ export class CairnAgent {
     config: LoadedConfig,
   ): Promise<{ name: string } | { problem: string }> {
     try {
-      return { name: (await resolveModelFor({ cwd, env: process.env }, config, this.settings.model)).model };
+      return {
+        name: (await resolveModelFor({ cwd, env: this.settings.env }, config, this.settings.model)).model,
+      };
     } catch (error) {
       if (error instanceof ConfigError) return { problem: error.message };
       throw error;

@@ -13,8 +13,13 @@ const USAGE =
  * the protocol's JSON-RPC lines; cairn's own notes go to stderr (the editor's agent log). Runs until
  * the client closes stdin or a signal comes; then every session's turn, tools and MCP servers end.
  */
-export async function runAcp(args: string[], version: string, interrupts: Interrupts): Promise<number> {
-  const settings = { version, ...parseAcpArgs(args) };
+export async function runAcp(
+  args: string[],
+  version: string,
+  interrupts: Interrupts,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const settings = { version, env, ...parseAcpArgs(args) };
   const stream = ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,

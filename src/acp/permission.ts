@@ -1,6 +1,7 @@
 import { type AgentContext, methods, type PermissionOption } from "@agentclientprotocol/sdk";
 import type { PermissionAnswer, PermissionRequest } from "../session/events.js";
 import { toolCallFields } from "./tool-calls.js";
+import { askPlanApproval, askQuestions, askQuestionsForm, asksUser } from "./user-questions.js";
 
 const ALLOW_ONCE = "allow_once";
 const ALLOW_ALWAYS = "allow_always";
@@ -15,10 +16,17 @@ const REJECT = "reject_once";
  */
 export async function askClient(
   client: AgentContext,
-  session: { id: string },
+  session: { id: string; forms?: boolean },
   request: PermissionRequest,
   signal: AbortSignal,
 ): Promise<{ result: PermissionAnswer; cancelled: boolean }> {
+  // A question to the user: its options are the answers.
+  const asks = asksUser(request.toolName);
+  if (asks === "answer")
+    return session.forms
+      ? askQuestionsForm(client, session, request, signal)
+      : askQuestions(client, session, request, signal);
+  if (asks === "exit-plan") return askPlanApproval(client, session, request, signal);
   const { input, toolUseId, suggestions } = request;
   const always = suggestions.filter((update) => update.type === "addRules");
   const options: PermissionOption[] = [

@@ -12,6 +12,7 @@ import type { McpServerConfig } from "../mcp/config.js";
 import { entriesFromOptions } from "../mcp/sources.js";
 import type { SessionPermissionMode } from "../permissions/types.js";
 import { ConfigError } from "../providers/types.js";
+import { configuredSandboxDomains } from "../run/sandbox-domains.js";
 import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
 import type { PermissionRequest, SessionEvent } from "../session/events.js";
 import { ToolHeartbeats } from "../session/heartbeats.js";
@@ -25,6 +26,8 @@ import { type ClientShows, UpdateProjection } from "./updates.js";
 export type SessionSetup = {
   sessionId: string;
   cwd: string;
+  /** The environment the agent process was started with (the entry's one read of it). */
+  env: NodeJS.ProcessEnv;
   mcpServers: Record<string, McpServerConfig>;
   /** More directories the session may work in (ACP `additionalDirectories`), like the workspace. */
   additionalDirectories: string[];
@@ -61,19 +64,22 @@ export class AcpSession {
     private readonly setup: SessionSetup,
   ) {
     this.modelName = setup.startingModel;
-    const { cwd, model } = setup;
+    const { cwd, env, model } = setup;
     this.updates = new UpdateProjection(
       (name, input, live) => this.session.describe(name, input, { live }),
       setup.shows,
     );
     this.session = new Session({
       cwd,
+      env,
       assembly: (notice) => ({
         cwd,
+        env,
         ...(model !== undefined ? { model } : {}),
         tools: builtinTools(),
-        sandbox: async (roots, env) => {
-          const { policy, warnings } = await sdkSandboxPolicy(undefined, roots, env);
+        sandbox: async (roots, env, config) => {
+          const configured = configuredSandboxDomains(config);
+          const { policy, warnings } = await sdkSandboxPolicy(undefined, roots, env, undefined, configured);
           for (const content of warnings) notice("sandbox", content);
           return { policy, warnings: [] };
         },
@@ -117,7 +123,7 @@ export class AcpSession {
       whenBusy: "queue",
       ...(this.setup.maxTurns !== undefined ? { maxTurns: this.setup.maxTurns } : {}),
     });
-    const heartbeats = new ToolHeartbeats(process.env);
+    const heartbeats = new ToolHeartbeats(this.setup.env);
     let started = false;
     let lastStop: string | null = null;
     try {
@@ -237,7 +243,7 @@ export class AcpSession {
   private answer(request: PermissionRequest): void {
     const signal = this.session.requestSignal(request.id);
     if (!signal) return;
-    askClient(this.client, { id: this.id }, request, signal)
+    askClient(this.client, { id: this.id, forms: this.setup.shows.forms === true }, request, signal)
       .then(async (answer) => {
         if (answer.cancelled) this.cancelled = true;
         if (answer.result.behavior === "allow")

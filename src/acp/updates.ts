@@ -10,6 +10,7 @@ import {
 } from "../engine/messages.js";
 import { toToolResult } from "../engine/tool-result.js";
 import type { SessionEvent } from "../session/events.js";
+import { backgroundEndSummary, backgroundShellEvent } from "../tools/background-shell-events.js";
 import type { ToolDisplay } from "../tools/types.js";
 import { isPlanTool, planEntries, resultContent, toolCallFields } from "./tool-calls.js";
 
@@ -17,7 +18,12 @@ import { isPlanTool, planEntries, resultContent, toolCallFields } from "./tool-c
 export type Describe = (name: string, input: Record<string, unknown>, live: boolean) => ToolDisplay;
 
 /** What the client said it can show (ACP `clientCapabilities.session`). */
-export type ClientShows = { notices: boolean; compaction: boolean };
+export type ClientShows = {
+  notices: boolean;
+  compaction: boolean;
+  /** Form elicitation (`clientCapabilities.elicitation.form`): AskUserQuestion is asked as a form. */
+  forms?: boolean;
+};
 
 /**
  * Turns a session's events into ACP `session/update`s (`project`), and a stored conversation into
@@ -38,6 +44,8 @@ export class UpdateProjection {
   /** Calls already shown as running. */
   private readonly running = new Set<string>();
   private compactions = 0;
+  /** Background shells still shown running: the Bash call that started each, by shell id. */
+  private readonly shells = new Map<string, string>();
 
   constructor(
     private readonly describe: Describe,
@@ -154,10 +162,26 @@ export class UpdateProjection {
   private toolEnd(event: ToolEndEvent): SessionUpdate[] {
     const { outcome } = event;
     const structured = !outcome.isError && outcome.data !== undefined;
-    return this.toolResult(
+    const updates = this.toolResult(
       toToolResult(event.toolUseId, outcome),
       structured ? outcome.data : outcome.content,
     );
+    const shell = backgroundShellEvent(event.name, event.input, outcome);
+    if (shell?.kind === "started") {
+      // A background command: its call stays running, with what it said, until it is seen to end.
+      this.shells.set(shell.shellId, event.toolUseId);
+      return updates.map((update) => ({ ...update, status: "in_progress" }) as SessionUpdate);
+    }
+    const launch = shell?.kind === "ended" ? this.shells.get(shell.shellId) : undefined;
+    if (shell?.kind !== "ended" || launch === undefined) return updates;
+    this.shells.delete(shell.shellId);
+    const ended: SessionUpdate = {
+      sessionUpdate: "tool_call_update",
+      toolCallId: launch,
+      status: shell.status === "failed" ? "failed" : "completed",
+      content: [{ type: "content", content: { type: "text", text: backgroundEndSummary(shell) } }],
+    };
+    return [...updates, ended];
   }
 
   /** A subagent's tool calls and results, shown like the parent's (its text stays its own). */

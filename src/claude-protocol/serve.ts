@@ -20,7 +20,11 @@ import { withHostServers } from "./mcp-bridge.js";
  *
  * Resolves the exit code: 0 when stdin ended and the last turn is done.
  */
-export async function serveAgentSdkProtocol(argv: readonly string[], signal: AbortSignal): Promise<number> {
+export async function serveAgentSdkProtocol(
+  argv: readonly string[],
+  signal: AbortSignal,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   const args = parseProtocolArgs(argv);
   for (const warning of args.warnings) process.stderr.write(`cairn: ${warning}\n`);
   const channel = new Channel();
@@ -35,7 +39,7 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
 
   const start = (init: Record<string, unknown>) => {
     if (running) return running;
-    const options = buildOptions(args.options, init, channel, args.permissionPromptStdio);
+    const options = buildOptions(args.options, init, channel, args.permissionPromptStdio, env);
     running = query({ prompt: prompts, options });
     started?.(running);
     return running;
@@ -134,8 +138,8 @@ export async function serveAgentSdkProtocol(argv: readonly string[], signal: Abo
   // query, as in-process (src/sdk/turn-frames.ts reads the same variable). Asked for by the SDK alone,
   // they are its bookkeeping, sent here marked `sdk_host_only`, which it keeps from the program (else
   // a program's first message is a `running` before `init`).
-  const programAsks = process.env.CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS === "1";
-  const reportsState = !programAsks && process.env.CLAUDE_CODE_SDK_READS_SESSION_STATE === "1";
+  const programAsks = env.CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS === "1";
+  const reportsState = !programAsks && env.CLAUDE_CODE_SDK_READS_SESSION_STATE === "1";
   const onSignal = () => running?.close();
   signal.addEventListener("abort", onSignal, { once: true });
   try {
@@ -164,6 +168,7 @@ function buildOptions(
   init: Record<string, unknown>,
   channel: Channel,
   permissionPromptStdio: boolean,
+  env: NodeJS.ProcessEnv,
 ): Options {
   const fromInit = initializeOptions(init);
   const options: Options = { ...fromArgs, ...fromInit };
@@ -171,8 +176,7 @@ function buildOptions(
   if (fromArgs.mcpServers && fromInit.mcpServers)
     options.mcpServers = { ...fromArgs.mcpServers, ...fromInit.mcpServers };
   // The SDK's `enableFileCheckpointing` reaches its CLI as this variable.
-  if (process.env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING === "true")
-    options.enableFileCheckpointing = true;
+  if (env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING === "true") options.enableFileCheckpointing = true;
   const mcpServers = withHostServers(options.mcpServers, init.sdkMcpServers, channel);
   if (mcpServers) options.mcpServers = mcpServers as Options["mcpServers"];
   if (init.hooks && typeof init.hooks === "object")

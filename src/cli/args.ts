@@ -4,6 +4,7 @@ import type { EffortLevel, ThinkingSetting } from "../engine/provider.js";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
 import { checkModelName } from "../providers/model-names.js";
 import { referenceModel } from "../providers/reference-models.js";
+import { domainPatternProblem } from "../sandbox/domain-policy.js";
 import { SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
 import { UsageError } from "../util/exit-codes.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "./formats/types.js";
@@ -59,6 +60,8 @@ export type CliOptions = {
   sandbox?: SandboxMode;
   /** `--sandbox-network`: sandboxed commands may use the network. */
   sandboxNetwork: boolean;
+  /** `--sandbox-allow-domain` (repeatable): hosts sandboxed commands reach through cairn's proxy. */
+  sandboxAllowDomains: string[];
   /** Exit 3 when the run had permission denials (else they are reported but the run may succeed). */
   failOnDenial: boolean;
   /** `--mcp-config` values (a file or inline JSON each), in order. */
@@ -135,6 +138,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .addOption(new Option("--effort <level>").choices(EFFORT_LEVELS))
     .addOption(new Option("--sandbox <mode>").choices(SANDBOX_MODES))
     .option("--sandbox-network", "", false)
+    .option("--sandbox-allow-domain <domain>", "", sandboxDomainFlag, [] as string[])
     .version(version, "-v, --version")
     .helpOption("-h, --help")
     .configureHelp({ formatHelp: () => HELP })
@@ -183,6 +187,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     effort?: EffortLevel;
     sandbox?: SandboxMode;
     sandboxNetwork: boolean;
+    sandboxAllowDomain: string[];
     mode?: "plan" | "ask";
     plan: boolean;
     newSessionId?: string;
@@ -195,6 +200,10 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
   if (typeof opts.resume === "string" && opts.continue)
     throw new UsageError(
       "--resume <id> and --continue each pick the session to resume: give one (see cairn --help)",
+    );
+  if (opts.sandboxNetwork && opts.sandboxAllowDomain.length > 0)
+    throw new UsageError(
+      "--sandbox-allow-domain limits the network that --sandbox-network opens whole: give one (see cairn --help)",
     );
   if (opts.forkSession && opts.resume === undefined && !opts.continue) {
     throw new UsageError("--fork-session needs --resume <id> or --continue (see cairn --help)");
@@ -273,6 +282,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     ...(opts.header.length > 0 ? { headers: parseHeaders(opts.header) } : {}),
     ...(opts.sandbox !== undefined ? { sandbox: opts.sandbox } : {}),
     sandboxNetwork: opts.sandboxNetwork,
+    sandboxAllowDomains: opts.sandboxAllowDomain,
     ...(words.length > 0 ? { prompt: words.join(" ") } : {}),
     ...(notes.length > 0 ? { notes } : {}),
     longSession: {
@@ -321,6 +331,13 @@ function parseHeaders(values: readonly string[]): Record<string, string> {
     headers[name] = value.slice(colon + 1).trim();
   }
   return headers;
+}
+
+/** One `--sandbox-allow-domain` value, checked (domain-policy.ts), added to the list. */
+function sandboxDomainFlag(value: string, list: string[]): string[] {
+  const problem = domainPatternProblem(value);
+  if (problem) throw new UsageError(`--sandbox-allow-domain: ${problem}`);
+  return [...list, value];
 }
 
 function parseNumber(flag: string, value: string, min: number, integer = false): number {

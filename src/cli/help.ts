@@ -76,6 +76,9 @@ Options:
                                 (Linux, bubblewrap). By default it is used where it works; auto
                                 also says once where it cannot, enabled makes that an error.
   --sandbox-network             Let sandboxed commands use the network (default: none).
+  --sandbox-allow-domain <d>    Let sandboxed commands reach host d over HTTP(S), through cairn's
+                                proxy (*.example.com: every name below it); repeatable. Every
+                                other host is refused, also with --force.
   -r, --resume [id]             Continue session <id> (same id; an unknown id starts a new session
                                 under it, with a note); without an id, the latest one here.
   -c, --continue                Continue the latest session of this directory.

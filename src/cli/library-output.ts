@@ -14,7 +14,7 @@ const CONSOLE_METHODS = ["log", "info", "warn", "error", "debug", "trace"] as co
  * uses it — is held and shown once, after cairn's own lines, as `cairn: warning from <library>: …`;
  * with CAIRN_DEBUG=1 at once, where it happens. Call `flush()` when cairn has said its last word.
  */
-export function captureLibraryOutput(env: NodeJS.ProcessEnv = process.env): { flush(): void } {
+export function captureLibraryOutput(env: NodeJS.ProcessEnv): { flush(): void } {
   const held: LibraryWarning[] = [];
   const debug = Boolean(env.CAIRN_DEBUG);
   routeLibraryWarnings((warning) => (debug ? show(warning) : held.push(warning)));

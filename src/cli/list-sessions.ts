@@ -6,7 +6,7 @@ import { UsageError } from "../util/exit-codes.js";
  * `cairn ls [--json] [--workspace <dir>]`: the sessions recorded for a directory, newest first —
  * id, last write, turns and first prompt — so a user can pick one for `--resume <id>`.
  */
-export async function runList(args: string[]): Promise<number> {
+export async function runList(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let json = false;
   let dir = process.cwd();
   for (let i = 0; i < args.length; i++) {
@@ -16,7 +16,7 @@ export async function runList(args: string[]): Promise<number> {
     else throw new UsageError(`cairn ls takes --json and --workspace <dir>, not ${arg}`);
   }
   const { defaultTranscriptStore } = await import("../sessions/open-session.js");
-  const sessions = await defaultTranscriptStore(process.env).list(dir);
+  const sessions = await defaultTranscriptStore(env).list(dir);
   if (json) {
     process.stdout.write(`${JSON.stringify(sessions.map(listed))}\n`);
     return 0;

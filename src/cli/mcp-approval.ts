@@ -12,12 +12,17 @@ import { chmod, mkdir, rename, writeFile } from "../util/fs-async.js";
  * config's `mcpApprovals`, so later runs here start it without `--approve-mcps`. Servers of the
  * user's own files need no approval and are changed in their file.
  */
-export async function setMcpApproval(name: string, enable: boolean, cwd: string): Promise<number> {
-  const config = await loadConfig({ cwd, env: process.env });
+export async function setMcpApproval(
+  name: string,
+  enable: boolean,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const config = await loadConfig({ cwd, env });
   const entries = await collectMcpServers({
     cwd,
     home: os.homedir(),
-    env: process.env,
+    env,
     userConfigServers: config.mcpServers,
     userConfigFile: config.userFile,
     explicit: [],

@@ -3,6 +3,7 @@ import { loadConfig } from "../config/load.js";
 import type { McpServerState } from "../mcp/hub.js";
 import { parseMcpConfigFlags } from "../mcp/sources.js";
 import { startMcpServers } from "../mcp/start.js";
+import { configuredSandboxDomains } from "../run/sandbox-domains.js";
 import { resolveSandboxPolicy, SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
 import { UsageError } from "../util/exit-codes.js";
 import { writeError } from "./errors.js";
@@ -16,9 +17,9 @@ const USAGE =
  * started and asked, with no model call. Project servers start only with `--approve-mcps` or an
  * approval in the user config, exactly as in a run.
  */
-export async function runMcp(args: string[]): Promise<number> {
+export async function runMcp(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [command, ...rest] = args;
-  if (command === "enable" || command === "disable") return approval(command, rest);
+  if (command === "enable" || command === "disable") return approval(command, rest, env);
   if (command !== "list" && command !== "list-tools") throw new UsageError(USAGE);
   const options = {
     json: false,
@@ -44,16 +45,22 @@ export async function runMcp(args: string[]): Promise<number> {
   }
   if (command === "list-tools" && server === undefined) throw new UsageError(USAGE);
 
-  const config = await loadConfig({ cwd: options.cwd, env: process.env });
+  const config = await loadConfig({ cwd: options.cwd, env });
   // The project's servers start under the sandbox, as in a run (where bubblewrap runs).
-  const { policy, warning } = await resolveSandboxPolicy(options.sandbox ? { mode: options.sandbox } : {}, {
-    roots: [options.cwd, ...config.additionalDirectories],
-  });
+  const domains = configuredSandboxDomains(config);
+  const { policy, warning } = await resolveSandboxPolicy(
+    {
+      ...(options.sandbox ? { mode: options.sandbox } : {}),
+      allowedDomains: domains.allowed,
+      deniedDomains: domains.denied,
+    },
+    { roots: [options.cwd, ...config.additionalDirectories], env },
+  );
   if (warning) writeError(warning);
   let named = true;
   const hub = await startMcpServers(config, {
     cwd: options.cwd,
-    env: process.env,
+    env,
     explicit: parseMcpConfigFlags(options.configs, options.cwd),
     strict: options.strict,
     approveProject: options.approve,
@@ -67,6 +74,7 @@ export async function runMcp(args: string[]): Promise<number> {
   });
   if (!named) {
     await hub.close();
+    await policy.proxy?.close();
     throw new UsageError(`no MCP server named ${server}; cairn mcp list shows the configured ones`);
   }
   try {
@@ -77,6 +85,7 @@ export async function runMcp(args: string[]): Promise<number> {
     return states.some((state) => state.status === "failed") ? 1 : 0;
   } finally {
     await hub.close();
+    await policy.proxy?.close(); // the network proxy of the sandboxed servers, if one started
   }
 }
 
@@ -113,7 +122,11 @@ function toolListing(state: McpServerState, json: boolean): string {
 }
 
 /** `enable|disable <server> [--workspace <dir>]`. */
-async function approval(command: "enable" | "disable", args: string[]): Promise<number> {
+async function approval(
+  command: "enable" | "disable",
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   let cwd = process.cwd();
   let server: string | undefined;
   for (let i = 0; i < args.length; i++) {
@@ -124,5 +137,5 @@ async function approval(command: "enable" | "disable", args: string[]): Promise<
   }
   if (server === undefined) throw new UsageError(USAGE);
   const { setMcpApproval } = await import("./mcp-approval.js");
-  return setMcpApproval(server, command === "enable", cwd);
+  return setMcpApproval(server, command === "enable", cwd, env);
 }

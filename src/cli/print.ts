@@ -14,7 +14,8 @@ import { ProgressLine } from "./progress.js";
 import { cliSessionSetup } from "./session-setup.js";
 import { toolPayloadShape } from "./tool-payload-shape.js";
 
-export type PrintOptions = CliOptions & { prompt: string; cwd: string };
+/** `env`: the environment the entry read once and handed down (docs/architecture.md, "Settings"). */
+export type PrintOptions = CliOptions & { prompt: string; cwd: string; env: NodeJS.ProcessEnv };
 
 export type PrintOutcome = {
   /** The run's last event; undefined only if the engine stopped without one. */
@@ -50,7 +51,7 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
   try {
     const run = await session.assembly();
     // A forced exit (a second signal) still kills what the run's commands left behind.
-    if (run.sandbox) cancelExitKill = killRunProcessesOnExit(run.sandbox.runTag);
+    if (run.sandbox) cancelExitKill = killRunProcessesOnExit(run.sandbox.runTag, options.env);
     return await printRun(session, run, options, { writer, progress });
   } finally {
     signal.removeEventListener("abort", forward);
@@ -171,11 +172,11 @@ function assertDirectory(dir: string): void {
 }
 
 /** `--tool-payloads`, else CAIRN_TOOL_PAYLOADS, else full: the reference CLI's further payload fields (docs/events.md). */
-export function fullPayloads(options: Pick<PrintOptions, "toolPayloads">): boolean {
-  return toolPayloadShape(options.toolPayloads).shape === "full";
+export function fullPayloads(options: Pick<PrintOptions, "toolPayloads" | "env">): boolean {
+  return toolPayloadShape(options.toolPayloads, options.env).shape === "full";
 }
 
 /** `--print-thinking`, or CAIRN_PRINT_THINKING=1: the reference CLI's thinking events (docs/events.md). */
-export function printsThinking(options: Pick<PrintOptions, "printThinking">): boolean {
-  return options.printThinking || process.env.CAIRN_PRINT_THINKING === "1";
+export function printsThinking(options: Pick<PrintOptions, "printThinking" | "env">): boolean {
+  return options.printThinking || options.env.CAIRN_PRINT_THINKING === "1";
 }

@@ -12,16 +12,21 @@ import { HELP } from "./help.js";
  * words goes through `-p`.
  */
 
-export async function runReferenceCommand(command: string, args: string[], version: string): Promise<number> {
+export async function runReferenceCommand(
+  command: string,
+  args: string[],
+  version: string,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   const json = formatJson(args);
   switch (command) {
     case "status":
     case "whoami":
-      return status(json);
+      return status(json, env);
     case "about":
-      return about(json, version);
+      return about(json, version, env);
     case "create-chat":
-      return createChat(args);
+      return createChat(args, env);
     case "login":
     case "logout":
       process.stderr.write(
@@ -55,10 +60,10 @@ type Configured =
   | { configured: false; reason: string };
 
 /** Which model a run here would use and where its key comes from; nothing is sent anywhere. */
-async function configuredModel(): Promise<Configured> {
+async function configuredModel(env: NodeJS.ProcessEnv): Promise<Configured> {
   try {
-    const config = await loadConfig({ cwd: process.cwd(), env: process.env });
-    const model = await resolveRunModel(config, { env: process.env, baseDir: process.cwd() });
+    const config = await loadConfig({ cwd: process.cwd(), env });
+    const model = await resolveRunModel(config, { env, baseDir: process.cwd() });
     return {
       configured: true,
       model: model.model,
@@ -72,8 +77,8 @@ async function configuredModel(): Promise<Configured> {
   }
 }
 
-async function status(json: boolean): Promise<number> {
-  const found = await configuredModel();
+async function status(json: boolean, env: NodeJS.ProcessEnv): Promise<number> {
+  const found = await configuredModel(env);
   if (json) {
     process.stdout.write(
       `${JSON.stringify({
@@ -93,16 +98,16 @@ async function status(json: boolean): Promise<number> {
   return found.configured ? 0 : 1;
 }
 
-async function about(json: boolean, version: string): Promise<number> {
-  const found = await configuredModel();
+async function about(json: boolean, version: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const found = await configuredModel(env);
   const info = {
     cliVersion: version,
     model: found.configured ? found.model : null,
     osPlatform: os.platform(),
     osArch: os.arch(),
     nodeVersion: process.version,
-    terminalProgram: process.env.TERM_PROGRAM ?? null,
-    shell: process.env.SHELL ?? null,
+    terminalProgram: env.TERM_PROGRAM ?? null,
+    shell: env.SHELL ?? null,
   };
   if (json) process.stdout.write(`${JSON.stringify(info)}\n`);
   else
@@ -115,14 +120,14 @@ async function about(json: boolean, version: string): Promise<number> {
 }
 
 /** `create-chat`: an empty session for this directory; its id is the last line (consumers read that). */
-async function createChat(args: string[]): Promise<number> {
+async function createChat(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let cwd = process.cwd();
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--workspace" && args[i + 1] !== undefined) cwd = resolve(args[++i]!);
     else throw new UsageError(`cairn create-chat takes --workspace <dir>, not ${args[i]}`);
   }
   const { defaultTranscriptStore } = await import("../sessions/open-session.js");
-  const writer = await defaultTranscriptStore(process.env).create(cwd);
+  const writer = await defaultTranscriptStore(env).create(cwd);
   await writer.close();
   process.stdout.write(`${writer.sessionId}\n`);
   return 0;

@@ -18,7 +18,7 @@ export async function routeReferenceModel(
     longSession: LongSessionFlags;
   },
   cwd: string,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv,
 ): Promise<{ model?: string; longSession: LongSessionFlags; note?: string }> {
   const unchanged = {
     ...(options.model !== undefined ? { model: options.model } : {}),

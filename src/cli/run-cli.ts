@@ -29,21 +29,22 @@ export async function runCli(
   argv: string[],
   version: string,
   interrupts: Interrupts,
+  env: NodeJS.ProcessEnv,
   startInteractive?: StartInteractive,
 ): Promise<number> {
   // The one subcommand; a prompt that is the single word "models" goes with -p.
-  if (argv[0] === "models") return runModels(argv.slice(1));
-  if (argv[0] === "ls") return runList(argv.slice(1));
-  if (argv[0] === "mcp") return (await import("./mcp-command.js")).runMcp(argv.slice(1));
+  if (argv[0] === "models") return runModels(argv.slice(1), env);
+  if (argv[0] === "ls") return runList(argv.slice(1), env);
+  if (argv[0] === "mcp") return (await import("./mcp-command.js")).runMcp(argv.slice(1), env);
   // The reference CLI's subcommands: answered here, never sent to a model as a prompt.
   if (argv[0] !== undefined && REFERENCE_COMMANDS.has(argv[0])) {
     const { runReferenceCommand } = await import("./reference-commands.js");
-    return runReferenceCommand(argv[0], argv.slice(1), version);
+    return runReferenceCommand(argv[0], argv.slice(1), version, env);
   }
   const options = parseArgs(argv, version);
   if (options === "handled") return EXIT.success;
   for (const note of options.notes ?? []) writeError(note);
-  if (options.listModels) return runModels([]);
+  if (options.listModels) return runModels([], env);
   const terminal: Terminal = {
     // isatty(0), not process.stdin.isTTY: the getter builds the stdin stream (about 1 ms at start),
     // which a run whose prompt is an argument never reads.
@@ -65,10 +66,10 @@ export async function runCli(
     // Documented as ignored (PM-28): wrappers often pass it with every format.
     writeError("--stream-partial-output only applies to --output-format stream-json; ignored.");
   }
-  const payloads = toolPayloadShape(options.toolPayloads);
+  const payloads = toolPayloadShape(options.toolPayloads, env);
   if (payloads.note) writeError(payloads.note);
   if (!interactive && options.outputFormat !== "stream-json") {
-    if (printsThinking(options))
+    if (printsThinking({ ...options, env }))
       writeError(
         "--print-thinking (CAIRN_PRINT_THINKING) only applies to --output-format stream-json; ignored.",
       );
@@ -84,11 +85,11 @@ export async function runCli(
       throw new UsageError(`--add-dir ${dir}: no such directory`);
   }
   // The reference CLI's model ids: their matching model, or the default with a note.
-  const { note, ...routed } = await routeReferenceModel(options, cwd);
+  const { note, ...routed } = await routeReferenceModel(options, cwd, env);
   if (note) writeError(note);
   const { model: _given, ...rest } = options;
   if (interactive && startInteractive) {
-    const setup = cliSessionSetup({ ...rest, ...routed, cwd }, { answered: true });
+    const setup = cliSessionSetup({ ...rest, ...routed, cwd, env }, { answered: true });
     return startInteractive({
       setup,
       prompt,
@@ -97,7 +98,10 @@ export async function runCli(
       interrupts,
     });
   }
-  const outcome = await runPrint({ ...rest, ...routed, prompt: prompt as string, cwd }, interrupts.signal);
+  const outcome = await runPrint(
+    { ...rest, ...routed, prompt: prompt as string, cwd, env },
+    interrupts.signal,
+  );
   return exitCode(outcome, interrupts, options.failOnDenial);
 }
 

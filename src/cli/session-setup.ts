@@ -1,4 +1,5 @@
 import { parseMcpConfigFlags } from "../mcp/sources.js";
+import { configuredSandboxDomains } from "../run/sandbox-domains.js";
 import { resolveSandboxPolicy } from "../sandbox/policy.js";
 import type { SessionSetup } from "../session/session.js";
 import type { CliOptions } from "./args.js";
@@ -10,15 +11,17 @@ import { writeError } from "./errors.js";
  * the interactive mode (`answered: true`: what the rules and the mode leave open is asked).
  */
 export function cliSessionSetup(
-  options: CliOptions & { cwd: string },
+  options: CliOptions & { cwd: string; env: NodeJS.ProcessEnv },
   { answered }: { answered: boolean },
 ): SessionSetup {
-  const { cwd } = options;
+  const { cwd, env } = options;
   return {
     cwd,
+    env,
     ...(options.settingSources ? { settingSources: options.settingSources } : {}),
     assembly: () => ({
       cwd,
+      env,
       ...(options.model !== undefined ? { model: options.model } : {}),
       ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
       ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
@@ -27,9 +30,15 @@ export function cliSessionSetup(
         trust: options.trust,
         trustHint: "pass --trust, or add the workspace to trustedWorkspaces in the user config",
       },
-      sandbox: async (roots, env) => {
+      sandbox: async (roots, env, config) => {
+        const configured = configuredSandboxDomains(config);
         const { policy, warning } = await resolveSandboxPolicy(
-          { ...(options.sandbox ? { mode: options.sandbox } : {}), network: options.sandboxNetwork },
+          {
+            ...(options.sandbox ? { mode: options.sandbox } : {}),
+            network: options.sandboxNetwork,
+            allowedDomains: [...options.sandboxAllowDomains, ...configured.allowed],
+            deniedDomains: configured.denied,
+          },
           { roots, env },
         );
         return { policy, warnings: warning ? [warning] : [] };
@@ -40,7 +49,7 @@ export function cliSessionSetup(
         approveProject: options.approveMcps,
         // A server's own stderr is its log: shown with CAIRN_DEBUG=1; what happens to it, always.
         onLog: (server, line, kind) => {
-          if (kind === "event" || process.env.CAIRN_DEBUG) writeError(`MCP server ${server}: ${line}`);
+          if (kind === "event" || env.CAIRN_DEBUG) writeError(`MCP server ${server}: ${line}`);
         },
       },
       ...options.longSession,

@@ -16,7 +16,7 @@ export const TOOL_PAYLOAD_SHAPES: readonly ToolPayloadShape[] = ["contract", "fu
  */
 export function toolPayloadShape(
   flag: ToolPayloadShape | undefined,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv,
 ): { shape: ToolPayloadShape; chosen: boolean; note?: string } {
   if (flag !== undefined) return { shape: flag, chosen: true };
   const value = env.CAIRN_TOOL_PAYLOADS?.trim();

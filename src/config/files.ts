@@ -57,15 +57,19 @@ export function parseWith<S extends z.ZodType>(file: string, schema: S, value: u
 }
 
 /**
- * The dotted keys of `value` (objects walked one level into `nested`), e.g. `model`,
+ * The dotted keys of `value` (objects walked into the dotted names `nested` lists), e.g. `model`,
  * `permissions.allow`: what a file sets, to compare with what cairn applies.
  */
-export function keysOf(value: JsonObject, nested: readonly string[] = ["permissions"]): string[] {
+export function keysOf(
+  value: JsonObject,
+  nested: readonly string[] = ["permissions"],
+  prefix = "",
+): string[] {
   const keys: string[] = [];
   for (const [key, inner] of Object.entries(value)) {
-    if (nested.includes(key) && isObject(inner))
-      for (const sub of Object.keys(inner)) keys.push(`${key}.${sub}`);
-    else keys.push(key);
+    const name = `${prefix}${key}`;
+    if (nested.includes(name) && isObject(inner)) keys.push(...keysOf(inner, nested, `${name}.`));
+    else keys.push(name);
   }
   return keys;
 }

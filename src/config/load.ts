@@ -49,6 +49,12 @@ export type LoadedConfig = {
   contextWindow?: number;
   /** `compactThreshold` of the user file (docs/context.md). */
   compactThreshold?: number;
+  /**
+   * `sandbox.network` of the user file (both lists) and of the project file (`deniedDomains` only: it
+   * may only restrict), each pattern with where it was written (`<file>: sandbox.network.…`); the
+   * sandbox checks them when it applies them.
+   */
+  sandboxDomains: { allowed: ConfiguredDomain[]; denied: ConfiguredDomain[] };
   /** What was not applied and why, one line each. */
   warnings: string[];
   /** The files read, in order, and which of them exist (only those the enabled sources load). */
@@ -60,12 +66,14 @@ export type LoadedConfig = {
   sources: readonly SettingSource[];
 };
 
+export type ConfiguredDomain = { pattern: string; source: string };
+
 export type LoadConfigOptions = {
   /** The workspace (project config is `<cwd>/.cairn/config.json`). */
   cwd: string;
   /** Default: `resolveCairnHome(env)`. */
   cairnHome?: string;
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   /** The user's home, where the other agents' user files are. Default: `os.homedir()`. */
   home?: string;
   /** Which files load (SDK `settingSources`, `--setting-sources`). Default: all of them. */
@@ -73,7 +81,7 @@ export type LoadConfigOptions = {
 };
 
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
-  const env = options.env ?? process.env;
+  const { env } = options;
   const home = options.home ?? os.homedir();
   const cwd = path.resolve(options.cwd);
   const sources = [...(options.sources ?? ALL_SETTING_SOURCES)];
@@ -96,6 +104,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     userFile,
     hooks: [],
     trustedWorkspaces: [],
+    sandboxDomains: { allowed: [], denied: [] },
     warnings: [],
     sources,
     files: [
@@ -123,7 +132,10 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       loaded.mcpApprovals[path.resolve(expandTilde(dir, home))] = names;
     if (config.contextWindow !== undefined) loaded.contextWindow = config.contextWindow;
     if (config.compactThreshold !== undefined) loaded.compactThreshold = config.compactThreshold;
-    for (const key of keysOf(user))
+    const network = config.sandbox?.network;
+    loaded.sandboxDomains.allowed.push(...domainsOf(userFile, "allowedDomains", network?.allowedDomains));
+    loaded.sandboxDomains.denied.push(...domainsOf(userFile, "deniedDomains", network?.deniedDomains));
+    for (const key of keysOf(user, NESTED_KEYS))
       if (!CAIRN_CONFIG_KEYS.includes(key)) loaded.warnings.push(`${userFile}: unknown key ${key} ignored`);
   }
   if (project) {
@@ -131,10 +143,12 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     loaded.rules.push(
       ...rulesOf(projectFile, `project config ${projectFile}`, config.permissions, ["deny", "ask"]),
     );
-    for (const key of keysOf(project)) {
+    const denied = config.sandbox?.network?.deniedDomains;
+    loaded.sandboxDomains.denied.push(...domainsOf(projectFile, "deniedDomains", denied));
+    for (const key of keysOf(project, NESTED_KEYS)) {
       if (PROJECT_CONFIG_KEYS.includes(key)) continue;
       const why = CAIRN_CONFIG_KEYS.includes(key)
-        ? "a project config may only restrict: permissions.deny and permissions.ask"
+        ? "a project config may only restrict: permissions.deny, permissions.ask and sandbox.network.deniedDomains"
         : "unknown key";
       loaded.warnings.push(`${projectFile}: ${key} ignored (${why})`);
     }
@@ -146,6 +160,16 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   loaded.hooks.push(...allHooks.filter((entry) => entry.level === "project"));
   loaded.warnings.push(...foreign.warnings);
   return loaded;
+}
+
+/** The objects whose keys are listed one level down (`sandbox.network` two: `sandbox.network.x`). */
+const NESTED_KEYS = ["permissions", "sandbox", "sandbox.network"];
+
+function domainsOf(file: string, key: string, patterns: readonly string[] | undefined): ConfiguredDomain[] {
+  return (patterns ?? []).map((pattern, index) => ({
+    pattern,
+    source: `${file}: sandbox.network.${key}.${index}`,
+  }));
 }
 
 function expandTilde(dir: string, home: string): string {

@@ -26,6 +26,20 @@ const permissionsSchema = () =>
     { error: "must be an object" },
   );
 
+/** The sandbox's network policy (docs/security.md, "Network policy"); patterns are checked when applied. */
+const sandboxSchema = () =>
+  z.object(
+    {
+      network: z
+        .object(
+          { allowedDomains: ruleList().optional(), deniedDomains: ruleList().optional() },
+          { error: "must be an object" },
+        )
+        .optional(),
+    },
+    { error: "must be an object" },
+  );
+
 export const cairnConfigSchema = once(() =>
   z.object({
     /** Editors' JSON-schema pointer: allowed, means nothing to cairn. */
@@ -56,6 +70,8 @@ export const cairnConfigSchema = once(() =>
       .min(0, { error: "must be between 0 and 1" })
       .max(1, { error: "must be between 0 and 1" })
       .optional(),
+    /** Hosts sandboxed commands may reach, and hosts they may not (docs/security.md, "Network policy"). */
+    sandbox: sandboxSchema().optional(),
   }),
 );
 
@@ -79,7 +95,14 @@ export const CAIRN_CONFIG_KEYS: readonly string[] = [
   "permissions.ask",
   "permissions.defaultMode",
   "permissions.additionalDirectories",
+  "sandbox.network.allowedDomains",
+  "sandbox.network.deniedDomains",
 ];
 
 /** What a project file may set: only what restricts. */
-export const PROJECT_CONFIG_KEYS: readonly string[] = ["$schema", "permissions.deny", "permissions.ask"];
+export const PROJECT_CONFIG_KEYS: readonly string[] = [
+  "$schema",
+  "permissions.deny",
+  "permissions.ask",
+  "sandbox.network.deniedDomains",
+];

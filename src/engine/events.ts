@@ -224,11 +224,16 @@ export type HookResultEvent = {
   record: HookRunRecord;
 };
 
-/** The engine added a user turn to the conversation (a Stop hook's reason to keep working). */
+/**
+ * The engine added a user turn to the conversation: a Stop hook's reason to keep working, or
+ * (`source: "steer"`) a prompt the user sent while the run was going, joined to the run at its next
+ * model call (src/engine/loop-steering.ts).
+ */
 export type UserTurnEvent = {
   type: "user_turn";
   turn: number;
   message: Extract<ConversationMessage, { role: "user" }>;
+  source?: "stop_hook" | "steer";
 };
 
 /**

@@ -55,9 +55,11 @@ export class LoopRun {
       signal: this.signal,
       env: options.env,
       sandbox: options.sandbox,
+      ...(options.backgroundShells ? { backgroundShells: options.backgroundShells } : {}),
       model: model.model,
       ...(model.provider.mediaInput ? { mediaInput: model.provider.mediaInput } : {}),
       ...(options.canUseTool ? { canUseTool: options.canUseTool } : {}),
+      ...(options.unattended ? { unattended: true } : {}),
       ...(options.hooks ? { hooks: options.hooks } : {}),
     };
   }

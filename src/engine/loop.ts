@@ -1,4 +1,5 @@
 import type { SandboxPolicy } from "../sandbox/policy.js";
+import type { BackgroundShells } from "../tools/background-shells.js";
 import type { Tool } from "../tools/types.js";
 import { eachEvent } from "./batches.js";
 import type { CompactionHooks } from "./compaction.js";
@@ -9,6 +10,7 @@ import { keepInterruptedTurn } from "./interruption.js";
 import { compact, makeRoom } from "./loop-compaction.js";
 import { addPrompt, openingHooks, stopHooks, userMessage } from "./loop-hooks.js";
 import { LoopRun } from "./loop-run.js";
+import { type SteeringPrompt, steer } from "./loop-steering.js";
 import type { ConversationMessage, PromptBlock, ToolUseBlock, Usage } from "./messages.js";
 import { modelTurn } from "./model-turn.js";
 import type { EffortLevel, ModelProvider, ThinkingSetting } from "./provider.js";
@@ -46,10 +48,14 @@ export type LoopOptions = {
   maxTokens?: number;
   permissionMode?: string;
   canUseTool?: CanUseTool;
+  /** Nobody answers the run's questions (ToolContext.unattended). */
+  unattended?: boolean;
   /** Environment for tool child processes. */
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   /** The OS sandbox for shell commands (ToolContext.sandbox). */
   sandbox?: SandboxPolicy;
+  /** The session's background shells (ToolContext.backgroundShells). */
+  backgroundShells?: BackgroundShells;
   retryPolicy?: RetryPolicy;
   /** The MCP servers of the run and how they stand (reported in `run_start`). */
   mcpServers?: { name: string; status: string }[];
@@ -85,6 +91,11 @@ export type LoopOptions = {
    * through. A durable engine wraps them to keep each step's outcome.
    */
   steps?: TurnSteps;
+  /**
+   * The prompts the user sent while this run was going (`whenBusy: "steer"`), taken each time the
+   * run is about to call the model again; they join the conversation there (src/engine/loop-steering.ts).
+   */
+  steering?: () => SteeringPrompt[];
 };
 
 /** A model the loop can call: provider, names, price. */
@@ -135,10 +146,14 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
         const toolUses = message.content.filter((block): block is ToolUseBlock => block?.type === "tool_use");
         if (toolUses.length === 0) {
           yield [{ type: "turn_end", turn: state.turn, stopReason: message.stop_reason }];
+          // What the user sent meanwhile is answered before the run ends (and before the Stop hooks).
+          const steered = yield* steer(run);
+          if (steered === "added") continue;
+          if (steered === "stopped") break;
           const more = yield* stopHooks(run, message);
           if (!more) break;
           history.push(more);
-          yield [{ type: "user_turn", turn: state.turn, message: more }];
+          yield [{ type: "user_turn", turn: state.turn, message: more, source: "stop_hook" }];
           continue;
         }
         state.stopContinuations = 0;
@@ -152,6 +167,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
         yield [{ type: "turn_end", turn: state.turn, stopReason: message.stop_reason }];
         if (signal.aborted) throw abortError();
         if (results.endRun(state) || state.failingInARow()) break;
+        if ((yield* steer(run)) === "stopped") break;
       }
     }
   } catch (error) {

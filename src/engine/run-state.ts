@@ -85,6 +85,12 @@ export class RunState {
     this.textSegments.push(text);
   }
 
+  /** A tool that ended the run gave its result: it replaces the text the model wrote on the way. */
+  resultIs(text: string): void {
+    this.textSegments.splice(0, this.textSegments.length, text);
+    this.finalText = text;
+  }
+
   /** A tool batch settled: refused calls, failures in a row, and the subagents' runs, in order. */
   settleTools(outcome: ToolBatchOutcome): void {
     for (const settled of outcome.settled) {

@@ -58,6 +58,8 @@ export class ToolTurnResults {
   private interrupted = false;
   /** A call that succeeded ends the run once its batch is done (structured output was accepted). */
   private terminal = false;
+  /** The run's result text a terminal call gave (ExitPlanMode's plan in print mode). */
+  private resultText: string | undefined;
   /** The first hook's `continue: false`. */
   private hookStop: { reason: string; hook: string } | undefined;
 
@@ -67,6 +69,8 @@ export class ToolTurnResults {
       const { block, outcome: result } = settled;
       this.interrupted ||= settled.interrupt;
       this.terminal ||= result.terminal === true && !result.isError;
+      if (result.terminal && !result.isError && result.result !== undefined)
+        this.resultText ??= result.result;
       this.results.set(block.id, toToolResult(block.id, result));
       this.hookStop ??= settled.stop;
     }
@@ -77,7 +81,10 @@ export class ToolTurnResults {
    * permission decision that interrupts (recorded in `state` as the run's end).
    */
   endRun(state: RunState): boolean {
-    if (this.terminal) return true;
+    if (this.terminal) {
+      if (this.resultText !== undefined) state.resultIs(this.resultText);
+      return true;
+    }
     if (this.hookStop) {
       state.stoppedBy(this.hookStop, "stopped the run");
       return true;

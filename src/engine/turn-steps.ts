@@ -1,4 +1,5 @@
 import type { SandboxPolicy } from "../sandbox/policy.js";
+import type { BackgroundShells } from "../tools/background-shells.js";
 import type { Tool, ToolOutcome } from "../tools/types.js";
 import type { EngineEvent, RunEndEvent } from "./events.js";
 import type { HookDispatcher, HookRunRecord } from "./hooks.js";
@@ -63,12 +64,15 @@ export type ToolStepContext = {
   tools: ReadonlyMap<string, Tool>;
   cwd: string;
   signal: AbortSignal;
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   sandbox?: SandboxPolicy;
+  backgroundShells?: BackgroundShells;
   /** The model in use (as the user named it) and what it can read (the tools' ToolContext). */
   model: string;
   mediaInput?: MediaInput;
   canUseTool?: CanUseTool;
+  /** Nobody answers the run's questions (ToolContext.unattended). */
+  unattended?: boolean;
   hooks?: HookDispatcher;
 };
 

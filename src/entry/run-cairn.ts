@@ -12,10 +12,13 @@ export const SUBCOMMANDS: readonly string[] = ["resume", "acp", ...CLI_SUBCOMMAN
  * escapes it into one line on stderr and an exit code (README: exit codes). Never throws.
  */
 export async function runCairn(argv: string[], version: string, interrupts: Interrupts): Promise<number> {
-  const libraryOutput = captureLibraryOutput();
-  installLastResort(libraryOutput);
+  // The one read of the process's environment: each door is handed it (docs/architecture.md,
+  // "Settings"; the lint rule noProcessEnv keeps it so).
+  const env = process.env;
+  const libraryOutput = captureLibraryOutput(env);
+  installLastResort(libraryOutput, env);
   try {
-    return await runDoor(argv, version, interrupts);
+    return await runDoor(argv, version, interrupts, env);
   } catch (error) {
     if (interrupts.exitCode !== undefined) return interrupted(interrupts.exitCode);
     writeError(messageOf(error));
@@ -32,21 +35,26 @@ export async function runCairn(argv: string[], version: string, interrupts: Inte
  * mode and the interactive mode (src/interactive/). A door is loaded when it is chosen, so a print-mode run loads nothing of ACP or the
  * protocol; and only this module knows them all: no door imports another (test/layering.test.ts).
  */
-async function runDoor(argv: string[], version: string, interrupts: Interrupts): Promise<number> {
+async function runDoor(
+  argv: string[],
+  version: string,
+  interrupts: Interrupts,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   // The reference CLI's `resume`: the latest session of this directory, as --continue.
-  if (argv[0] === "resume") return runDoor(["--continue", ...argv.slice(1)], version, interrupts);
+  if (argv[0] === "resume") return runDoor(["--continue", ...argv.slice(1)], version, interrupts, env);
   if (argv[0] === "acp")
-    return (await import("../acp/command.js")).runAcp(argv.slice(1), version, interrupts);
+    return (await import("../acp/command.js")).runAcp(argv.slice(1), version, interrupts, env);
   // Print mode's contract never reads stream-json input; the CLI's subcommands read no input at all.
   const subcommand = argv[0] !== undefined && CLI_SUBCOMMANDS.includes(argv[0]);
   if (!subcommand && speaksAgentSdkProtocol(argv)) {
     const { serveAgentSdkProtocol } = await import("../claude-protocol/serve.js");
-    const code = await serveAgentSdkProtocol(argv, interrupts.signal);
+    const code = await serveAgentSdkProtocol(argv, interrupts.signal, env);
     return interrupts.exitCode ?? code;
   }
   // The interactive mode is the CLI's without -p at a terminal: the CLI door decides from its
   // flags, and is handed the loader, so that no other run evaluates the interactive code.
-  return (await import("../cli/run-cli.js")).runCli(argv, version, interrupts, async (launch) =>
+  return (await import("../cli/run-cli.js")).runCli(argv, version, interrupts, env, async (launch) =>
     (await import("../interactive/run-interactive.js")).runInteractive(launch),
   );
 }
@@ -63,9 +71,9 @@ function speaksAgentSdkProtocol(argv: readonly string[]): boolean {
  * Whatever escapes (a bug, an error event nobody listened to) still ends as one line on stderr and
  * exit 1, never a stack trace on the user's terminal; CAIRN_DEBUG=1 shows the stack.
  */
-function installLastResort(libraryOutput: { flush(): void }): void {
+function installLastResort(libraryOutput: { flush(): void }, env: NodeJS.ProcessEnv): void {
   const fatal = (error: unknown) => {
-    if (process.env.CAIRN_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    if (env.CAIRN_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
     writeError(messageOf(error));
     libraryOutput.flush();
     process.exit(EXIT.failure);

@@ -36,7 +36,7 @@ export type HookCommandResult = {
  * exited (nothing a hook starts outlives it). A sandbox wraps this function.
  */
 export async function spawnHookCommand(run: HookCommandRun): Promise<HookCommandResult> {
-  const shell = await findShell();
+  const shell = await findShell(run.env.PATH ?? "");
   const stdout = new CappedOutput(OUTPUT_LIMIT_CHARS, 0);
   const stderr = new CappedOutput(OUTPUT_LIMIT_CHARS, 0);
   let timedOut = false;

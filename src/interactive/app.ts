@@ -5,7 +5,10 @@ import type { AssembledRun } from "../run/assemble.js";
 import type { SessionEvent } from "../session/events.js";
 import type { Session } from "../session/session.js";
 import { randomUuid } from "../util/random-id.js";
+import { ActivityView } from "./activity.js";
+import { askFor } from "./ask-for.js";
 import { ConversationView } from "./conversation.js";
+import { diffViewRows } from "./diff-view.js";
 import { Editor } from "./editor.js";
 import { layoutEditor } from "./editor-view.js";
 import { HistorySearch } from "./history-search.js";
@@ -16,11 +19,21 @@ import { osc52 } from "./osc52.js";
 import { PastedTexts } from "./pasted-texts.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { PromptHistory } from "./prompt-history.js";
+import type { Ask } from "./question-picker.js";
+import { loadRenderModules, renderModules } from "./render-modules.js";
 import { InlineRenderer } from "./renderer.js";
 import { rewind, type SentPrompt } from "./rewind.js";
 import { saveAllowRules } from "./save-rule.js";
 import { runShellCommand, shellRecords } from "./shell-mode.js";
 import { findBuiltin, parseSlash, type SlashHost, SlashMenu } from "./slash-commands.js";
+import {
+  contextTokens,
+  footerText,
+  gitBranch,
+  Notifier,
+  type NotifySettings,
+  titleSequence,
+} from "./status.js";
 import type { Styles } from "./style.js";
 import type { TerminalIo } from "./terminal.js";
 import { printable, textWidth, truncate, wrapText } from "./text-width.js";
@@ -42,6 +55,10 @@ export type AppOptions = {
   historyFile?: string | undefined;
   /** A new session of the same setup (`/clear`), or the session `resume` (`/resume`). */
   openSession?: (resume?: string) => Session;
+  /** The environment (tmux and screen need OSC 52 wrapped for `/copy`). */
+  env?: NodeJS.ProcessEnv;
+  /** When and how to notify (status.ts: `notifySettings(env)`). */
+  notify: NotifySettings;
 };
 
 /**
@@ -81,11 +98,19 @@ export class InteractiveApp {
   private readonly running = new Map<string, true>();
   private readonly pasted = new PastedTexts();
   private readonly view: ConversationView;
+  private readonly activity: ActivityView;
+  private readonly notifier: Notifier;
+  private readonly notifyWarnings: string[];
+  /** The footer's facts besides the model and mode: context used, cost so far, git branch. */
+  private contextWindow: number | undefined;
+  private context: number | undefined;
+  private cost: number | null | undefined;
+  private branch: string | undefined;
   /** Rows waiting to be written into the scrollback with the next frame. */
   private committed: string[] = [];
   /** Prompts sent while a turn runs, shown until their turn starts. */
   private readonly queued: { text: string; shown: string }[] = [];
-  private readonly asks: PermissionPrompt[] = [];
+  private readonly asks: Ask[] = [];
   /** Turns started or waiting. */
   private turns = 0;
   /** The running turns' consumers, awaited at exit. */
@@ -113,6 +138,11 @@ export class InteractiveApp {
       this.mentions.update(this.editor);
       this.draw();
     });
+    this.activity = new ActivityView(session);
+    const { notify } = options;
+    this.notifyWarnings = notify.warnings;
+    this.notifier = new Notifier(notify, (data) => terminal.write(data));
+    this.branch = gitBranch(options.cwd);
     this.view = new ConversationView(
       session,
       styles,
@@ -133,7 +163,12 @@ export class InteractiveApp {
         this.draw();
       },
     );
-    this.draw();
+    for (const warning of this.notifyWarnings) this.commit(warning, this.options.styles.yellow, "! ");
+    this.title();
+    // The first frame at once, before the run is assembled (run-interactive.ts).
+    this.frame();
+    // Markdown, highlighting and diffs load while the user types.
+    setImmediate(() => void loadRenderModules().then(() => this.draw()));
     this.history.load().catch((error: unknown) => this.historyFailed(error));
     this.sendFirst(firstPrompt);
   }
@@ -169,6 +204,7 @@ export class InteractiveApp {
     else {
       this.model ??= run.model.model;
       this.userFile = run.config.userFile;
+      this.contextWindow = run.model.contextWindow;
     }
     this.draw();
   }
@@ -183,7 +219,9 @@ export class InteractiveApp {
     return Math.max(10, this.options.terminal.columns - 1);
   }
 
-  private input(data: string): void {
+  private input(raw: string): void {
+    const data = this.notifier.focusIn(raw);
+    if (data === "") return;
     clearTimeout(this.escapeTimer);
     for (const key of this.keys.feed(data)) this.key(key);
     this.slash.update(this.editor.text);
@@ -201,13 +239,13 @@ export class InteractiveApp {
     if (key.type !== "ctrl-c" && !(key.type === "escape" && this.rewindArmed)) this.disarm();
     const ask = this.asks[0];
     if (ask) {
-      if ((key.type === "ctrl-c" || key.type === "escape") && ask.note === undefined) {
+      if (key.type === "ctrl-c" || (key.type === "escape" && !ask.takesEscape)) {
         this.interrupt(key.type === "ctrl-c");
         return;
       }
-      const taken = ask.key(key);
-      if (taken?.save) this.saveRules(taken.save);
-      if (taken) this.answer(ask, taken.answer);
+      const answer = ask.key(key);
+      if (answer && ask instanceof PermissionPrompt && ask.toSave) this.saveRules(ask.toSave);
+      if (answer) this.answer(ask, answer);
       return;
     }
     if (this.picker) {
@@ -266,10 +304,16 @@ export class InteractiveApp {
         editor.deleteWordBefore();
         return;
       case "up":
-        if (!editor.up()) {
-          const older = this.history.older(editor.text);
-          if (older !== undefined) editor.set(older);
-        }
+        // The history may still be loading (the first frame does not wait for it): then after it.
+        if (!editor.up())
+          void this.history
+            .load()
+            .catch(() => undefined)
+            .then(() => {
+              const older = this.history.older(editor.text);
+              if (older !== undefined) editor.set(older);
+              this.draw();
+            });
         return;
       case "down":
         if (!editor.down()) {
@@ -306,6 +350,9 @@ export class InteractiveApp {
       case "ctrl-d":
         if (editor.empty) void this.stop();
         else editor.delete();
+        return;
+      case "ctrl-o":
+        this.view.expandOutput();
         return;
       case "tab":
         return;
@@ -443,7 +490,7 @@ export class InteractiveApp {
       send: (text, shown) => this.submit(text, shown),
       newSession: (resume) => this.replaceSession(resume),
       pick: (title, items, start) => this.pick(title, items, start),
-      copy: (text) => this.options.terminal.write(osc52(text)),
+      copy: (text) => this.options.terminal.write(osc52(text, this.options.env ?? {})),
       lastAnswer: () => this.lastAnswer,
       rewind: () => this.rewind(),
       quit: () => void this.stop(),
@@ -561,9 +608,12 @@ export class InteractiveApp {
     );
     let end: RunEndEvent | undefined;
     let started = false;
+    let startedAt = Date.now();
     const begin = () => {
       if (started) return;
       started = true;
+      startedAt = Date.now();
+      this.title(true);
       const index = this.queued.indexOf(entry);
       if (index !== -1) {
         this.queued.splice(index, 1);
@@ -583,6 +633,8 @@ export class InteractiveApp {
       }
       this.view.end(end);
       if (end && !end.aborted && end.finalText) this.lastAnswer = end.finalText;
+      this.activity.ended();
+      this.turnEnded(end, Date.now() - startedAt);
     } catch (error) {
       begin();
       this.view.failed(error);
@@ -594,8 +646,9 @@ export class InteractiveApp {
       this.model = event.model;
       return;
     }
+    if (event.type === "model_call_end") this.context = contextTokens(event.message.usage);
     if (event.type === "permission_request") {
-      const ask = new PermissionPrompt(event.request, this.userFile);
+      const ask = askFor(event.request, this.options.session, this.userFile);
       // Withdrawn when its turn is interrupted or ends: the question goes away unanswered.
       this.options.session.requestSignal(event.request.id)?.addEventListener(
         "abort",
@@ -613,34 +666,42 @@ export class InteractiveApp {
       if (this.asks.length === 1) this.showAsk(ask);
       return;
     }
+    this.activity.event(event);
     this.view.event(event);
+    // The list as written stays in the conversation, under the call.
+    if (event.type === "tool_end" && event.name === "TodoWrite" && !event.outcome.isError)
+      for (const row of this.activity.todoRows(this.options.styles, this.width - 4))
+        this.commit(row, undefined, "    ", true);
   }
 
-  private showAsk(ask: PermissionPrompt): void {
+  private showAsk(ask: Ask): void {
     const { styles } = this.options;
+    this.notifier.waiting(`cairn: allow ${ask.request.toolName}?`);
     this.commit("", undefined);
+    this.view.diffShown.add(ask.request.toolUseId);
     for (const row of ask.details()) {
-      const style =
-        row.style === "title"
-          ? styles.bold
-          : row.style === "added"
-            ? styles.green
-            : row.style === "removed"
-              ? styles.red
-              : styles.dim;
-      this.commit(row.text, style, row.style === "title" ? "? " : "  ");
+      if (row.style === "added" || row.style === "removed") continue; // the diff view below, word-marked
+      if (row.style === "reason" && ask.request.display.diff)
+        for (const diffRow of diffViewRows(ask.request.display.diff, this.width, styles, renderModules()))
+          this.commit(diffRow, undefined, "", true);
+      this.commit(
+        row.text,
+        row.style === "title" ? styles.bold : styles.dim,
+        row.style === "title" ? "? " : "  ",
+      );
     }
   }
 
-  private answer(ask: PermissionPrompt, answer: Parameters<Session["answer"]>[1]): void {
+  private answer(ask: Ask, answer: Parameters<Session["answer"]>[1]): void {
     this.asks.shift();
     const { styles } = this.options;
     const said =
-      answer.behavior === "deny"
+      ask.said?.(answer, styles) ??
+      (answer.behavior === "deny"
         ? styles.red(answer.message.includes("The user said:") ? "denied, with a note" : "denied")
         : answer.updatedPermissions
           ? styles.green("allowed for this session")
-          : styles.green("allowed once");
+          : styles.green("allowed once"));
     this.commit(`${ask.request.toolName}: ${said}`, undefined, "  ");
     this.options.session.answer(ask.request.id, answer);
     const next = this.asks[0];
@@ -675,9 +736,13 @@ export class InteractiveApp {
     setImmediate(() => {
       this.scheduled = false;
       if (this.exiting) return;
-      const { live, cursor } = this.liveRegion();
-      this.renderer.frame(this.committed.splice(0), live, cursor);
+      this.frame();
     });
+  }
+
+  private frame(): void {
+    const { live, cursor } = this.liveRegion();
+    this.renderer.frame(this.committed.splice(0), live, cursor);
   }
 
   /** The live region, never taller than the screen (less one row); the cursor in the input. */
@@ -685,7 +750,11 @@ export class InteractiveApp {
     const { styles, terminal } = this.options;
     const width = this.width;
     const above: string[] = [...this.view.tailRows()];
-    for (const title of this.view.running.values()) above.push(styles.dim(truncate(`● ${title}`, width)));
+    for (const [id, title] of this.view.running) {
+      above.push(styles.dim(truncate(`● ${title}`, width)));
+      const subagent = this.activity.subagentRow(id, styles, width);
+      if (subagent) above.push(subagent);
+    }
     for (const command of this.running.keys())
       above.push(styles.dim(truncate(`● ! ${command} (esc to stop)`, width)));
     if (this.editor.text.startsWith("!"))
@@ -697,6 +766,7 @@ export class InteractiveApp {
     if (this.turns > 0 && this.asks.length === 0) {
       const status = this.view.retrying ?? (this.view.thinking ? "Thinking…" : "Working…");
       above.push(styles.dim(truncate(`${status} (esc to interrupt)`, width)));
+      above.push(...this.activity.todoRows(styles, width - 2).map((row) => `  ${row}`));
     }
     if (this.search) above.push(styles.dim(truncate(this.search.label(), width)));
     for (const entry of this.queued)
@@ -736,8 +806,28 @@ export class InteractiveApp {
 
   private footer(): string {
     if (this.hint) return this.hint;
-    const mode = this.options.session.mode ?? "default";
-    const parts = [this.model ?? "", `${mode} (shift+tab)`, this.options.cwd].filter((part) => part !== "");
-    return parts.join(" · ");
+    return footerText({
+      model: this.model,
+      mode: this.options.session.mode ?? "default",
+      context: this.context === undefined ? undefined : { tokens: this.context, window: this.contextWindow },
+      cost: this.cost,
+      cwd: this.options.cwd,
+      branch: this.branch,
+    });
+  }
+
+  /** A turn ended: its cost counted, the branch read again (a command may have switched it), a notice if it was long. */
+  private turnEnded(end: RunEndEvent | undefined, durationMs: number): void {
+    if (end)
+      this.cost =
+        this.cost === null || end.totalCostUsd === null ? null : (this.cost ?? 0) + end.totalCostUsd;
+    this.branch = gitBranch(this.options.cwd);
+    if (this.turns <= 1) this.title(false);
+    this.notifier.turnEnded(durationMs, end?.isError ? "cairn: the turn failed" : "cairn: the turn is done");
+  }
+
+  /** The terminal's title (OSC 0), `●` in front while a turn runs; the old title comes back at exit. */
+  private title(busy = false): void {
+    this.options.terminal.write(titleSequence(this.options.cwd, busy));
   }
 }

@@ -1,8 +1,13 @@
 import type { RunEndEvent } from "../engine/events.js";
 import type { SessionEvent } from "../session/events.js";
 import type { Session } from "../session/session.js";
+import type { ToolDisplay } from "../tools/types.js";
+import { diffViewRows } from "./diff-view.js";
+import { MarkdownStream } from "./markdown-stream.js";
+import { isCollapsed, outputRows } from "./output-tail.js";
+import { renderModules } from "./render-modules.js";
 import type { Styles } from "./style.js";
-import { printable, truncate, wrapText } from "./text-width.js";
+import { printable, truncate } from "./text-width.js";
 
 /** Rows for the scrollback, styled as a whole (wrapping happens before styling). */
 export type Commit = (
@@ -19,12 +24,18 @@ export type Commit = (
  * the tools running, a retry) is state the live region shows.
  */
 export class ConversationView {
-  /** The streamed text not committed yet: its last, unfinished row. */
-  tail = "";
+  /** The text block being streamed: its finished markdown blocks are committed, the rest is live. */
+  private text: MarkdownStream | undefined;
   /** Tools running now: their one-line titles, by tool-use id. */
   readonly running = new Map<string, string>();
   thinking = false;
   retrying: string | undefined;
+  /** Tool calls whose diff a permission question showed already (not shown again with the result). */
+  readonly diffShown = new Set<string>();
+  /** The last command output shown collapsed: Ctrl+O writes it whole (`expandOutput`). */
+  private collapsed: { title: string; output: string } | undefined;
+  /** The diff each running Write or Edit makes, by tool-use id (read before it runs). */
+  private readonly diffs = new Map<string, NonNullable<ToolDisplay["diff"]>>();
   /** Block types of the model message being streamed, by index. */
   private readonly blocks = new Map<number, string>();
   /** Text was streamed for the message's text blocks (else `assistant_block` brings it whole). */
@@ -72,18 +83,29 @@ export class ConversationView {
           this.endText();
         }
         return;
-      case "tool_start":
+      case "tool_start": {
         this.endText();
-        this.running.set(event.toolUseId, this.title(event.name, event.input, true));
+        const display = this.session.describe(event.name, event.input, { live: true });
+        this.running.set(event.toolUseId, this.titleOf(display));
+        if (display.diff) this.diffs.set(event.toolUseId, display.diff);
         return;
+      }
       case "tool_end": {
         const title = this.running.get(event.toolUseId) ?? this.title(event.name, event.input, false);
         this.running.delete(event.toolUseId);
         const { outcome } = event;
+        const diff = this.diffs.get(event.toolUseId);
+        this.diffs.delete(event.toolUseId);
         if (!outcome.isError) {
           this.commit(`${title}`, (row) => row, `${this.styles.green("✓")} `);
+          if (diff && !this.diffShown.has(event.toolUseId))
+            for (const row of diffViewRows(diff, this.width(), this.styles, renderModules()))
+              this.commit(row, undefined, "", true);
+          this.diffShown.delete(event.toolUseId);
+          if (event.name === "Bash") this.commandOutput(title, outcome.content);
           return;
         }
+        this.diffShown.delete(event.toolUseId);
         const why =
           outcome.errorKind === "denied"
             ? "denied"
@@ -126,6 +148,7 @@ export class ConversationView {
   end(end: RunEndEvent | undefined): void {
     this.endText();
     this.running.clear();
+    this.diffs.clear();
     this.thinking = false;
     this.retrying = undefined;
     if (end?.aborted) this.commit("Interrupted.", (row) => this.styles.yellow(row), "  ");
@@ -143,33 +166,52 @@ export class ConversationView {
     this.commit(error instanceof Error ? error.message : String(error), (row) => this.styles.red(row), "! ");
   }
 
-  /** Rows of the unfinished streamed line, for the live region. */
+  /** Writes the whole of the last collapsed command output into the conversation (Ctrl+O). */
+  expandOutput(): boolean {
+    const last = this.collapsed;
+    if (!last) return false;
+    this.collapsed = undefined;
+    this.commit(`Output of ${last.title}:`, (row) => this.styles.dim(row), "  ");
+    for (const row of outputRows(last.output, this.width(), this.styles, true))
+      this.commit(row, undefined, "", true);
+    return true;
+  }
+
+  /** A command's output under its line: its last lines (output-tail.ts). */
+  private commandOutput(title: string, output: string): void {
+    for (const row of outputRows(output, this.width(), this.styles)) this.commit(row, undefined, "", true);
+    if (isCollapsed(output)) this.collapsed = { title, output };
+  }
+
+  /** Rows of the markdown block being streamed, for the live region. */
   tailRows(): string[] {
-    return this.tail === "" ? [] : wrapText(this.tail, this.width());
+    return this.text?.liveRows(this.width()) ?? [];
   }
 
   title(name: string, input: Record<string, unknown>, live: boolean): string {
-    return truncate(printable(this.session.describe(name, input, { live }).title).replace(/\n/g, " "), 200);
+    return this.titleOf(this.session.describe(name, input, { live }));
+  }
+
+  private titleOf(display: ToolDisplay): string {
+    return truncate(printable(display.title).replace(/\n/g, " "), 200);
   }
 
   private startText(): void {
     this.endText();
     this.commit("", undefined);
+    this.text = new MarkdownStream(this.styles, renderModules);
   }
 
-  /** Rows that are complete (all but the last, by greedy wrapping) go to the scrollback now. */
+  /** Blocks the text finished go to the scrollback now (markdown-stream.ts). */
   private addText(text: string): void {
-    this.tail += printable(text);
-    const rows = wrapText(this.tail, this.width());
-    if (rows.length <= 1) return;
-    const done = rows.slice(0, -1);
-    for (const row of done) this.commit(row, undefined, "", true);
-    this.tail = rows[rows.length - 1]!;
+    this.text ??= new MarkdownStream(this.styles, renderModules);
+    for (const row of this.text.push(text, this.width())) this.commit(row, undefined, "", true);
   }
 
   private endText(): void {
-    if (this.tail !== "") this.commit(this.tail, undefined, "", true);
-    this.tail = "";
+    if (!this.text) return;
+    for (const row of this.text.finish(this.width())) this.commit(row, undefined, "", true);
+    this.text = undefined;
   }
 }
 

@@ -5,8 +5,8 @@ const MAX_DIFF_LINES = 40;
 
 /**
  * The change a Write or Edit would make, as `- old` / `+ new` lines: the lines between the common
- * start and end of the two texts (a new file: all of it, added). Word-level marks inside changed
- * lines come later (docs/interactive.md).
+ * start and end of the two texts (a new file: all of it, added). Line mode shows these; on a screen,
+ * diff-view.ts (with word-level marks) once the diff module is loaded.
  */
 export function diffLines(diff: NonNullable<ToolDisplay["diff"]>): { sign: "-" | "+"; text: string }[] {
   const before = diff.oldText === null || diff.oldText === "" ? [] : diff.oldText.split("\n");

@@ -26,6 +26,7 @@ export type Key =
         | "ctrl-d"
         | "ctrl-e"
         | "ctrl-k"
+        | "ctrl-o"
         | "ctrl-r"
         | "ctrl-u"
         | "ctrl-w";
@@ -76,6 +77,7 @@ const CONTROLS: Record<string, Named> = {
   "\x05": "ctrl-e",
   "\x0b": "ctrl-k",
   "\x12": "ctrl-r",
+  "\x0f": "ctrl-o",
   "\x15": "ctrl-u",
   "\x17": "ctrl-w",
 };

@@ -2,7 +2,9 @@ import { createInterface } from "node:readline";
 import type { RunEndEvent } from "../engine/events.js";
 import type { PermissionAnswer, PermissionRequest, SessionEvent } from "../session/events.js";
 import type { Session } from "../session/session.js";
+import { asksUserOf } from "./ask-for.js";
 import { diffLines } from "./diff-rows.js";
+import { LineQuestion } from "./line-questions.js";
 import { printable } from "./text-width.js";
 
 export type LineModeOptions = {
@@ -16,19 +18,24 @@ export type LineModeOptions = {
  * The interactive mode for `--screen-reader` and `TERM=dumb`: plain lines in, plain lines out, in
  * the order they happen; nothing is redrawn, no cursor moves, no spinner, no box art, no colour.
  * Each line read is a prompt (sent while a turn runs, it waits for it); a permission question
- * takes the next line as its answer (`y`, `a`, `n`). End of input (Ctrl+D) leaves.
+ * takes the next line as its answer (`y`, `a`, `n`; a question to the user, its own answers:
+ * src/interactive/line-questions.ts). End of input (Ctrl+D) leaves.
  */
 export async function runLineMode({ session, prompt, maxTurns, signal }: LineModeOptions): Promise<void> {
   const out = (text: string) => process.stdout.write(text);
   const lines = createInterface({ input: process.stdin, terminal: false });
-  const questions: { request: PermissionRequest }[] = [];
+  const questions: { request: PermissionRequest; form?: LineQuestion }[] = [];
   let turns = Promise.resolve();
   let atLineStart = true;
   const say = (text: string) => {
     out(`${atLineStart ? "" : "\n"}${text}\n`);
     atLineStart = true;
   };
-  const ask = (request: PermissionRequest) => {
+  const ask = ({ request, form }: { request: PermissionRequest; form?: LineQuestion }) => {
+    if (form) {
+      for (const line of form.lines()) say(line);
+      return;
+    }
     say(`Permission: ${printable(request.display.title)}`);
     if (request.display.diff)
       for (const line of diffLines(request.display.diff)) say(`${line.sign} ${printable(line.text)}`);
@@ -55,8 +62,12 @@ export async function runLineMode({ session, prompt, maxTurns, signal }: LineMod
           : `Tool ${item.name} done.`,
       );
     } else if (item.type === "permission_request") {
-      questions.push({ request: item.request });
-      if (questions.length === 1) ask(item.request);
+      const asks = asksUserOf(item.request, session);
+      questions.push({
+        request: item.request,
+        ...(asks ? { form: new LineQuestion(item.request, asks) } : {}),
+      });
+      if (questions.length === 1) ask(questions[0]!);
     } else if (item.type === "session_notice") say(`Note: ${item.content}`);
   };
   const send = (text: string) => {
@@ -88,7 +99,14 @@ export async function runLineMode({ session, prompt, maxTurns, signal }: LineMod
     const question = questions[0]!;
     const choice = line.trim().toLowerCase();
     let reply: PermissionAnswer | undefined;
-    if (choice === "y") reply = { behavior: "allow" };
+    if (question.form) {
+      const step = question.form.answer(line);
+      if ("say" in step) {
+        for (const text of step.say) say(text);
+        return;
+      }
+      reply = step.reply;
+    } else if (choice === "y") reply = { behavior: "allow" };
     else if (choice === "a" && question.request.suggestions.length > 0)
       reply = { behavior: "allow", updatedPermissions: question.request.suggestions };
     else if (choice === "n") reply = { behavior: "deny", message: "The user rejected this tool call." };
@@ -99,7 +117,7 @@ export async function runLineMode({ session, prompt, maxTurns, signal }: LineMod
     questions.shift();
     session.answer(question.request.id, reply);
     const next = questions[0];
-    if (next) ask(next.request);
+    if (next) ask(next);
   };
   if (prompt !== undefined && prompt.trim() !== "") send(prompt);
   const ended = new Promise<void>((resolve) => {

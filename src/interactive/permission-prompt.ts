@@ -1,14 +1,12 @@
 import type { PermissionAnswer, PermissionRequest } from "../session/events.js";
 import { diffLines } from "./diff-rows.js";
 import type { Key } from "./keys.js";
+import type { Ask, DetailRow } from "./question-picker.js";
 import { ruleTexts } from "./save-rule.js";
 import type { Styles } from "./style.js";
 import { printable, truncate } from "./text-width.js";
 
 type Choice = { key: string; label: string; answer: PermissionAnswer; save?: string[]; note?: true };
-
-/** An answer, with the rules to save in the user config first ("always allow"). */
-export type PromptAnswer = { answer: PermissionAnswer; save?: string[] };
 
 const REJECTED = "The user rejected this tool call.";
 
@@ -19,11 +17,18 @@ const REJECTED = "The user rejected this tool call.";
  * denies; ↑/↓ pick a choice and Enter takes it. Enter alone takes nothing: no choice is picked until
  * the user moves to one.
  */
-export class PermissionPrompt {
+export class PermissionPrompt implements Ask {
   private picked: number | undefined;
   readonly choices: Choice[];
   /** The note being typed after `d` (undefined: choosing). */
   note: string | undefined;
+  /** The rules "always allow" saves to the user config, once it is the answer taken. */
+  toSave: string[] | undefined;
+
+  /** While the note is typed, Esc goes back to the choices instead of interrupting the turn. */
+  get takesEscape(): boolean {
+    return this.note !== undefined;
+  }
 
   constructor(
     readonly request: PermissionRequest,
@@ -63,11 +68,9 @@ export class PermissionPrompt {
   }
 
   /** What the call will do, for the scrollback (stays there after the answer). */
-  details(): { text: string; style: "title" | "reason" | "added" | "removed" | "plain" }[] {
+  details(): DetailRow[] {
     const { display, reason } = this.request;
-    const rows: { text: string; style: "title" | "reason" | "added" | "removed" | "plain" }[] = [
-      { text: printable(display.title), style: "title" },
-    ];
+    const rows: DetailRow[] = [{ text: printable(display.title), style: "title" }];
     if (display.diff)
       for (const line of diffLines(display.diff))
         rows.push({
@@ -79,13 +82,13 @@ export class PermissionPrompt {
     if (always?.save && this.userFile)
       rows.push({
         text: `s saves ${always.save.join(", ")} to permissions.allow in ${this.userFile} (every later run allows such calls)`,
-        style: "reason",
+        style: "plain",
       });
     return rows;
   }
 
   /** A key: the answer it gives, or undefined (the key only moved the choice, typed, or did nothing). */
-  key(key: Key): PromptAnswer | undefined {
+  key(key: Key): PermissionAnswer | undefined {
     if (this.note !== undefined) return this.noteKey(key);
     if (key.type === "text") {
       const choice = this.choices.find((one) => one.key === key.text.toLowerCase());
@@ -98,16 +101,17 @@ export class PermissionPrompt {
     return undefined;
   }
 
-  private take(choice: Choice): PromptAnswer | undefined {
+  private take(choice: Choice): PermissionAnswer | undefined {
     if (choice.note) {
       this.note = "";
       return undefined;
     }
-    return { answer: choice.answer, ...(choice.save ? { save: choice.save } : {}) };
+    this.toSave = choice.save;
+    return choice.answer;
   }
 
   /** Typing the note: Enter denies with it (an empty note denies without one), Esc goes back to the choices. */
-  private noteKey(key: Key): PromptAnswer | undefined {
+  private noteKey(key: Key): PermissionAnswer | undefined {
     const note = this.note ?? "";
     if (key.type === "text" || key.type === "paste")
       this.note = note + printable(key.text).replace(/\n/g, " ");
@@ -115,9 +119,7 @@ export class PermissionPrompt {
     else if (key.type === "escape" || key.type === "ctrl-c") this.note = undefined;
     else if (key.type === "enter") {
       const said = note.trim();
-      return {
-        answer: { behavior: "deny", message: said ? `${REJECTED} The user said: ${said}` : REJECTED },
-      };
+      return { behavior: "deny", message: said ? `${REJECTED} The user said: ${said}` : REJECTED };
     }
     return undefined;
   }

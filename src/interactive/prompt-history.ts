@@ -21,11 +21,17 @@ export class PromptHistory {
   private index = 0;
   private draft = "";
   private lines = 0;
+  private loading: Promise<void> | undefined;
 
   constructor(private readonly file: string | undefined) {}
 
-  /** Reads the earlier runs' prompts (before this run's, which stay the newest). */
-  async load(): Promise<void> {
+  /** Reads the earlier runs' prompts (before this run's, which stay the newest); once. */
+  load(): Promise<void> {
+    this.loading ??= this.read();
+    return this.loading;
+  }
+
+  private async read(): Promise<void> {
     if (!this.file) return;
     let content: string;
     try {

@@ -99,7 +99,13 @@ export class InlineRenderer {
     let out = "";
     const old = this.drawn;
     for (let i = 0; i < Math.min(old.length, live.length); i++) {
-      if (old[i] !== live[i]) out += `${this.moveTo(i)}${live[i]}${ERASE_LINE_END}`;
+      if (old[i] === live[i]) continue;
+      const before = old[i]!;
+      const now = live[i]!;
+      // A row that only grew (the line being streamed): just its new end, written after the old.
+      if (before !== "" && now.startsWith(before) && !before.includes("\x1b") && !now.includes("\x1b"))
+        out += `${this.moveTo(i)}\x1b[${textWidth(before)}C${now.slice(before.length)}`;
+      else out += `${this.moveTo(i)}${now}${ERASE_LINE_END}`;
     }
     if (live.length > old.length) {
       // LF from the last row: moves down, or scrolls the screen up when at its bottom.

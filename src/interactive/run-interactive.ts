@@ -6,6 +6,7 @@ import { killRunProcessesOnExit } from "../tools/run-processes.js";
 import { InteractiveApp } from "./app.js";
 import { runLineMode } from "./line-mode.js";
 import { historyFile } from "./prompt-history.js";
+import { notifySettings } from "./status.js";
 import { stylesFor } from "./style.js";
 import { TerminalIo } from "./terminal.js";
 import { rememberTrust, trustNeeded, trustQuestion } from "./workspace-trust.js";
@@ -23,18 +24,19 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
   const session = new Session(setup);
   let cancelExitKill = () => {};
   // The run is assembled at once (the footer names its model; MCP servers start while the user
-  // types); a failure is shown, and said again by the first prompt.
+  // types) — on a terminal, once the first frame is drawn; a failure is shown, and said again by
+  // the first prompt.
   const assemble = () =>
     session.assembly().then(
       (run) => {
         // A forced exit (a second signal) still kills what the run's commands left behind.
-        if (run.sandbox) cancelExitKill = killRunProcessesOnExit(run.sandbox.runTag);
+        if (run.sandbox) cancelExitKill = killRunProcessesOnExit(run.sandbox.runTag, setup.env);
         return run;
       },
       (error: unknown) => error as Error,
     );
   try {
-    if (launch.screenReader || process.env.TERM === "dumb") {
+    if (launch.screenReader || setup.env.TERM === "dumb") {
       void assemble();
       await runLineMode({
         session,
@@ -48,11 +50,13 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
     const app = new InteractiveApp({
       session,
       terminal,
-      styles: stylesFor(process.env),
+      styles: stylesFor(setup.env),
+      notify: notifySettings(setup.env),
       cwd: setup.cwd,
       model: undefined,
       maxTurns: launch.maxTurns,
-      historyFile: historyFile(resolveCairnHome(), setup.cwd),
+      historyFile: historyFile(resolveCairnHome(setup.env), setup.cwd),
+      env: setup.env,
       openSession: (resume) =>
         new Session({
           ...setup,

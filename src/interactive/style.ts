@@ -10,6 +10,13 @@ export type Styles = {
   yellow(text: string): string;
   cyan(text: string): string;
   inverse(text: string): string;
+  italic(text: string): string;
+  underline(text: string): string;
+  strike(text: string): string;
+  magenta(text: string): string;
+  blue(text: string): string;
+  /** Styles are on (no NO_COLOR): what highlighting and word marks need to show anything. */
+  readonly on: boolean;
 };
 
 export function stylesFor(env: NodeJS.ProcessEnv): Styles {
@@ -24,5 +31,11 @@ export function stylesFor(env: NodeJS.ProcessEnv): Styles {
     yellow: sgr("33", "39"),
     cyan: sgr("36", "39"),
     inverse: sgr("7", "27"),
+    italic: sgr("3", "23"),
+    underline: sgr("4", "24"),
+    strike: sgr("9", "29"),
+    magenta: sgr("35", "39"),
+    blue: sgr("34", "39"),
+    on,
   };
 }

@@ -1,9 +1,14 @@
 import { writeSync } from "node:fs";
 import type { ReadStream, WriteStream } from "node:tty";
+import { FOCUS_REPORTING_OFF, FOCUS_REPORTING_ON, TITLE_POP, TITLE_PUSH } from "./status.js";
 
-const BRACKETED_PASTE_ON = "\x1b[?2004h";
-/** Everything the interactive mode may have turned on, turned off: a frame's sync, styles, paste, a hidden cursor. */
-const RESTORE = "\x1b[?2026l\x1b[0m\x1b[?2004l\x1b[?25h";
+/** Bracketed paste on, focus reports on, the terminal's title saved (status.ts). */
+const MODES_ON = `\x1b[?2004h${FOCUS_REPORTING_ON}${TITLE_PUSH}`;
+/**
+ * Everything the interactive mode may have turned on, turned off: a frame's sync, styles, paste,
+ * focus reports, a hidden cursor; the title as it was.
+ */
+const RESTORE = `\x1b[?2026l\x1b[0m\x1b[?2004l${FOCUS_REPORTING_OFF}\x1b[?25h${TITLE_POP}`;
 
 /**
  * The terminal the interactive mode runs on: raw mode and bracketed paste while it runs, and the
@@ -42,7 +47,7 @@ export class TerminalIo {
     this.input.on("data", onData);
     this.input.resume();
     this.output.on("resize", onResize);
-    this.write(BRACKETED_PASTE_ON);
+    this.write(MODES_ON);
   }
 
   write(data: string): void {

@@ -18,6 +18,7 @@ export async function trustNeeded(setup: SessionSetup): Promise<TrustNeeded | un
   const spec = setup.assembly(() => {});
   const config = await loadConfig({
     cwd,
+    env: setup.env,
     ...(setup.settingSources ? { sources: [...setup.settingSources] } : {}),
   });
   const trusted = spec.hooks?.trust === true || inside(cwd, config.trustedWorkspaces);
@@ -32,7 +33,7 @@ export async function trustNeeded(setup: SessionSetup): Promise<TrustNeeded | un
           await collectMcpServers({
             cwd,
             home: homedir(),
-            env: process.env,
+            env: setup.env,
             userConfigServers: config.mcpServers,
             userConfigFile: config.userFile,
             explicit: [],

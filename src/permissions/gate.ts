@@ -47,7 +47,7 @@ export type PermissionGateOptions = {
    * The environment tool children get. Its PATH is used to see where a listed command would run
    * from: one found inside the workspace is not trusted. Default: `process.env`.
    */
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   /** How messages say to lift a restriction. Default: "use --force". */
   forceHint?: string;
   /**
@@ -70,7 +70,7 @@ export type PermissionGate = CanUseTool & {
 
 export function createPermissionGate(options: PermissionGateOptions): PermissionGate {
   const home = options.home ?? os.homedir();
-  const env = options.env ?? process.env;
+  const { env } = options;
   const workspace = path.resolve(options.workspace);
   const given = [workspace, ...(options.additionalDirs ?? []).map((dir) => path.resolve(workspace, dir))];
   const roots = [...new Set(given.flatMap((dir) => [dir, resolveRoot(dir, workspace)]))];
@@ -108,6 +108,9 @@ export function createPermissionGate(options: PermissionGateOptions): Permission
     let answer: PermissionDecision | null | undefined;
     try {
       answer = await callOptions.beforeAsk?.(info);
+      // Nobody to ask to leave plan mode: the call runs unasked (ExitPlanMode hands its plan over).
+      if (!answer && !options.onAsk && declared.get(toolName)?.effects?.asksUser === "exit-plan")
+        return { behavior: "allow" };
       if (!answer && !options.onAsk) return { behavior: "deny", message: decisionReason };
       answer ??= await options.onAsk!(toolName, input, {
         signal: callOptions.signal,

@@ -2,7 +2,7 @@ import os from "node:os";
 import path from "node:path";
 
 /** `$CAIRN_HOME`, or `~/.cairn`: user config and transcripts live here. A leading `~` is expanded. */
-export function resolveCairnHome(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string {
+export function resolveCairnHome(env: NodeJS.ProcessEnv, home: string = os.homedir()): string {
   const configured = env.CAIRN_HOME;
   if (configured && configured.trim() !== "") {
     const expanded =

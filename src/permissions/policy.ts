@@ -113,7 +113,7 @@ function toolRuleMatches(rule: PermissionRule, tool: ToolDeclaration): boolean {
   const target = rule.target;
   const toolName = tool.name;
   if (target.kind === "tool") {
-    if (target.tool === toolName) return true;
+    if (target.tool === toolName || tool.aliases?.includes(target.tool)) return true;
     const kind = tool.effects?.kind;
     return kind !== undefined && RULE_NAMES_BY_KIND[kind]?.has(target.tool) === true;
   }
@@ -144,6 +144,15 @@ export function evaluateToolCall(
   /** The shell check decides what an `execute` tool's command does. */
   const shell = effects?.kind === "execute" && effects.command ? effects : undefined;
   for (const { rule } of ctx.rules.deny) if (toolRuleMatches(rule, tool)) return byRule("deny", rule);
+  // A question to the user is the user's to answer: no mode or allow rule answers it.
+  if (effects?.asksUser)
+    return {
+      behavior: "ask",
+      message:
+        effects.asksUser === "exit-plan"
+          ? `${name} asks to leave plan mode`
+          : `${name} asks the user a question`,
+    };
   // Plan mode runs read-only tools and the shell's read-only commands; it cannot know what any other
   // tool does, so nothing else runs there, rules or not.
   if (ctx.mode === "plan" && !effects?.readOnly && !shell)

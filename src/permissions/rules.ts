@@ -55,6 +55,11 @@ export const CAIRN_RULE_TOOLS: readonly string[] = [
   ...WRITE_RULE_TOOLS,
   ...SHELL_RULE_TOOLS,
   "TodoWrite",
+  // Background shells (a TaskStop rule also covers its legacy names, and the reverse).
+  "BashOutput",
+  "TaskStop",
+  "KillShell",
+  "KillBash",
   "Mcp",
 ];
 /** Tools of the reference CLI that cairn does not have (rules for them are reported as doing nothing). */
@@ -65,9 +70,6 @@ const FOREIGN_RULE_TOOLS = new Set([
   "Agent",
   "NotebookRead",
   "ExitPlanMode",
-  "BashOutput",
-  "KillShell",
-  "KillBash",
   "SlashCommand",
   "Skill",
   "ListMcpResourcesTool",

@@ -47,7 +47,7 @@ export type ModelNameSettings = {
   defaultModelSource?: string;
   /** A key given directly (`--api-key`) counts as an Anthropic key for the default. */
   apiKey?: string;
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
 };
 
 /** A model name with its alias or default resolved and its provider known. */
@@ -76,7 +76,7 @@ export function familyAliases(): Readonly<Record<string, string>> {
  * (`defaultModel`, else CAIRN_MODEL, else the default model of the first provider with a key).
  * Throws a one-line ConfigError naming close matches for a name it does not know.
  */
-export function resolveModelName(model: string | undefined, settings: ModelNameSettings = {}): ModelName {
+export function resolveModelName(model: string | undefined, settings: ModelNameSettings): ModelName {
   if (model !== undefined && !DEFAULT_MODEL_NAMES.includes(model)) return parseModelName(model);
   const chosen = configuredDefaultModel(settings);
   if (!chosen) throw new ConfigError(NO_MODEL_MESSAGE);
@@ -94,9 +94,9 @@ export function resolveModelName(model: string | undefined, settings: ModelNameS
  * source set to `default` or `auto` expresses no choice and is passed over.
  */
 export function configuredDefaultModel(
-  settings: ModelNameSettings = {},
+  settings: ModelNameSettings,
 ): { name: string; source?: string } | undefined {
-  const env = settings.env ?? process.env;
+  const { env } = settings;
   const choices: [string | undefined, string][] = [
     [settings.defaultModel, settings.defaultModelSource ?? "the default model setting"],
     [env.CAIRN_MODEL, "CAIRN_MODEL"],

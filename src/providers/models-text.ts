@@ -35,7 +35,7 @@ export type ModelAlias = {
 };
 
 /** The data behind `cairn models --json`. */
-export function listModels(env: NodeJS.ProcessEnv = process.env): {
+export function listModels(env: NodeJS.ProcessEnv): {
   models: readonly CatalogEntry[];
   aliases: ModelAlias[];
   providers: ProviderStatus[];
@@ -51,7 +51,7 @@ export function listModels(env: NodeJS.ProcessEnv = process.env): {
   };
 }
 
-export function modelAliases(env: NodeJS.ProcessEnv = process.env): ModelAlias[] {
+export function modelAliases(env: NodeJS.ProcessEnv): ModelAlias[] {
   const chosen = defaultModel(env)?.name;
   return [
     ...Object.entries(familyAliases()).map(([alias, id]) => ({ alias, model: `anthropic/${id}` })),
@@ -65,7 +65,7 @@ export function modelAliases(env: NodeJS.ProcessEnv = process.env): ModelAlias[]
  * would use marked ` (current)`. Every id matches LISTED_ID and is accepted by `--model` as it is
  * (model-names.ts#listedModelId). `defaultModel` is the user config's `model`.
  */
-export function modelLinesText(env: NodeJS.ProcessEnv = process.env, configModel?: string): string {
+export function modelLinesText(env: NodeJS.ProcessEnv, configModel?: string): string {
   const current = defaultModel(env, configModel);
   const currentId = current ? listedModelId(current.name) : undefined;
   const lines = ["Available models", "", "auto - Auto (default)"];
@@ -104,7 +104,7 @@ function defaultModel(
   }
 }
 
-export function providerStatus(env: NodeJS.ProcessEnv = process.env): ProviderStatus[] {
+export function providerStatus(env: NodeJS.ProcessEnv): ProviderStatus[] {
   const set = (name: string) => env[name] !== undefined && env[name]!.trim() !== "";
   const rows: ProviderStatus[] = [];
   rows.push({
@@ -165,7 +165,7 @@ export function providerStatus(env: NodeJS.ProcessEnv = process.env): ProviderSt
  * The text of `cairn models`: the catalog (id, name, context, max output, prices) and which
  * providers are configured. Reads only the environment; contacts no server; prints no key.
  */
-export function listModelsText(env: NodeJS.ProcessEnv = process.env): string {
+export function listModelsText(env: NodeJS.ProcessEnv): string {
   const lines: string[] = [];
   lines.push(
     `Known models — prices in USD per million tokens (input / output / cache read / cache write), checked ${PRICES_CHECKED}`,

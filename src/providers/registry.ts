@@ -50,7 +50,7 @@ export type ResolvedModel = {
  * only for the provider that is used, and the client itself only on the first model call.
  */
 export async function resolveModel(settings: ModelSettings): Promise<ResolvedModel> {
-  const env = settings.env ?? process.env;
+  const { env } = settings;
   const { name, provider, id } = resolveModelName(settings.model, { ...settings, env });
   switch (provider) {
     case "replay":
@@ -191,7 +191,7 @@ async function resolveLocal(name: string, file: string, settings: ModelSettings)
   const { createLlamaProvider, llamaOptionsFromEnv } = await import("./llama.js");
   const provider = await createLlamaProvider({
     modelPath: path,
-    ...llamaOptionsFromEnv(settings.env ?? process.env),
+    ...llamaOptionsFromEnv(settings.env),
   });
   return { model: name, providerModel: basename(path), provider };
 }

@@ -31,6 +31,7 @@ import { splitRuleList } from "../permissions/rules.js";
 import type { ModelSettings } from "../providers/registry.js";
 import { ConfigError } from "../providers/types.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
+import { BackgroundShells } from "../tools/background-shells.js";
 import { childEnvironment } from "../tools/child-env.js";
 import { builtinTools } from "../tools/index.js";
 import { stopRunProcesses } from "../tools/run-processes.js";
@@ -86,6 +87,7 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   sandbox?: (
     roots: readonly string[],
     env: NodeJS.ProcessEnv,
+    config: LoadedConfig,
   ) => Promise<{ policy: SandboxPolicy; warnings: string[] }>;
   /** Hooks besides the config files' (docs/hooks.md); omitted: the config files' user-level hooks. */
   hooks?: HookSpec;
@@ -157,8 +159,8 @@ export type AssembledRun = {
   /** cairn's own and the custom slash commands (`supportedCommands()`, `system/init.slash_commands`). */
   slashCommands: SlashCommand[];
   /**
-   * Ends what the run started: its MCP servers, any process its commands left running (tagged
-   * `CAIRN_RUN_TAG`), and waits for a sandbox probe still running (no child left behind).
+   * Ends what the run started: its MCP servers, its background shells, any process its commands
+   * left running (tagged `CAIRN_RUN_TAG`), and waits for a sandbox probe still running (no child left behind).
    */
   close(): Promise<void>;
   /** Works out tools, gate and system prompt again after the MCP servers changed (SDK `setMcpServers` …). */
@@ -214,11 +216,13 @@ export type TurnSpec = {
   expansion?: PromptExpansion | null;
   /** Called before a tool changes a file it declares (SDK `enableFileCheckpointing`). */
   beforeFileChange?: BeforeFileChange;
+  /** Prompts sent while the turn runs, joined to it (LoopOptions.steering). */
+  steering?: LoopOptions["steering"];
 };
 
 export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   const cwd = resolve(spec.cwd);
-  const env = spec.env ?? process.env;
+  const { env } = spec;
   // The config files and the commands, skills and plugins are looked up at the same time: both are
   // chosen by the setting sources alone, and a run's start waits on dozens of file lookups.
   const sources = spec.config?.sources ?? (spec.settingSources ? [...spec.settingSources] : undefined);
@@ -250,7 +254,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   ];
   // (A sandbox that cannot be had is still the error reported first, as before.)
   const [sandboxed, runAgents] = await settleBoth(
-    spec.sandbox ? spec.sandbox(roots, env) : Promise.resolve(undefined),
+    spec.sandbox ? spec.sandbox(roots, env, config) : Promise.resolve(undefined),
     loadRunAgents(
       { cwd, env, home: homedir(), sources: config.sources, plugins: customization.plugins },
       spec.agents,
@@ -282,11 +286,14 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       : resolveModelFor(spec, config, spec.model ?? mainModel),
     (hub) => hub.close(),
   );
+  // Somebody answers the run's questions; else a tool that needs an answer is not offered (the
+  // questions would go nowhere) and one that only asks for approval decides alone.
+  const answered = spec.permissions?.onAsk !== undefined;
   // What depends on the tool list is worked out again when MCP servers change mid-query (SDK).
   const toolsNow = async () => {
     const skill = spec.skillTool === false ? undefined : skillToolFor(customization.skills);
     const available = [...(spec.tools ?? builtinTools()), ...(skill ? [skill] : []), ...mcp.tools()].filter(
-      (tool) => !removed.has(tool.name),
+      (tool) => !removed.has(tool.name) && (answered || tool.effects?.asksUser !== "answer"),
     );
     const base = main ? subagentTools(main, available).tools : available;
     const tools = agentsOffered && delegate ? [...base, delegate] : base;
@@ -296,7 +303,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
       : undefined;
     const system = await buildSystemPrompt({
       cwd,
-      tools: declarations.map((tool) => tool.name),
+      // A tool offered in some modes only (ExitPlanMode) is named by the turns that offer it.
+      tools: declarations.filter((tool) => !tool.offeredInModes).map((tool) => tool.name),
       ...(spec.systemPrompt !== undefined ? { override: spec.systemPrompt } : {}),
       ...(main ? { role: main.prompt, projectRules: main.omitClaudeMd !== true } : {}),
       ...(spec.appendSystemPrompt !== undefined ? { append: spec.appendSystemPrompt } : {}),
@@ -309,7 +317,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     ? agentTool({
         agents: runAgents.agents,
         parent: () => turnOptions,
-        baseTools: (): Tool[] => current.tools,
+        // A subagent neither asks the user nor leaves the session's plan mode.
+        baseTools: (): Tool[] => current.tools.filter((tool) => !tool.effects?.asksUser),
         resolveModel: (name) => resolveModelFor(spec, config, name),
         systemPrompt: (agent, tools) =>
           buildSystemPrompt({
@@ -329,6 +338,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     });
   const fallback = await resolveFallback(spec, config, model).catch(async (error: unknown) => {
     await mcp.close(); // the run will not start: its MCP servers end now
+    await sandbox?.proxy?.close();
     throw error;
   });
   const slashCommands = slashCommandsOf(customization);
@@ -365,6 +375,8 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
             ).gate
           : undefined,
     });
+  // The session's background shells: they outlive turns, and end with the run (close()).
+  const backgroundShells = new BackgroundShells();
   const run: AssembledRun = {
     cwd,
     config,
@@ -379,9 +391,11 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     slashCommands,
     async close() {
       await mcp.close();
+      await backgroundShells.closeAll();
       if (sandbox) {
         await stopRunProcesses(sandbox.runTag, env);
         await sandbox.probeStarted?.();
+        await sandbox.proxy?.close(); // the network proxy of sandboxed commands ends with the run
       }
     },
     model,
@@ -437,7 +451,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         priceUsage: chosen.priceUsage,
         system,
         tools: withFileCheckpoints(
-          turn.extraTools ? [...tools, ...turn.extraTools] : tools,
+          offeredIn(turn.extraTools ? [...tools, ...turn.extraTools] : tools, permissionMode),
           turn.beforeFileChange,
         ),
         history: turn.history,
@@ -447,11 +461,14 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         signal: turn.signal,
         env: toolEnv,
         ...(sandbox ? { sandbox } : {}),
+        backgroundShells,
         retryPolicy,
         ...(turn.maxTurns !== undefined ? { maxTurns: turn.maxTurns } : {}),
+        ...(turn.steering ? { steering: turn.steering } : {}),
         ...(spec.maxTokens !== undefined ? { maxTokens: spec.maxTokens } : {}),
         ...(permissionMode !== undefined ? { permissionMode } : {}),
         ...(canUseTool ? { canUseTool } : {}),
+        ...(answered ? {} : { unattended: true }),
         ...(mcpServers.length > 0 ? { mcpServers } : {}),
         slashCommands: slashCommands.map((command) => command.name),
         skills: customization.skills.map((skill) => skill.name),
@@ -569,7 +586,7 @@ export function resolveModelFor(
     ...(spec.headers ? { headers: spec.headers } : {}),
     ...(spec.betas !== undefined ? { betas: spec.betas } : {}),
     baseDir: resolve(spec.cwd),
-    env: spec.env ?? process.env,
+    env: spec.env,
   });
 }
 
@@ -605,4 +622,13 @@ function compactionHooksOf(hooks: Hooks, signal: AbortSignal): CompactionHooks {
         await hooks.run({ hook_event_name: "PostCompact", trigger, compact_summary: summary }, { signal });
     },
   };
+}
+
+/** The tools offered in a permission mode (ExitPlanMode only in plan mode). */
+function offeredIn(tools: Tool[], mode: string | undefined): Tool[] {
+  return tools.some((tool) => tool.offeredInModes)
+    ? tools.filter(
+        (tool) => !tool.offeredInModes || (mode !== undefined && tool.offeredInModes.includes(mode)),
+      )
+    : tools;
 }

@@ -22,7 +22,7 @@ export type RunModel = {
  * then the user config's `model`, then the default of the first provider with a key.
  */
 export async function resolveRunModel(config: LoadedConfig, settings: ModelSettings): Promise<RunModel> {
-  const env = settings.env ?? process.env;
+  const { env } = settings;
   const fromEnv = env.CAIRN_MODEL?.trim() ? env.CAIRN_MODEL : undefined;
   // "default"/"auto" and an unnamed model mean the configured default: the environment's, else the file's.
   const defaults =

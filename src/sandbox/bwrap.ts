@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { resolvePhysical, SHELL_RC_FILES } from "../permissions/paths.js";
+import { bridgedArgv } from "./network-bridge.js";
 import { isInsideOrSame, nestedGitPaths } from "./paths.js";
 import {
   claimingPlaceholders,
@@ -17,7 +18,8 @@ import type { SandboxPolicy } from "./policy.js";
  * the whole file system read-only; a fresh /dev and a /proc of the command's own PID namespace (so
  * cairn's /proc/<pid>/environ is out of sight); private, writable /tmp (and $TMPDIR); the writable
  * roots; the protected paths (and `writeDenied`) read-only over them; the hidden paths (and
- * `readDenied`) replaced by empty read-only ones.
+ * `readDenied`) replaced by empty read-only ones. With a domain list, the proxy's socket is bound in
+ * and the command runs behind the bridge to it (network-bridge.ts).
  *
  * A protected path that does not exist yet is covered at its first missing component by an empty
  * read-only directory or file, so it cannot be created either. bubblewrap has to create that mount
@@ -87,6 +89,13 @@ function mountArgs(
   // unmount the protections, remount / writable, or undo the /proc that hides cairn's environment.
   args.push("--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent");
   if (!policy.network) args.push("--unshare-net");
+  // A domain list: the only way out is the run's proxy, through its socket and the bridge to it.
+  const socket = policy.network ? undefined : policy.proxy?.socketPath;
+  if (socket && policy.bridgeNode) {
+    args.push("--bind", socket, socket);
+    args.push("--chdir", cwd, "--", ...bridgedArgv(policy.bridgeNode, socket, shellArgv));
+    return args;
+  }
   args.push("--chdir", cwd, "--", ...shellArgv);
   return args;
 }

@@ -141,7 +141,7 @@ export type SandboxPaths = {
  */
 export function sandboxPaths(
   writableRoots: readonly string[],
-  context: { cairnHome: string; home?: string; env?: NodeJS.ProcessEnv },
+  context: { cairnHome: string; home?: string; env: NodeJS.ProcessEnv },
 ): SandboxPaths {
   const home = context.home ?? os.homedir();
   const inRoots = (p: string) => writableRoots.some((root) => isInsideOrSame(root, p));
@@ -149,9 +149,7 @@ export function sandboxPaths(
   const homeLevel = [...protectedInHome(home), context.cairnHome].filter(inRoots);
   return {
     protectedPaths: [...new Set([...perRoot, ...homeLevel])],
-    hiddenPaths: [
-      ...new Set([...secretsInHome(home), context.cairnHome, ...hostSockets(context.env ?? process.env)]),
-    ],
+    hiddenPaths: [...new Set([...secretsInHome(home), context.cairnHome, ...hostSockets(context.env)])],
   };
 }
 

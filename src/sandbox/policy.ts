@@ -4,6 +4,9 @@ import path from "node:path";
 import { resolveCairnHome } from "../permissions/home.js";
 import { findOnPath } from "../tools/process-group.js";
 import { randomUuid } from "../util/random-id.js";
+import type { DomainPolicy } from "./domain-policy.js";
+import { bridgeNode } from "./network-bridge.js";
+import { type SandboxProxy, sandboxProxy } from "./network-proxy.js";
 import { isInsideOrSame, type SandboxPaths, sandboxPaths } from "./paths.js";
 import { probeBwrap } from "./probe.js";
 
@@ -22,6 +25,13 @@ export type SandboxSettings = {
   mode?: SandboxMode;
   /** Commands may use the network (default: no network at all, loopback included). */
   network?: boolean;
+  /**
+   * Without `network`: the hosts commands may reach over HTTP(S), through cairn's proxy
+   * (`--sandbox-allow-domain`, `sandbox.network.allowedDomains`; domain-policy.ts has the patterns).
+   */
+  allowedDomains?: readonly string[];
+  /** Hosts refused even when an allowed pattern names them (`sandbox.network.deniedDomains`). */
+  deniedDomains?: readonly string[];
   /** Writable besides the workspace and the `--add-dir` directories (protected paths still are not). */
   extraWritable?: readonly string[];
   /**
@@ -60,6 +70,17 @@ export type SandboxPolicy = {
   hiddenPaths: string[];
   network: boolean;
   /**
+   * Without `network`, when domains are allowed: the proxy commands reach them through (started by
+   * the first command, closed with the run), and the node that runs the bridge to it in the sandbox.
+   */
+  proxy?: SandboxProxy;
+  bridgeNode?: string;
+  /**
+   * Without `network`, when a domain list is given: the list itself (domain-policy.ts), for what
+   * else reaches the network on the run's behalf (cairn's web tools) to decide as the proxy does.
+   */
+  domains?: DomainPolicy;
+  /**
    * Paths the run must not read, or write, in their lexical and real forms: hidden (read-only) in the
    * sandbox, and refused by the file tools in every mode, `disabled` included (denied-paths.ts).
    */
@@ -81,7 +102,7 @@ export class SandboxUnavailableError extends Error {
 export type SandboxContext = {
   /** The workspace first, then the other directories the agent may write (the gate's roots). */
   roots: readonly string[];
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   home?: string;
   platform?: NodeJS.Platform;
 };
@@ -98,22 +119,59 @@ export async function resolveSandboxPolicy(
   settings: SandboxSettings,
   context: SandboxContext,
 ): Promise<{ policy: SandboxPolicy; warning?: string }> {
-  const env = context.env ?? process.env;
+  const resolved = await resolvePolicy(settings, context);
+  // Only a config file's list can meet an open network (the flags and the SDK refuse both at once).
+  const listed = (settings.allowedDomains?.length ?? 0) + (settings.deniedDomains?.length ?? 0) > 0;
+  if (!settings.network || !listed) return resolved;
+  const opened =
+    "sandbox: the network is open to sandboxed commands (--sandbox-network, network.allowAll), so the domain list of the config (sandbox.network) is not applied";
+  return { ...resolved, warning: resolved.warning ? `${resolved.warning}; ${opened}` : opened };
+}
+
+async function resolvePolicy(
+  settings: SandboxSettings,
+  context: SandboxContext,
+): Promise<{ policy: SandboxPolicy; warning?: string }> {
+  const { env } = context;
   const home = context.home ?? os.homedir();
   const given = [...context.roots, ...(settings.extraWritable ?? []).map((dir) => expandHome(dir, home))];
   // Only existing directories can be bound (a missing --add-dir would make every command fail).
   const existing = given.map((dir) => path.resolve(dir)).filter(isDirectory);
   const writableRoots = [...new Set(existing.flatMap((dir) => [dir, realOrSelf(dir)]))];
+  const network = settings.network === true;
+  const allowedDomains = network ? [] : [...(settings.allowedDomains ?? [])];
+  const node = allowedDomains.length > 0 ? bridgeNode() : undefined;
+  const deniedDomains = network ? [] : [...(settings.deniedDomains ?? [])];
+  const listed = allowedDomains.length + deniedDomains.length > 0;
   const base = {
     writableRoots,
-    network: settings.network === true,
+    network,
+    ...(listed ? { domains: { allowed: allowedDomains, denied: deniedDomains } } : {}),
+    ...(node
+      ? {
+          proxy: sandboxProxy({ allowed: allowedDomains, denied: deniedDomains }),
+          bridgeNode: node,
+        }
+      : {}),
     readDenied: pathForms(settings.readDenied ?? [], home),
     writeDenied: pathForms(settings.writeDenied ?? [], home),
     deniedEnv: [...(settings.deniedEnv ?? [])],
     runTag: randomUuid(),
   };
-  const { mode } = settings;
-  if (mode === "disabled") return { policy: { mode, protectedPaths: [], hiddenPaths: [], ...base } };
+  // A domain list depends on the sandbox: the user is told when it cannot hold (as `auto` does).
+  const mode = settings.mode ?? (listed ? "auto" : undefined);
+  const unenforced = listed
+    ? "the network domain list (--sandbox-allow-domain, sandbox.network) is not enforced: shell commands reach every host"
+    : undefined;
+  const bridgeless =
+    allowedDomains.length > 0 && !node
+      ? `sandbox: the allowed domains cannot be reached from the sandbox under ${process.versions.electron ? "Electron" : "this runtime"} (the bridge to cairn's proxy needs node): sandboxed commands have no network`
+      : undefined;
+  if (mode === "disabled")
+    return {
+      policy: { mode, protectedPaths: [], hiddenPaths: [], ...base },
+      ...(unenforced ? { warning: `sandbox: the sandbox is off, so ${unenforced}` } : {}),
+    };
 
   // Worked out when the first command is wrapped (bwrap.ts), not for every run: most runs start none.
   const paths = () =>
@@ -133,12 +191,18 @@ export async function resolveSandboxPolicy(
   }
   const found = await findWorkingBwrap(context, writableRoots, env, settings.bwrapPath);
   if (found.reason === undefined)
-    return { policy: withLazyPaths({ mode: "enabled", bwrapPath: found.bwrapPath, ...base }, paths) };
+    return {
+      policy: withLazyPaths({ mode: "enabled", bwrapPath: found.bwrapPath, ...base }, paths),
+      ...(bridgeless ? { warning: bridgeless } : {}),
+    };
   if (mode === "enabled")
     throw new SandboxUnavailableError(
       `${unavailable(found.reason)}; install bubblewrap, or turn the sandbox off`,
     );
-  return { policy: withLazyPaths({ mode: "disabled", ...base }, paths), warning: fallback(found.reason) };
+  return {
+    policy: withLazyPaths({ mode: "disabled", ...base }, paths),
+    warning: `${fallback(found.reason)}${unenforced ? `, and ${unenforced}` : ""}`,
+  };
 }
 
 /** `policy` with `protectedPaths` and `hiddenPaths` worked out on their first read (memoized). */
@@ -155,10 +219,15 @@ function withLazyPaths<T extends object>(policy: T, compute: () => SandboxPaths)
   return policy as T & SandboxPaths;
 }
 
-/** The bubblewrap to run a command under, or undefined for none (waits for an `auto` probe). */
+/**
+ * The bubblewrap to run a command under, or undefined for none (waits for an `auto` probe). A
+ * command that will run under it and may reach allowed domains starts the run's proxy first.
+ */
 export async function sandboxRunner(policy: SandboxPolicy | undefined): Promise<string | undefined> {
   if (!policy || policy.mode === "disabled") return undefined;
-  return policy.mode === "enabled" ? policy.bwrapPath : policy.probe?.();
+  const bwrapPath = policy.mode === "enabled" ? policy.bwrapPath : await policy.probe?.();
+  if (bwrapPath && policy.proxy) await policy.proxy.start();
+  return bwrapPath;
 }
 
 type Availability = { reason: string; bwrapPath?: undefined } | { reason?: undefined; bwrapPath: string };

@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { domainPatternProblem } from "./domain-policy.js";
 import { resolveSandboxPolicy, type SandboxPolicy, type SandboxSettings } from "./policy.js";
 
 /**
@@ -11,10 +12,12 @@ import { resolveSandboxPolicy, type SandboxPolicy, type SandboxSettings } from "
  *   `failIfUnavailable: true` → `enabled`, `enabled: true` → `auto`, said once where it cannot run;
  *   no `enabled` → no mode, silent, unless a deny list is set: then `auto`, as the deny depends on
  *   it), `filesystem.allowWrite`, `denyWrite`, `denyRead`, `credentials.files` and
- *   `credentials.envVars` with mode `deny`, `bwrapPath`, and cairn's own `network.allowAll`;
+ *   `credentials.envVars` with mode `deny`, `bwrapPath`, cairn's own `network.allowAll`, and
+ *   `network.allowedDomains` / `deniedDomains` (through cairn's proxy; `strictAllowlist` is what
+ *   cairn does anyway);
  * - refused (an error): what would leave the user believing in a protection cairn cannot give — a
- *   glob in a deny list, masking or re-signing credentials, network filtering (domains, proxies)
- *   on a network `allowAll` opens;
+ *   glob in a deny list, masking or re-signing credentials, a domain list or proxy on a network
+ *   `allowAll` opens, a domain pattern that is not one;
  * - warned about: what would loosen the sandbox (cairn's stays as strict) or configures what cairn's
  *   sandbox does not have.
  */
@@ -43,10 +46,13 @@ const LOOSENING: Record<string, string> = {
   enableWeakerNetworkIsolation: "cairn's sandbox is not weakened",
   allowAppleEvents: "cairn's sandbox runs on Linux only",
   ripgrep: "cairn's sandbox does not use it",
-  socatPath: "cairn's sandbox does not proxy the network",
+  socatPath: "cairn's sandbox bridges to its proxy with node, not socat",
 };
 
-/** Network keys that restrict what `allowAll` would open: cairn cannot filter, only open or close. */
+/**
+ * Network keys that restrict what `allowAll` would open: with it, cairn refuses them (the network
+ * would be open whole); without it, the domain lists are applied (network-proxy.ts).
+ */
 const NETWORK_FILTERS = new Set([
   "allowedDomains",
   "deniedDomains",
@@ -56,6 +62,14 @@ const NETWORK_FILTERS = new Set([
   "socksProxyPort",
   "tlsTerminate",
 ]);
+
+/** Network filters cairn does not apply (without `allowAll`), with the reason. */
+const NETWORK_NOT_APPLIED: Record<string, string> = {
+  allowManagedDomainsOnly: "cairn has no managed settings; the domain lists apply as given",
+  httpProxyPort: "sandboxed commands go through cairn's own proxy, which applies the domain lists",
+  socksProxyPort: "sandboxed commands go through cairn's own proxy, which applies the domain lists",
+  tlsTerminate: "cairn's proxy does not look inside TLS; it decides by host name",
+};
 
 export function sandboxSettingsFromSdk(
   option: Record<string, unknown> | undefined,
@@ -79,8 +93,14 @@ export function sandboxSettingsFromSdk(
     } else if (key in LOOSENING) out.ignored.push(`${key} (${LOOSENING[key]})`);
     else out.ignored.push(`${key} (not a sandbox setting cairn knows)`);
   }
-  // Whether a deny holds for every shell command depends on the sandbox: the user is told if not.
-  const denies = (settings.readDenied?.length ?? 0) + (settings.writeDenied?.length ?? 0) > 0;
+  // Whether a deny (or a domain list) holds for every shell command depends on the sandbox: the
+  // user is told if not.
+  const denies =
+    (settings.readDenied?.length ?? 0) +
+      (settings.writeDenied?.length ?? 0) +
+      (settings.allowedDomains?.length ?? 0) +
+      (settings.deniedDomains?.length ?? 0) >
+    0;
   if (settings.mode === undefined && denies) settings.mode = "auto";
   return out;
 }
@@ -110,19 +130,34 @@ function mapNetwork(value: Record<string, unknown>, out: SdkSandboxMapping) {
     if (entry === undefined) continue;
     const name = `network.${key}`;
     if (key === "allowAll" && typeof entry === "boolean") out.settings.network = entry;
-    else if (NETWORK_FILTERS.has(key)) {
-      if (open)
-        out.refused.push({
-          key: name,
-          reason:
-            "cairn cannot filter the network by domain or through a proxy, and allowAll opens all of it; leave allowAll out to keep the network off",
-        });
-      else out.ignored.push(`${name} (cairn cannot filter by domain: the network stays off)`);
-    } else
+    else if (NETWORK_FILTERS.has(key) && open)
+      out.refused.push({
+        key: name,
+        reason:
+          "allowAll opens the whole network, which this setting would restrict; leave allowAll out to have the domain lists applied",
+      });
+    else if ((key === "allowedDomains" || key === "deniedDomains") && isStringList(entry)) {
+      const domains = domainPatterns(name, entry, out);
+      if (key === "allowedDomains") out.settings.allowedDomains = domains;
+      else out.settings.deniedDomains = domains;
+    } else if (key === "strictAllowlist") {
+      // What cairn does anyway: a host no allowed domain names is refused, never asked about.
+      if (entry !== true) out.ignored.push(`${name} (cairn never asks about a host: it refuses it)`);
+    } else if (key in NETWORK_NOT_APPLIED) out.ignored.push(`${name} (${NETWORK_NOT_APPLIED[key]})`);
+    else
       out.ignored.push(
-        `${name} (the network stays ${open ? "open" : "off"}, unix sockets of the host hidden)`,
+        `${name} (the network stays ${open ? "open" : "as the domain lists say"}, unix sockets of the host hidden)`,
       );
   }
+}
+
+/** A domain list's patterns; one that is not a domain pattern is refused, naming it. */
+function domainPatterns(name: string, entries: readonly string[], out: SdkSandboxMapping): string[] {
+  entries.forEach((entry, index) => {
+    const problem = domainPatternProblem(entry);
+    if (problem) out.refused.push({ key: `${name}.${index}`, reason: problem });
+  });
+  return entries.filter((entry) => domainPatternProblem(entry) === undefined);
 }
 
 function mapCredentials(value: Record<string, unknown>, context: SdkSandboxContext, out: SdkSandboxMapping) {
@@ -202,7 +237,8 @@ function isStringList(value: unknown): value is string[] {
 }
 
 /**
- * The SDK `sandbox` option resolved for a query: the policy, and the warnings to show once. A deny
+ * The SDK `sandbox` option (with the config files' domain lists) resolved for a query: the policy,
+ * and the warnings to show once. A deny
  * list without the OS sandbox (turned off, or bubblewrap cannot run here) holds for cairn's own
  * tools but not for every shell command: a warning says so, plainly.
  */
@@ -211,11 +247,23 @@ export async function sdkSandboxPolicy(
   roots: readonly string[],
   env: NodeJS.ProcessEnv,
   cwd: string = roots[0] ?? process.cwd(),
+  configured: { allowed: readonly string[]; denied: readonly string[] } = { allowed: [], denied: [] },
 ): Promise<{ policy: SandboxPolicy; warnings: string[] }> {
   const mapping = sandboxSettingsFromSdk(option, { cwd });
   const refused = refusedSandboxKey(mapping);
   if (refused) throw new SandboxSettingError(refused);
-  const { policy, warning } = await resolveSandboxPolicy(mapping.settings, { roots, env });
+  // The config files' domain lists (docs/config.md) join the option's.
+  const { settings } = mapping;
+  const allowedDomains = [...(settings.allowedDomains ?? []), ...configured.allowed];
+  const deniedDomains = [...(settings.deniedDomains ?? []), ...configured.denied];
+  const { policy, warning } = await resolveSandboxPolicy(
+    {
+      ...settings,
+      ...(allowedDomains.length > 0 ? { allowedDomains } : {}),
+      ...(deniedDomains.length > 0 ? { deniedDomains } : {}),
+    },
+    { roots, env },
+  );
   return {
     policy,
     warnings: [ignoredSandboxKeysWarning(mapping.ignored), warning, unconfinedDenials(policy)].filter(

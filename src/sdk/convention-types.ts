@@ -90,7 +90,7 @@ export type FastModeDisabledReason =
   | "sdk_opt_in_required"
   | "pending";
 
-/** The `toolConfig` option (accepted with a warning: cairn has no AskUserQuestion tool to configure). */
+/** The `toolConfig` option (accepted with a warning: cairn's AskUserQuestion has no preview format to choose). */
 export type ToolConfig = { askUserQuestion?: { previewFormat?: "markdown" | "html" } };
 
 /** What an MCP server may do with its tools, per tool (cairn's permission rules decide instead). */

@@ -724,8 +724,10 @@ const ALL_SCHEMAS: Record<string, z.ZodType> = {
  * Options as `query()` uses them after validation: defaults applied, paths absolute, unknown keys
  * dropped; `optionNotes` are the warnings about ignored options (for the `stderr` callback).
  */
-export type ResolvedOptions = Options & {
+export type ResolvedOptions = Omit<Options, "env"> & {
   cwd: string;
+  /** `options.env`, else the process's environment: resolved here once, the SDK's one read of it. */
+  env: NodeJS.ProcessEnv;
   includePartialMessages: boolean;
   optionNotes: string[];
   /** Rules of the `settings` option (and the sandbox's deny lists), for the permission gate. */
@@ -735,6 +737,14 @@ export type ResolvedOptions = Options & {
   /** The `settings` option disables `bypassPermissions`. */
   bypassDisabled: boolean;
 };
+
+/**
+ * The environment an SDK call runs with: the caller's `env`, else the process's. The SDK reads the
+ * process's environment here and nowhere else (the lint rule `noProcessEnv`; docs/architecture.md).
+ */
+export function sdkEnvironment(given: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
+  return given ?? process.env;
+}
 
 /**
  * Validates `options` (throws `InvalidOptionsError` naming the first bad value) and applies defaults.
@@ -861,6 +871,7 @@ export function validateOptions(options: unknown): ResolvedOptions {
   return {
     ...(given as Options),
     cwd,
+    env: sdkEnvironment(given.env as NodeJS.ProcessEnv | undefined),
     includePartialMessages: given.includePartialMessages === true,
     optionNotes: notes,
     settingsRules: [...(flag?.rules ?? []), ...sandboxDenyRules(mapping.settings)],

@@ -8,7 +8,12 @@ import type { CanUseTool } from "./options.js";
  * `{"behavior":"deny","message":"…"}`). A missing tool, a failing call or an unreadable answer is
  * a deny whose message says which.
  */
-export function promptToolAsker(name: string, tools: () => readonly Tool[], cwd: string): CanUseTool {
+export function promptToolAsker(
+  name: string,
+  tools: () => readonly Tool[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): CanUseTool {
   return async (toolName, input, { signal, toolUseID }) => {
     const deny = (why: string) => ({
       behavior: "deny" as const,
@@ -19,7 +24,7 @@ export function promptToolAsker(name: string, tools: () => readonly Tool[], cwd:
     const validation = tool.validate({ tool_name: toolName, input, tool_use_id: toolUseID });
     if (!validation.ok)
       return deny(`it does not take { tool_name, input, tool_use_id }: ${validation.message}`);
-    const outcome = await tool.execute(validation.input, { cwd, signal, toolUseId: toolUseID });
+    const outcome = await tool.execute(validation.input, { cwd, env, signal, toolUseId: toolUseID });
     if (outcome.isError) return deny(`the call failed: ${outcome.content}`);
     try {
       const answer = JSON.parse(outcome.content) as { behavior?: unknown };

@@ -15,6 +15,7 @@ import type { RateLimitReport } from "../engine/provider.js";
 import { toToolResult } from "../engine/tool-result.js";
 import { findModel } from "../providers/catalog.js";
 import { toolResultUuid } from "../sessions/derived-uuids.js";
+import { backgroundEndSummary, backgroundShellEvent } from "../tools/background-shell-events.js";
 import type {
   ApiKeySource,
   ModelUsage,
@@ -116,6 +117,47 @@ export function createSdkProjection(options: SdkProjectionOptions): SdkProjectio
   });
 
   const tasks = new Map<string, TaskProgress>();
+  /** The session's background shells, by id: the Bash call that started each (ended ones removed). */
+  const shells = new Map<string, string>();
+
+  /**
+   * A background shell as a task, as the reference lists its background commands (`task_type`
+   * `local_bash`): `task_started` when a Bash call starts one, `task_notification` when a BashOutput
+   * or TaskStop call first finds it ended (src/tools/background-shell-events.ts).
+   */
+  const backgroundTasks = (event: ToolEndEvent): SDKMessage[] => {
+    const shell = backgroundShellEvent(event.name, event.input, event.outcome);
+    if (!shell) return [];
+    if (shell.kind === "started") {
+      shells.set(shell.shellId, event.toolUseId);
+      const started: SDKTaskStartedMessage = {
+        type: "system",
+        subtype: "task_started",
+        task_id: shell.shellId,
+        tool_use_id: event.toolUseId,
+        description: shell.description ?? shell.command,
+        task_type: "local_bash",
+        uuid: uuid(),
+        session_id: sessionId,
+      };
+      return [started];
+    }
+    const launch = shells.get(shell.shellId);
+    if (launch === undefined) return [];
+    shells.delete(shell.shellId);
+    const notification: SDKTaskNotificationMessage = {
+      type: "system",
+      subtype: "task_notification",
+      task_id: shell.shellId,
+      tool_use_id: launch,
+      status: shell.status === "killed" ? "stopped" : shell.status,
+      output_file: "",
+      summary: backgroundEndSummary(shell),
+      uuid: uuid(),
+      session_id: sessionId,
+    };
+    return [notification];
+  };
 
   /** A subagent's event: its own messages, marked with the Agent call that runs it. */
   const projectSubagent = (report: SubagentEvent): SDKMessage[] => {
@@ -167,7 +209,11 @@ export function createSdkProjection(options: SdkProjectionOptions): SdkProjectio
           },
           last_tool_name: event.name,
         };
-        return [{ ...toolResultMessage(event, sessionId, uuid(), report.toolUseId), ...origin }, progress];
+        return [
+          { ...toolResultMessage(event, sessionId, uuid(), report.toolUseId), ...origin },
+          progress,
+          ...backgroundTasks(event),
+        ];
       }
       case "run_end": {
         const task = tasks.get(report.agentId);
@@ -243,7 +289,10 @@ export function createSdkProjection(options: SdkProjectionOptions): SdkProjectio
         return [];
       case "tool_end":
         // Named by its tool call, so that resumeSessionAt finds it in the transcript.
-        return [toolResultMessage(event, sessionId, toolResultUuid(event.toolUseId) as UUID, parent)];
+        return [
+          toolResultMessage(event, sessionId, toolResultUuid(event.toolUseId) as UUID, parent),
+          ...backgroundTasks(event),
+        ];
       case "subagent":
         return projectSubagent(event);
       case "hook_result":

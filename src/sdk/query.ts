@@ -12,6 +12,7 @@ import { splitRuleList } from "../permissions/rules.js";
 import { catalogModels, DEFAULT_MODEL_CHOICE } from "../providers/offered-models.js";
 import type { AgentsSpec } from "../run/agents.js";
 import type { RunSpec } from "../run/assemble.js";
+import { configuredSandboxDomains } from "../run/sandbox-domains.js";
 import { sdkSandboxPolicy } from "../sandbox/sdk-option.js";
 import type { NoticeTag, PermissionAnswer, PermissionRequest, SessionEvent } from "../session/events.js";
 import { type ToolHeartbeat, ToolHeartbeats } from "../session/heartbeats.js";
@@ -479,7 +480,12 @@ class QueryRun implements Query {
     const outcome = tool
       ? await tool.execute(
           { server: serverName, uri },
-          { cwd: this.options.cwd, signal: this.session.signal, toolUseId: randomUUID() },
+          {
+            cwd: this.options.cwd,
+            env: this.options.env,
+            signal: this.session.signal,
+            toolUseId: randomUUID(),
+          },
         )
       : undefined;
     if (!outcome || outcome.isError) {
@@ -582,10 +588,7 @@ class QueryRun implements Query {
     const projection = createSdkProjection({
       includePartialMessages: this.options.includePartialMessages,
       includeHookEvents: this.options.includeHookEvents === true,
-      forwardSubagentText: forwardsSubagentText(
-        this.options.forwardSubagentText,
-        this.options.env ?? process.env,
-      ),
+      forwardSubagentText: forwardsSubagentText(this.options.forwardSubagentText, this.options.env),
       version: cairnVersion(),
     });
     const structured = this.structuredOutput?.();
@@ -627,7 +630,7 @@ class QueryRun implements Query {
     structured: StructuredOutputRun | undefined,
     announce: boolean,
   ): AsyncGenerator<SDKMessage, RunEndEvent | undefined> {
-    const heartbeats = new ToolHeartbeats((this.options.env ?? process.env) as NodeJS.ProcessEnv);
+    const heartbeats = new ToolHeartbeats(this.options.env);
     try {
       while (true) {
         const pending = events.next();
@@ -754,10 +757,10 @@ class QueryRun implements Query {
 
 /** Who answers "ask": `canUseTool`, else the MCP tool named by `permissionPromptToolName`. */
 function askerOf(options: ResolvedOptions, tools: () => readonly Tool[]): CanUseTool | undefined {
-  const { canUseTool, permissionPromptToolName, cwd } = options;
+  const { canUseTool, permissionPromptToolName, cwd, env } = options;
   if (canUseTool) return canUseTool;
   if (permissionPromptToolName === undefined) return undefined;
-  return promptToolAsker(permissionPromptToolName, tools, cwd);
+  return promptToolAsker(permissionPromptToolName, tools, cwd, env);
 }
 
 /** The session a query drives, from its options. */
@@ -770,7 +773,7 @@ function sessionSetup(
   const { cwd, env, settingSources, skills, plugins, resume, forkSession, persistSession, title } = options;
   return {
     cwd,
-    ...(env !== undefined ? { env: env as NodeJS.ProcessEnv } : {}),
+    env,
     ...(settingSources ? { settingSources } : {}),
     ...(skills !== undefined ? { skills } : {}),
     ...(plugins ? { plugins } : {}),
@@ -825,14 +828,15 @@ function runSpec(
     ...(thinking ? { thinking } : {}),
     ...(apiKey !== undefined ? { apiKey } : {}),
     ...(baseURL !== undefined ? { baseURL } : {}),
-    ...(env !== undefined ? { env: env as NodeJS.ProcessEnv } : {}),
+    env,
     ...(model !== undefined ? { model } : {}),
     tools,
     // An explicit tool list offers the Skill tool only when it names it (as in the convention).
     skillTool: !Array.isArray(options.tools) || options.tools.includes("Skill"),
     agents: agentsSpec(options),
-    sandbox: async (roots, env) => {
-      const { policy, warnings } = await sdkSandboxPolicy(options.sandbox, roots, env);
+    sandbox: async (roots, env, config) => {
+      const configured = configuredSandboxDomains(config);
+      const { policy, warnings } = await sdkSandboxPolicy(options.sandbox, roots, env, undefined, configured);
       for (const content of warnings) notice("sandbox", content);
       return { policy, warnings: [] };
     },

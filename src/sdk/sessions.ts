@@ -4,6 +4,7 @@ import { blockUuid } from "../sessions/message-uuids.js";
 import { defaultTranscriptStore } from "../sessions/open-session.js";
 import type { SessionMeta, SessionSummary, TranscriptStore } from "../sessions/transcript-store.js";
 import { historyUpTo, messagePoint } from "./message-points.js";
+import { sdkEnvironment } from "./options.js";
 
 /**
  * The convention's session functions over cairn's transcript store (today the JSONL files of
@@ -210,7 +211,7 @@ function storeFor(options: { sessionStore?: unknown }): TranscriptStore {
       "cairn: custom session stores (sessionStore) are not supported; transcripts live in $CAIRN_HOME/sessions.",
     );
   }
-  return defaultTranscriptStore();
+  return defaultTranscriptStore(sdkEnvironment(undefined));
 }
 
 function page<T>(items: T[], options: { limit?: number; offset?: number }): T[] {

@@ -5,6 +5,7 @@ import { foreignFiles } from "../config/foreign.js";
 import { CONFIG_FILE_NAME, loadConfig, PROJECT_CONFIG_DIR } from "../config/load.js";
 import { CAIRN_CONFIG_KEYS, PROJECT_CONFIG_KEYS } from "../config/schema.js";
 import { ALL_SETTING_SOURCES, type SettingSource } from "../config/setting-sources.js";
+import { sdkEnvironment } from "./options.js";
 import type {
   DeniedModelsMatch,
   ProvenanceEntry,
@@ -25,7 +26,12 @@ const RULE_KEYS = ["permissions.allow", "permissions.deny", "permissions.ask"];
 const RESTRICTING_KEYS = ["permissions.deny", "permissions.ask"];
 
 /** cairn's files and the other agents' settings files, in load order, as the sources enable them. */
-function settingsFiles(cwd: string, userFile: string, sources: readonly SettingSource[]): SettingsFile[] {
+function settingsFiles(
+  cwd: string,
+  userFile: string,
+  sources: readonly SettingSource[],
+  env: NodeJS.ProcessEnv,
+): SettingsFile[] {
   const files: SettingsFile[] = [
     { file: userFile, source: "user", applies: CAIRN_CONFIG_KEYS.filter((key) => key !== "$schema") },
     {
@@ -33,7 +39,7 @@ function settingsFiles(cwd: string, userFile: string, sources: readonly SettingS
       source: "project",
       applies: PROJECT_CONFIG_KEYS.filter((key) => key !== "$schema"),
     },
-    ...foreignFiles(cwd, os.homedir(), process.env).map((entry) => ({
+    ...foreignFiles(cwd, os.homedir(), env).map((entry) => ({
       file: entry.file,
       source: entry.source,
       applies: [
@@ -63,8 +69,9 @@ export async function resolveSettings(options: ResolveSettingsOptions = {}): Pro
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const sources = options.settingSources ?? ALL_SETTING_SOURCES;
   // Validates every file the way a query does: a malformed one is an error, not a silent gap.
-  const { userFile } = await loadConfig({ cwd, sources });
-  const files = settingsFiles(cwd, userFile, sources);
+  const env = sdkEnvironment(undefined);
+  const { userFile } = await loadConfig({ cwd, env, sources });
+  const files = settingsFiles(cwd, userFile, sources, env);
   const contents = await Promise.all(files.map((entry) => readJsonObject(entry.file)));
   const resolved: ResolvedSettings = { effective: {}, provenance: {}, sources: [] };
   files.forEach((entry, index) => {

@@ -29,7 +29,7 @@ export class TurnFrames {
   ) {}
 
   static of(options: Pick<ResolvedOptions, "env" | "extraArgs">): TurnFrames {
-    const env = options.env ?? process.env;
+    const { env } = options;
     return new TurnFrames(
       env.CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS === "1",
       options.extraArgs !== undefined && Object.hasOwn(options.extraArgs, REPLAY_USER_MESSAGES),

@@ -62,6 +62,8 @@ export class SessionPermissions {
   constructor(
     private readonly settings: PermissionSettings,
     private readonly ask: Asker,
+    /** An answer changed the mode (its `setMode` update, or approving to leave plan mode). */
+    private readonly modeChanged: (mode: SessionPermissionMode) => void = () => {},
   ) {
     this.mode = settings.mode;
     this.chosen = settings.mode !== undefined;
@@ -91,7 +93,9 @@ export class SessionPermissions {
             },
             signal,
           );
-          return this.decision(answer);
+          const decision = await this.decision(answer);
+          if (decision?.behavior === "allow") this.leftPlanMode(toolName);
+          return decision;
         }
       : undefined;
     return {
@@ -166,6 +170,17 @@ export class SessionPermissions {
     this.gate = gate;
   }
 
+  /**
+   * Approving a call that asks to leave plan mode (ExitPlanMode) leaves it: for the mode the
+   * answer's `setMode` chose, else for `default`.
+   */
+  private leftPlanMode(toolName: string): void {
+    const tool = this.run?.declarations.find((one) => one.name === toolName);
+    if (tool?.effects?.asksUser !== "exit-plan" || this.mode !== "plan") return;
+    this.setMode("default");
+    this.modeChanged("default");
+  }
+
   /** An answer in the gate's decision shape (`null`: the gate denies, naming why). */
   private async decision(answer: unknown): Promise<PermissionDecision | null> {
     if (!answer || typeof answer !== "object") return null;
@@ -213,6 +228,7 @@ export class SessionPermissions {
       };
       if (update.type === "setMode" && isSessionPermissionMode(update.mode)) {
         this.setMode(update.mode);
+        this.modeChanged(update.mode);
       } else if (update.type === "addRules" && (update.behavior === "allow" || update.behavior === "deny")) {
         for (const value of Array.isArray(update.rules) ? update.rules : []) {
           const text = ruleText(value);

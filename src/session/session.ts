@@ -7,6 +7,7 @@ import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { SettingSource } from "../config/setting-sources.js";
 import type { EngineEvent, RunEndEvent } from "../engine/events.js";
 import { runAgentLoopBatches } from "../engine/loop.js";
+import type { SteeringPrompt } from "../engine/loop-steering.js";
 import type { ConversationMessage, PromptBlock } from "../engine/messages.js";
 import type { ThinkingSetting } from "../engine/provider.js";
 import { estimateTokens } from "../engine/tokens.js";
@@ -48,6 +49,7 @@ import type {
 import { SessionFileCheckpoints } from "./file-checkpoints.js";
 import { type PermissionSettings, SessionPermissions } from "./permissions.js";
 import { SpendTotals } from "./spend-totals.js";
+import { SteeringInbox } from "./steering.js";
 import { TurnGate, type WhenBusy } from "./turn-gate.js";
 
 export { BusyError } from "./turn-gate.js";
@@ -72,8 +74,8 @@ export type SessionOpening = Pick<
 /** What a door gives when it opens a session (its flags, options or protocol parameters, mapped). */
 export type SessionSetup = {
   cwd: string;
-  /** The environment the session reads (provider keys, cairn's variables); default `process.env`. */
-  env?: NodeJS.ProcessEnv;
+  /** The environment the session reads (provider keys, cairn's variables): the door's, which its entry read once. */
+  env: NodeJS.ProcessEnv;
   /**
    * Where the session's transcript is kept, found and listed; default the JSONL store of
    * `$CAIRN_HOME/sessions` (`defaultTranscriptStore`, read from `env`).
@@ -109,8 +111,10 @@ export type PromptInput = { text: string; content?: PromptBlock[] };
 export type PromptOptions = {
   /**
    * A prompt that comes while a turn runs: `queue` (the default) waits for that turn to end, then
-   * runs; `reject` throws `BusyError` at once. Every door follows this one rule
-   * (docs/architecture.md, "One session, many doors").
+   * runs; `steer` joins the running turn where it next calls the model (its events are that turn's;
+   * this prompt's own generator then ends with nothing) — a `/command`, or a prompt the turn ends
+   * before taking, runs as a queued turn instead; `reject` throws `BusyError` at once. Every door
+   * follows this one rule (docs/architecture.md, "One session, many doors").
    */
   whenBusy?: WhenBusy;
   /** The user message's id (its file checkpoint; default a fresh one). */
@@ -160,6 +164,7 @@ export class Session {
   /** Permission requests waiting for `answer()`. */
   private readonly asks = new Map<string, PendingAsk>();
   private readonly gate = new TurnGate();
+  private readonly steering = new SteeringInbox();
   /** Aborted by `stopTurns()`, `abandon()` and `close()`: no further turns. */
   private readonly stop = new AbortController();
   private currentRun: AbortController | undefined;
@@ -177,8 +182,12 @@ export class Session {
 
   constructor(private readonly setup: SessionSetup) {
     this.newSessionId = setup.opening.sessionId ?? randomUuid();
-    this.permissions = new SessionPermissions(setup.permissions, (request, signal) =>
-      this.askFor(request, signal),
+    this.permissions = new SessionPermissions(
+      setup.permissions,
+      (request, signal) => this.askFor(request, signal),
+      (mode) => {
+        if (this.currentRun) this.side.push({ type: "permission_mode_changed", mode });
+      },
     );
     this.fileCheckpoints = new SessionFileCheckpoints(setup.fileCheckpointing === true, (id) =>
       this.persists() ? this.store.fileCheckpoints(id, setup.cwd) : new FileCheckpoints(undefined),
@@ -517,7 +526,7 @@ export class Session {
     const { cwd, env, settingSources } = this.setup;
     this.configLoading ??= loadConfig({
       cwd,
-      ...(env ? { env } : {}),
+      env,
       ...(settingSources ? { sources: [...settingSources] } : {}),
     });
     return this.configLoading;
@@ -546,7 +555,13 @@ export class Session {
     input: PromptInput,
     options: PromptOptions,
   ): AsyncGenerator<SessionEvent[], RunEndEvent | undefined> {
-    const release = options.continuation ? undefined : await this.gate.enter(options.whenBusy ?? "queue");
+    if (options.whenBusy === "steer" && !options.continuation && this.steers(input)) {
+      const taken = await this.steering.offer(input);
+      if (taken) return undefined;
+    }
+    const release = options.continuation
+      ? undefined
+      : await this.gate.enter(options.whenBusy === "reject" ? "reject" : "queue");
     const run = new AbortController();
     const onStop = () => run.abort(this.stop.signal.reason);
     if (this.stop.signal.aborted) onStop();
@@ -556,7 +571,12 @@ export class Session {
     let engine: AsyncGenerator<EngineEvent[], RunEndEvent> | undefined;
     let finished = false;
     try {
-      const start = await this.startRun(input, options, run);
+      const start = await this.startRun(
+        input,
+        options,
+        run,
+        options.continuation ? undefined : this.steering.open(),
+      );
       if (!start) return undefined;
       engine = start.engine;
       let { session, writer } = start;
@@ -615,6 +635,7 @@ export class Session {
       }
       this.stop.signal.removeEventListener("abort", onStop);
       this.currentRun = outer;
+      if (!options.continuation) this.steering.close();
       release?.();
     }
   }
@@ -629,6 +650,7 @@ export class Session {
     input: PromptInput,
     options: PromptOptions,
     run: AbortController,
+    steering: (() => SteeringPrompt[]) | undefined,
   ): Promise<
     | {
         engine: AsyncGenerator<EngineEvent[], RunEndEvent>;
@@ -649,7 +671,7 @@ export class Session {
     const beforeFileChange = this.fileCheckpoints.begin(sessionId, options.userMessageId ?? randomUuid());
     this.sessionStarted = true;
     const loop = await assembled.loopOptions(
-      this.turnSpec(input, options, run, sessionId, sessionStart, model, beforeFileChange),
+      this.turnSpec(input, options, run, sessionId, sessionStart, model, beforeFileChange, steering),
     );
     return { engine: runAgentLoopBatches(loop), session, writer: session?.writer };
   }
@@ -663,6 +685,7 @@ export class Session {
     sessionStart: "startup" | "resume" | undefined,
     model: RunModel,
     beforeFileChange: ((file: string) => Promise<void>) | undefined,
+    steering: (() => SteeringPrompt[]) | undefined,
   ): TurnSpec {
     const left = this.spend.budgetLeft(this.setup.maxBudgetUsd);
     return {
@@ -688,7 +711,16 @@ export class Session {
       ...(this.thinking ? { thinking: this.thinking } : {}),
       ...(beforeFileChange ? { beforeFileChange } : {}),
       ...(left !== undefined ? { maxBudgetUsd: left } : {}),
+      ...(steering ? { steering } : {}),
     };
+  }
+
+  /**
+   * Whether a `steer` prompt may join the running turn: one is running, and the prompt is not a
+   * `/command` (a command is a turn of its own: `/compact` cannot happen inside another turn).
+   */
+  private steers(input: PromptInput): boolean {
+    return this.gate.busy && !input.text.trimStart().startsWith("/");
   }
 
   /**
@@ -790,7 +822,7 @@ export class Session {
   }
 
   private env(): NodeJS.ProcessEnv {
-    return this.setup.env ?? process.env;
+    return this.setup.env;
   }
 }
 

@@ -1,8 +1,10 @@
 /**
  * What a prompt does when it comes while a turn runs: `queue` waits for the turn to end (turns run
- * one at a time, in the order they came), `reject` refuses at once.
+ * one at a time, in the order they came), `steer` joins the running turn at its next model call
+ * (src/session/steering.ts; given back as a queued turn when that turn ends first), `reject`
+ * refuses at once.
  */
-export type WhenBusy = "queue" | "reject";
+export type WhenBusy = "queue" | "steer" | "reject";
 
 /**
  * One turn at a time: the busy rule every door shares. `enter` resolves with the function that lets
@@ -16,7 +18,7 @@ export class TurnGate {
     return this.holders > 0;
   }
 
-  async enter(whenBusy: WhenBusy): Promise<() => void> {
+  async enter(whenBusy: Exclude<WhenBusy, "steer">): Promise<() => void> {
     if (whenBusy === "reject" && this.holders > 0) throw new BusyError();
     this.holders += 1;
     const before = this.tail;

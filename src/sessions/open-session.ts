@@ -22,7 +22,7 @@ export type SessionRequest = {
   fork?: boolean;
   /** Default true; false runs without a transcript (SDK `persistSession: false`). */
   persist?: boolean;
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   /** Where sessions are kept; default the JSONL store of `$CAIRN_HOME` (from `env`). */
   store?: TranscriptStore;
 };
@@ -39,7 +39,7 @@ export type OpenedSession = {
 };
 
 /** The store a session uses when its door names none: JSONL files under `$CAIRN_HOME/sessions`. */
-export function defaultTranscriptStore(env: NodeJS.ProcessEnv = process.env): TranscriptStore {
+export function defaultTranscriptStore(env: NodeJS.ProcessEnv): TranscriptStore {
   return new JsonlTranscriptStore({ env });
 }
 
@@ -49,7 +49,7 @@ export function defaultTranscriptStore(env: NodeJS.ProcessEnv = process.env): Tr
  * under that id (docs/security.md#sessions).
  */
 export async function openSession(request: SessionRequest): Promise<OpenedSession> {
-  const store = request.store ?? defaultTranscriptStore(request.env ?? process.env);
+  const store = request.store ?? defaultTranscriptStore(request.env);
   const persist = request.persist ?? true;
   let resumeId = request.resume;
   let newId = request.sessionId;

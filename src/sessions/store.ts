@@ -58,11 +58,8 @@ export function isValidSessionId(id: string): boolean {
   return SESSION_ID.test(id) && !id.includes("..");
 }
 
-export type JsonlTranscriptStoreOptions = {
-  /** Default: `resolveCairnHome(env)`. */
-  cairnHome?: string;
-  env?: NodeJS.ProcessEnv;
-};
+/** Where the files go: `cairnHome`, else `resolveCairnHome(env)`. */
+export type JsonlTranscriptStoreOptions = { cairnHome: string } | { env: NodeJS.ProcessEnv };
 
 /**
  * The transcript store of today: append-only JSONL files under `$CAIRN_HOME/sessions/<workspace-key>/`
@@ -72,8 +69,8 @@ export class JsonlTranscriptStore implements TranscriptStore {
   /** `$CAIRN_HOME/sessions`. */
   readonly root: string;
 
-  constructor(options: JsonlTranscriptStoreOptions = {}) {
-    const home = options.cairnHome ?? resolveCairnHome(options.env ?? process.env);
+  constructor(options: JsonlTranscriptStoreOptions) {
+    const home = "cairnHome" in options ? options.cairnHome : resolveCairnHome(options.env);
     this.root = path.join(home, SESSIONS_DIR);
   }
 

@@ -6,28 +6,47 @@ import { stat } from "../util/fs-async.js";
 import { spawn } from "../util/spawn.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { CappedOutput } from "./capped-output.js";
-import { childEnvironment } from "./child-env.js";
 import { defineTool } from "./define.js";
 import { findShell, KILL_GRACE_MS, signalGroup, stopGroup } from "./process-group.js";
 import { taggedEnvironment } from "./run-processes.js";
+import type { ToolContext, ToolOutput } from "./types.js";
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
+/** How long a background command may run (the reference's defaults: 30 min, at most 2 h). */
+export const BACKGROUND_DEFAULT_TIMEOUT_MS = 1_800_000;
+export const BACKGROUND_MAX_TIMEOUT_MS = 7_200_000;
 /** After the shell exits, how long background jobs may keep its output open before they are stopped. */
 const LEFTOVER_GRACE_MS = 200;
 
 const input = () =>
-  z.object({
-    command: z.string().min(1).describe("The shell command to run (bash -c)."),
-    timeout: z
-      .number()
-      .int()
-      .min(1)
-      .max(BASH_MAX_TIMEOUT_MS)
-      .optional()
-      .describe(`Timeout in milliseconds (default ${BASH_DEFAULT_TIMEOUT_MS}, max ${BASH_MAX_TIMEOUT_MS}).`),
-    description: z.string().optional().describe("A short description of what the command does (5-10 words)."),
-  });
+  z
+    .object({
+      command: z.string().min(1).describe("The shell command to run (bash -c)."),
+      timeout: z
+        .number()
+        .int()
+        .min(1)
+        .max(BACKGROUND_MAX_TIMEOUT_MS)
+        .optional()
+        .describe(
+          `Timeout in milliseconds (default ${BASH_DEFAULT_TIMEOUT_MS}, max ${BASH_MAX_TIMEOUT_MS}; in the background default ${BACKGROUND_DEFAULT_TIMEOUT_MS}, max ${BACKGROUND_MAX_TIMEOUT_MS}).`,
+        ),
+      description: z
+        .string()
+        .optional()
+        .describe("A short description of what the command does (5-10 words)."),
+      run_in_background: z
+        .boolean()
+        .optional()
+        .describe(
+          "Run the command in the background and return its shell id at once; read its output with BashOutput, stop it with TaskStop.",
+        ),
+    })
+    .refine((args) => args.run_in_background === true || (args.timeout ?? 0) <= BASH_MAX_TIMEOUT_MS, {
+      message: `a foreground command's timeout is at most ${BASH_MAX_TIMEOUT_MS} ms (set run_in_background for longer)`,
+      path: ["timeout"],
+    });
 
 export const bashTool = defineTool({
   name: "Bash",
@@ -37,7 +56,8 @@ export const bashTool = defineTool({
   // A title is one line: a script's first line, marked as cut.
   display: (args) => {
     const [first, ...rest] = args.command.split("\n");
-    return { title: `\`${first}\`${rest.length > 0 ? " …" : ""}`, kind: "execute" };
+    const background = args.run_in_background === true ? " (in the background)" : "";
+    return { title: `\`${first}\`${rest.length > 0 ? " …" : ""}${background}`, kind: "execute" };
   },
   description:
     "Runs a shell command with `bash -c` in the working directory and returns its stdout, stderr and exit code. " +
@@ -45,7 +65,9 @@ export const bashTool = defineTool({
     `Times out after ${BASH_DEFAULT_TIMEOUT_MS / 1000} s by default (timeout in ms, max ${BASH_MAX_TIMEOUT_MS / 60_000} min); the command and all its child processes are then stopped. ` +
     "Long outputs keep their start and end. Prefer Read, Glob, Grep and Edit over cat, find, grep and sed. " +
     "Commands may run in a sandbox: then only the working directory (and a /tmp private to the command) is writable, " +
-    "git hooks and config stay read-only, there is no network, and background processes end with the command.",
+    "git hooks and config stay read-only, there is no network, and background processes end with the command. " +
+    "With run_in_background the command keeps running after the call returns its shell id: read what it printed since " +
+    "the last read with BashOutput, stop it with TaskStop; it is stopped when the session ends.",
   input,
   jsonSchema: BUILTIN_JSON_SCHEMAS.Bash,
   outputLimit: 32_000,
@@ -53,11 +75,13 @@ export const bashTool = defineTool({
     const info = await stat(ctx.cwd).catch(() => undefined);
     if (!info?.isDirectory())
       return { content: `Working directory does not exist: ${ctx.cwd}`, isError: true };
+    const plainEnv = withoutDeniedVariables(ctx.env, ctx.sandbox?.deniedEnv);
+    const env = ctx.sandbox ? taggedEnvironment(plainEnv, ctx.sandbox.runTag) : plainEnv;
+    if (args.run_in_background === true) return startInBackground(args, env, ctx);
     const timeout = args.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
-    const env = withoutDeniedVariables(ctx.env ?? childEnvironment(process.env), ctx.sandbox?.deniedEnv);
     const result = await runCommand(args.command, {
       cwd: ctx.cwd,
-      env: ctx.sandbox ? taggedEnvironment(env, ctx.sandbox.runTag) : env,
+      env,
       timeout,
       signal: ctx.signal,
       ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
@@ -67,6 +91,42 @@ export const bashTool = defineTool({
     return { content: describe(result, timeout), data, isError: result.timedOut };
   },
 });
+
+/** Starts the command as one of the session's background shells and says how to follow it. */
+async function startInBackground(
+  args: { command: string; description?: string | undefined; timeout?: number | undefined },
+  env: NodeJS.ProcessEnv,
+  ctx: ToolContext,
+): Promise<ToolOutput> {
+  if (!ctx.backgroundShells) {
+    return {
+      content: "Background shells are not available here: run the command without run_in_background.",
+      isError: true,
+    };
+  }
+  const shell = await ctx.backgroundShells.start({
+    command: args.command,
+    ...(args.description ? { description: args.description } : {}),
+    cwd: ctx.cwd,
+    env,
+    timeout: args.timeout ?? BACKGROUND_DEFAULT_TIMEOUT_MS,
+    ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
+  });
+  return {
+    content:
+      `Command running in background with ID: ${shell.id}. ` +
+      `Read its new output with BashOutput (bash_id "${shell.id}"), stop it with TaskStop (task_id "${shell.id}"). ` +
+      "It is stopped when the session ends.",
+    data: {
+      command: args.command,
+      workingDirectory: ctx.cwd,
+      stdout: "",
+      stderr: "",
+      interrupted: false,
+      backgroundTaskId: shell.id,
+    },
+  };
+}
 
 /** The environment without the variables the settings deny commands (sandbox credentials.envVars). */
 function withoutDeniedVariables(env: NodeJS.ProcessEnv, denied: readonly string[] | undefined) {
@@ -126,7 +186,7 @@ async function runCommand(
     sandbox?: SandboxPolicy;
   },
 ): Promise<CommandResult> {
-  const shell = await findShell();
+  const shell = await findShell(options.env.PATH ?? "");
   const { sandbox } = options;
   const bwrapPath = await sandboxRunner(sandbox);
   const sandboxed =

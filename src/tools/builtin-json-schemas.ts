@@ -65,14 +65,20 @@ export const BUILTIN_JSON_SCHEMAS: Record<string, Record<string, unknown>> = {
     properties: {
       command: { type: "string", minLength: 1, description: "The shell command to run (bash -c)." },
       timeout: {
-        description: "Timeout in milliseconds (default 120000, max 600000).",
+        description:
+          "Timeout in milliseconds (default 120000, max 600000; in the background default 1800000, max 7200000).",
         type: "integer",
         minimum: 1,
-        maximum: 600000,
+        maximum: 7200000,
       },
       description: {
         description: "A short description of what the command does (5-10 words).",
         type: "string",
+      },
+      run_in_background: {
+        description:
+          "Run the command in the background and return its shell id at once; read its output with BashOutput, stop it with TaskStop.",
+        type: "boolean",
       },
     },
     required: ["command"],
@@ -197,6 +203,145 @@ export const BUILTIN_JSON_SCHEMAS: Record<string, Record<string, unknown>> = {
       },
     },
     required: ["todos"],
+  },
+  BashOutput: {
+    type: "object",
+    properties: {
+      bash_id: {
+        type: "string",
+        minLength: 1,
+        description: "The ID of the background shell to retrieve output from.",
+      },
+      filter: {
+        description:
+          "Optional regular expression: only output lines matching it are shown. Lines that do not match are no longer available to read.",
+        type: "string",
+      },
+    },
+    required: ["bash_id"],
+  },
+  TaskStop: {
+    type: "object",
+    properties: {
+      task_id: { description: "The ID of the background shell to stop.", type: "string", minLength: 1 },
+      shell_id: { description: "Deprecated: use task_id instead.", type: "string", minLength: 1 },
+    },
+  },
+  NotebookEdit: {
+    type: "object",
+    properties: {
+      notebook_path: {
+        type: "string",
+        minLength: 1,
+        description:
+          "The Jupyter notebook (.ipynb) to edit: an absolute path, or relative to the working directory.",
+      },
+      cell_id: {
+        description:
+          "The ID of the cell to edit (as Read shows it). When inserting, the new cell goes after this cell, or first when not given.",
+        type: "string",
+      },
+      new_source: { type: "string", description: "The new source for the cell." },
+      cell_type: {
+        description:
+          "The type of the cell (code or markdown). Defaults to the current cell's type; required with edit_mode=insert.",
+        type: "string",
+        enum: ["code", "markdown"],
+      },
+      edit_mode: {
+        description: "The type of edit to make (replace, insert, delete). Defaults to replace.",
+        type: "string",
+        enum: ["replace", "insert", "delete"],
+      },
+    },
+    required: ["notebook_path", "new_source"],
+  },
+  AskUserQuestion: {
+    type: "object",
+    properties: {
+      questions: {
+        minItems: 1,
+        maxItems: 4,
+        type: "array",
+        items: {
+          type: "object",
+          properties: {
+            question: {
+              type: "string",
+              minLength: 1,
+              description: "The complete question, clear and specific, ending with a question mark.",
+            },
+            header: {
+              type: "string",
+              description: 'A very short label shown as a tag (max 12 chars), e.g. "Library".',
+            },
+            options: {
+              minItems: 2,
+              maxItems: 4,
+              type: "array",
+              items: {
+                type: "object",
+                properties: {
+                  label: {
+                    type: "string",
+                    minLength: 1,
+                    description: "The text the user sees and picks: concise (1-5 words), naming the choice.",
+                  },
+                  description: {
+                    type: "string",
+                    description: "What this option means or what happens if it is chosen.",
+                  },
+                  preview: {
+                    description: "Optional content shown while the option is focused.",
+                    type: "string",
+                  },
+                },
+                required: ["label", "description"],
+              },
+              description: "2-4 distinct choices; no 'Other' option (the user can always decline).",
+            },
+            multiSelect: {
+              type: "boolean",
+              description: "The user may pick several options (choices not mutually exclusive).",
+            },
+          },
+          required: ["question", "header", "options", "multiSelect"],
+        },
+        description: "Questions to ask the user (1-4 questions).",
+      },
+      answers: {
+        description: "The user's answers, by question text (filled in by whoever asks the user).",
+        type: "object",
+        propertyNames: { type: "string" },
+        additionalProperties: { type: "string" },
+      },
+      annotations: {
+        description: "The user's notes per question, by question text (filled in with the answers).",
+        type: "object",
+        propertyNames: { type: "string" },
+        additionalProperties: {
+          type: "object",
+          properties: { preview: { type: "string" }, notes: { type: "string" } },
+        },
+      },
+      metadata: {
+        description: "Optional tracking data; not shown to the user.",
+        type: "object",
+        properties: { source: { type: "string" } },
+      },
+    },
+    required: ["questions"],
+  },
+  ExitPlanMode: {
+    type: "object",
+    properties: {
+      plan: {
+        type: "string",
+        minLength: 1,
+        description: "The plan to present to the user for approval: concise, concrete steps, in markdown.",
+      },
+    },
+    required: ["plan"],
   },
   Agent: {
     type: "object",

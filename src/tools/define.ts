@@ -32,6 +32,8 @@ export type ToolDefinitionSpec<S extends z.ZodObject> = {
   payload?: ToolPayload;
   /** How a call is shown (see `ToolDisplay`), from its validated input. */
   display?: ToolDisplaySpec<z.infer<S>>;
+  /** The permission modes the tool is offered in (default: every mode). */
+  offeredInModes?: readonly string[];
   /**
    * The input schema, or a function building it: a built-in tool passes a function, so zod's
    * schemas are built on the first call rather than at start-up.
@@ -70,6 +72,7 @@ export function defineTool<S extends z.ZodObject>(spec: ToolDefinitionSpec<S>): 
     ...(spec.effects ? { effects: checkedEffects(schema, spec.effects) } : {}),
     ...(spec.payload ? { payload: spec.payload } : {}),
     ...(spec.display ? { display: checkedDisplay(schema, spec.display) } : {}),
+    ...(spec.offeredInModes ? { offeredInModes: spec.offeredInModes } : {}),
     validate,
     async execute(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome> {
       const started = nowMs();

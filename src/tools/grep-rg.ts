@@ -12,9 +12,9 @@ const MAX_RECORD_CHARS = 64 * 1024 * 1024;
 
 let rgLookup: Promise<string | undefined> | undefined;
 
-/** ripgrep's path, looked up once on first use; undefined when it is not installed. */
-export function findRipgrep(): Promise<string | undefined> {
-  rgLookup ??= findOnPath("rg");
+/** ripgrep's path on the tools' PATH, looked up once on first use; undefined when it is not installed. */
+export function findRipgrep(searchPath: string): Promise<string | undefined> {
+  rgLookup ??= findOnPath("rg", searchPath);
   return rgLookup;
 }
 

@@ -2,7 +2,6 @@ import * as z from "zod";
 import { isReadDenied } from "../sandbox/denied-paths.js";
 import { stat } from "../util/fs-async.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
-import { childEnvironment } from "./child-env.js";
 import { defineTool } from "./define.js";
 import { quoted } from "./display.js";
 import { searchWithJs } from "./grep-js.js";
@@ -102,7 +101,7 @@ export const grepTool = defineTool({
       wantLines: inContent,
       inPathOrder: mode !== "files_with_matches",
       signal: ctx.signal,
-      env: ctx.env ?? childEnvironment(process.env),
+      env: ctx.env,
     };
     const limit = effectiveLimit(args.head_limit);
     const collector = new GrepCollector(
@@ -110,7 +109,7 @@ export const grepTool = defineTool({
       mode === "files_with_matches" ? MAX_SORTED_FILES : limit,
     );
 
-    const rg = process.env.CAIRN_GREP === "js" ? undefined : await findRipgrep();
+    const rg = ctx.env.CAIRN_GREP === "js" ? undefined : await findRipgrep(ctx.env.PATH ?? "");
     const engine: Engine = rg ? "ripgrep" : "js";
     // Files the settings deny reading are searched by neither engine's caller: their lines are dropped.
     const sink = withoutDenied(collector, ctx);

@@ -4,17 +4,17 @@ import { access } from "../util/fs-async.js";
 
 let shellLookup: Promise<string> | undefined;
 
-/** bash from PATH (looked up once), else the POSIX `/bin/sh`: commands the model writes usually assume bash. */
-export function findShell(): Promise<string> {
-  shellLookup ??= findOnPath("bash").then((found) => found ?? "/bin/sh");
+/**
+ * bash from the commands' PATH (looked up once per process), else the POSIX `/bin/sh`: commands the
+ * model writes usually assume bash.
+ */
+export function findShell(searchPath: string): Promise<string> {
+  shellLookup ??= findOnPath("bash", searchPath).then((found) => found ?? "/bin/sh");
   return shellLookup;
 }
 
 /** The absolute path of an executable on PATH, like `command -v`. */
-export async function findOnPath(
-  name: string,
-  searchPath = process.env.PATH ?? "",
-): Promise<string | undefined> {
+export async function findOnPath(name: string, searchPath: string): Promise<string | undefined> {
   for (const dir of searchPath.split(path.delimiter)) {
     if (!dir) continue;
     const candidate = path.join(dir, name);

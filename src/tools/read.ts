@@ -1,9 +1,10 @@
 import { StringDecoder } from "node:string_decoder";
 import * as z from "zod";
-import { type FileHandle, open, stat } from "../util/fs-async.js";
+import { type FileHandle, open, readFile, stat } from "../util/fs-async.js";
 import { hasBinaryExtension, sniffIsBinary } from "./binary.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { defineTool } from "./define.js";
+import { readNotebook } from "./notebook-read.js";
 import { resolveToolPath } from "./paths.js";
 import { isMediaFile, readMedia } from "./read-media.js";
 
@@ -57,6 +58,7 @@ export const readTool = defineTool({
     `Returns up to ${READ_DEFAULT_LIMIT} lines from the start by default; use offset (1-based line) and limit for other parts of large files. ` +
     `Lines longer than ${READ_MAX_LINE_CHARS} characters are cut. ` +
     "Images (PNG, JPEG, GIF, WebP) and PDFs are shown to you as they are, when the model takes them. " +
+    'Jupyter notebooks (.ipynb) are shown as their cells (<cell id="…">, the id NotebookEdit takes) with their text outputs. ' +
     "Other binary files are refused; use LS for directories.",
   input,
   jsonSchema: BUILTIN_JSON_SCHEMAS.Read,
@@ -78,6 +80,13 @@ export const readTool = defineTool({
       };
     }
     if (isMediaFile(filePath)) return readMedia(filePath, info.size, ctx);
+    if (filePath.toLowerCase().endsWith(".ipynb")) {
+      const text = await readFile(filePath, "utf8");
+      return readNotebook(filePath, text, info.size, {
+        offset: args.offset,
+        limit: args.limit ?? READ_DEFAULT_LIMIT,
+      });
+    }
     if (hasBinaryExtension(filePath)) {
       return {
         content: `Cannot read ${filePath}: it is a binary file, and Read shows text only.`,

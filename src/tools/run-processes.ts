@@ -29,7 +29,7 @@ export function taggedEnvironment(env: NodeJS.ProcessEnv, runTag: string): NodeJ
  * that cleared its environment (`env -i`) is not found: the sandbox's PID namespace is the boundary
  * that holds for those (docs/security.md). Does nothing when the user opted in to keeping jobs.
  */
-export async function stopRunProcesses(runTag: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function stopRunProcesses(runTag: string, env: NodeJS.ProcessEnv): Promise<void> {
   if (env[KEEP_JOBS_VAR] === "1" || !handedOut.has(runTag)) return;
   try {
     let pids = taggedProcesses(runTag);
@@ -52,7 +52,7 @@ export async function stopRunProcesses(runTag: string, env: NodeJS.ProcessEnv = 
  * The last resort when cairn exits without winding down (a second Ctrl-C, the forced exit after a
  * signal): SIGKILL for every tagged process, synchronously, from an `exit` handler.
  */
-export function killRunProcessesOnExit(runTag: string, env: NodeJS.ProcessEnv = process.env): () => void {
+export function killRunProcessesOnExit(runTag: string, env: NodeJS.ProcessEnv): () => void {
   const onExit = () => {
     if (env[KEEP_JOBS_VAR] === "1") return;
     for (const pid of taggedProcesses(runTag)) signal(pid, "SIGKILL");

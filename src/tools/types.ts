@@ -3,6 +3,7 @@ import type { SubagentReport } from "../engine/events.js";
 import type { MediaBlock } from "../engine/messages.js";
 import type { MediaInput } from "../engine/provider.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
+import type { BackgroundShells } from "./background-shells.js";
 
 /**
  * Which family of tools a tool belongs to, for permission rules and scheduling: `Read(...)` rules
@@ -45,6 +46,14 @@ export type ToolEffects = {
   paths?(input: Record<string, unknown>, cwd: string): ToolPathAccess[] | { uncheckable: string };
   /** The command line an `execute` tool runs (checked against the shell rules and the read-only list). */
   command?(input: Record<string, unknown>): string | undefined;
+  /**
+   * The call is a question to the user, asked whatever the mode and the allow rules (a deny rule
+   * still refuses it). `answer`: the user's answer becomes its input (AskUserQuestion); a session
+   * nobody answers does not offer the tool. `exit-plan`: the user approves leaving plan mode
+   * (ExitPlanMode); approving switches the session out of plan mode, and where nobody answers the
+   * call runs unasked (`ToolContext.unattended`).
+   */
+  asksUser?: "answer" | "exit-plan";
 };
 
 /**
@@ -62,7 +71,9 @@ export type ToolPayload =
   | "glob"
   | "ls"
   | "updateTodos"
-  | "task";
+  | "task"
+  | "askQuestion"
+  | "createPlan";
 
 /**
  * How a call is shown, in every door (ACP's tool calls, permission questions, the interactive
@@ -80,7 +91,15 @@ export type ToolDisplay = {
 };
 
 /** What kind of action a call is, as editors group them (ACP's tool kinds, without move/delete). */
-export type ToolDisplayKind = "read" | "edit" | "execute" | "search" | "think" | "fetch" | "other";
+export type ToolDisplayKind =
+  | "read"
+  | "edit"
+  | "execute"
+  | "search"
+  | "think"
+  | "fetch"
+  | "switch_mode"
+  | "other";
 
 /**
  * A tool's own display of a call (validated input); `live`: the call has not run yet, so the file
@@ -91,12 +110,19 @@ export type ToolDisplaySpec<I> = (input: I, cwd: string, options: { live: boolea
 export type ToolContext = {
   /** Absolute working directory of the session; relative paths resolve against it. */
   cwd: string;
+  /**
+   * Nobody answers this run's questions (print mode, an SDK query without `canUseTool`): a tool
+   * that would ask the user decides alone.
+   */
+  unattended?: boolean;
   signal: AbortSignal;
   toolUseId: string;
   /** Environment for child processes (already stripped of secrets by the caller). */
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   /** The OS sandbox shell commands run under (resolved per run); absent: none, as `disabled`. */
   sandbox?: SandboxPolicy;
+  /** The session's background shells (Bash `run_in_background`, BashOutput, TaskStop); absent: none offered. */
+  backgroundShells?: BackgroundShells;
   /** The model the result goes to (named in messages about what it cannot see). */
   model?: string;
   /** Which media that model takes; absent: unknown (attach, the server decides). */
@@ -123,6 +149,8 @@ export type ToolOutput = {
    * (e.g. structured output was accepted).
    */
   terminal?: boolean;
+  /** With `terminal`: the run's result text (ExitPlanMode's plan in print mode). */
+  result?: string;
 };
 
 /** The result the engine records for every tool_use, also when the tool failed or never ran. */
@@ -153,12 +181,17 @@ export type Tool = {
   payload?: ToolPayload;
   /** How a call is shown (title, kind, files, diff); without it, derived from `effects`. */
   display?: ToolDisplaySpec<Record<string, unknown>>;
+  /** The permission modes the tool is offered in (default: every mode); checked at each turn's start. */
+  offeredInModes?: readonly string[];
   validate(rawInput: unknown): ToolValidation;
   /** Runs an input `validate` accepted (its `input`); never throws. */
   execute(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome>;
 };
 
 /** What the permission policy and the front ends need to know about a tool. */
-export type ToolDeclaration = Pick<Tool, "name" | "effects" | "payload" | "aliases" | "display">;
+export type ToolDeclaration = Pick<
+  Tool,
+  "name" | "effects" | "payload" | "aliases" | "display" | "offeredInModes"
+>;
 
 export type ToolSpecInput<S extends z.ZodType> = z.infer<S>;

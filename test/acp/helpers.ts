@@ -5,6 +5,8 @@ import {
   client as acpClient,
   type CancelNotification,
   type ClientContext,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
   methods,
   ndJsonStream,
   type RequestPermissionRequest,
@@ -34,6 +36,14 @@ export class RecordingClient {
   readonly notifications: SessionNotification[] = [];
   readonly permissionRequests: RequestPermissionRequest[] = [];
   answer: PermissionAnswer = () => ({ outcome: { outcome: "selected", optionId: "reject_once" } });
+  readonly elicitations: CreateElicitationRequest[] = [];
+  /** How a form (`elicitation/create`) is answered; default: declined. */
+  fill: (request: CreateElicitationRequest) => CreateElicitationResponse = () => ({ action: "decline" });
+
+  async elicit(request: CreateElicitationRequest): Promise<CreateElicitationResponse> {
+    this.elicitations.push(request);
+    return this.fill(request);
+  }
 
   async requestPermission(request: RequestPermissionRequest): Promise<RequestPermissionResponse> {
     this.permissionRequests.push(request);
@@ -135,6 +145,7 @@ export function startAgent(
   const connection = acpClient({ name: "test-editor" })
     .onRequest(methods.client.session.requestPermission, ({ params }) => client.requestPermission(params))
     .onNotification(methods.client.session.update, ({ params }) => client.sessionUpdate(params))
+    .onRequest(methods.client.elicitation.create, ({ params }) => client.elicit(params))
     .connect(stream);
   return {
     connection: agentMethods(connection.agent),

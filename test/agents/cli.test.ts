@@ -136,7 +136,14 @@ describe("subagents in print mode", () => {
     ]);
     const { code } = await run(["--output-format", "json"], workspace(FILES), script);
     expect(code).toBe(0);
-    expect(toolNames(script.requests.get("SCOUT")![0]!)).toEqual(["Read", "Glob", "Grep", "LS", "TodoWrite"]);
+    expect(toolNames(script.requests.get("SCOUT")![0]!)).toEqual([
+      "Read",
+      "Glob",
+      "Grep",
+      "LS",
+      "TodoWrite",
+      "BashOutput",
+    ]);
   });
 
   test("--resume restores the parent's conversation without the subagents' messages", async () => {

@@ -134,7 +134,7 @@ describe("the subagent examples of the public agent-SDK docs run unchanged", () 
     expect(run.stderr).toBe("");
     expect(run.stdout).toBe("Endpoints: /a and /b.\nMost complex: /b, /a.\n");
     const explore = run.script.requests.get("read-only exploration subagent")!;
-    expect(toolNames(explore[0]!)).toEqual(["Read", "Glob", "Grep", "LS", "TodoWrite"]);
+    expect(toolNames(explore[0]!)).toEqual(["Read", "Glob", "Grep", "LS", "TodoWrite", "BashOutput"]);
     const parent = run.script.requests.get(PARENT)!;
     const agentId = /agentId: ([a-f0-9]+)/.exec(messagesText(parent[1]!))![1]!;
     // The second query resumed the session: it sends the first one's conversation, and the prompt

@@ -23,9 +23,18 @@ describe("parseArgs", () => {
       screenReader: false,
       printThinking: false,
       sandboxNetwork: false,
+      sandboxAllowDomains: [],
       prompt: "Hello world",
       longSession: {},
     });
+  });
+
+  test("--sandbox-allow-domain is repeatable, in order", () => {
+    const options = parseArgs(
+      ["-p", "go", "--sandbox-allow-domain", "*.npmjs.org", "--sandbox-allow-domain", "github.com"],
+      "1.0.0",
+    );
+    expect(options !== "handled" && options.sandboxAllowDomains).toEqual(["*.npmjs.org", "github.com"]);
   });
 
   test("every flag", () => {
@@ -121,6 +130,7 @@ describe("parseArgs", () => {
       printThinking: true,
       sandbox: "enabled",
       sandboxNetwork: true,
+      sandboxAllowDomains: [],
       // --yolo (--force) and --permission-mode together: the mode is said not to apply.
       notes: [
         "--permission-mode acceptEdits does not apply: --yolo runs every call without asking (bypassPermissions).",

@@ -48,6 +48,7 @@ function scriptedProvider(steps: ReplyBuilder[], chunkSize: number): ModelProvid
 export async function engineEvents(steps: ReplyBuilder[], chunkSize: number): Promise<EngineEvent[]> {
   const events: EngineEvent[] = [];
   for await (const event of runAgentLoop({
+    env: process.env,
     sessionId: "00000000-0000-4000-8000-000000000000",
     cwd: "/workspace",
     provider: scriptedProvider(steps, chunkSize),

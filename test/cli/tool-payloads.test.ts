@@ -42,6 +42,12 @@ describe("tool payloads", () => {
       ["Grep", "grepToolCall"],
       ["LS", "lsToolCall"],
       ["TodoWrite", "updateTodosToolCall"],
+      // Shown as `function` calls (docs/events.md).
+      ["BashOutput", undefined],
+      ["TaskStop", undefined],
+      ["NotebookEdit", undefined],
+      ["AskUserQuestion", "askQuestionToolCall"],
+      ["ExitPlanMode", "createPlanToolCall"],
     ]);
   });
 

@@ -22,7 +22,7 @@ function setup(user?: unknown, project?: unknown) {
 describe("config files", () => {
   test("no files: nothing configured", async () => {
     const { ws, cairnHome } = setup();
-    const config = await loadConfig({ cwd: ws, cairnHome });
+    const config = await loadConfig({ cwd: ws, cairnHome, env: process.env });
     expect(config.rules).toEqual([]);
     expect(config.files.slice(0, 2)).toEqual([
       { file: path.join(cairnHome, "config.json"), found: false },
@@ -43,7 +43,7 @@ describe("config files", () => {
       model: "anthropic/claude-sonnet-4-5",
       provider: { baseUrl: "https://example.test" },
     });
-    const config = await loadConfig({ cwd: ws, cairnHome, home });
+    const config = await loadConfig({ cwd: ws, cairnHome, home, env: process.env });
     expect(config.rules.map((r) => `${r.behavior} ${r.text}`)).toEqual([
       "deny Shell(curl:*)",
       "deny Read(.env*)",
@@ -77,7 +77,7 @@ describe("config files", () => {
         model: "evil/model",
       },
     );
-    const config = await loadConfig({ cwd: ws, cairnHome });
+    const config = await loadConfig({ cwd: ws, cairnHome, env: process.env });
     expect(config.rules.map((r) => `${r.behavior} ${r.text}`)).toEqual([
       "deny Bash(rm:*)",
       "ask Bash(git push:*)",
@@ -115,7 +115,7 @@ describe("config files", () => {
       { permissions: { allow: ["Bash(rm:*)"] } },
       { permissions: { deny: ["Bash(rm:*)"] } },
     );
-    const config = await loadConfig({ cwd: ws, cairnHome });
+    const config = await loadConfig({ cwd: ws, cairnHome, env: process.env });
     const gate = createPermissionGate({
       mode: "acceptEdits",
       workspace: ws,
@@ -141,7 +141,7 @@ describe("config files", () => {
     [{ permissions: { defaultMode: "yolo" } }, /permissions.defaultMode: must be one of/],
   ])("a malformed user file is an error naming the file: %j", async (content, message) => {
     const { ws, cairnHome } = setup(content);
-    const error = await loadConfig({ cwd: ws, cairnHome }).catch((e: unknown) => e);
+    const error = await loadConfig({ cwd: ws, cairnHome, env: process.env }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigFileError);
     expect((error as ConfigFileError).file).toBe(path.join(cairnHome, "config.json"));
     expect((error as Error).message).toMatch(message);
@@ -149,7 +149,7 @@ describe("config files", () => {
 
   test("a malformed project deny rule is an error too (it must not silently vanish)", async () => {
     const { ws, cairnHome } = setup(undefined, { permissions: { deny: ["Bash(rm"] } });
-    await expect(loadConfig({ cwd: ws, cairnHome })).rejects.toThrow(
+    await expect(loadConfig({ cwd: ws, cairnHome, env: process.env })).rejects.toThrow(
       /\.cairn\/config\.json: permissions\.deny/,
     );
   });

@@ -26,6 +26,7 @@ async function interruptWhen(stop: (event: EngineEvent) => boolean, tools: Tool[
   const history: ConversationMessage[] = [];
   const events: EngineEvent[] = [];
   for await (const event of runAgentLoop({
+    env: process.env,
     sessionId: "session-1",
     cwd: process.cwd(),
     provider: scriptedProvider(server!.url),

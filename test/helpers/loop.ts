@@ -25,6 +25,7 @@ export async function collect(
 }> {
   const events: EngineEvent[] = [];
   for await (const event of runAgentLoop({
+    env: process.env,
     sessionId: "session-1",
     cwd: process.cwd(),
     model: "anthropic/claude-sonnet-5-5",

@@ -4,9 +4,10 @@ import { CLI, MODEL, serverEnv, startServer, workspace } from "../conformance/pm
 import { loadPty, openTerminal, type TerminalSession } from "./pty-terminal.js";
 
 /**
- * `cairn` (no -p) on a pseudo-terminal against the scripted model server, for the input tests
- * (history, `/` commands, `@` mentions, `!` shell mode, rewind): each test its own workspace, and
- * its own cairn home when it says so (history and settings persist there between runs).
+ * `cairn` (no -p) on a pseudo-terminal against the scripted model server: the set-up the rendering
+ * and input tests share. Each test its own workspace (or a second run in one), and its own cairn
+ * home when it says so (history and settings persist there between runs). Terminals opened are
+ * killed after each test.
  */
 export const load = loadPty();
 export const skipped =
@@ -35,6 +36,8 @@ export type StartOptions = {
   server?: ScriptedServer;
   cols?: number;
   rows?: number;
+  /** The scripted server's streaming chunk size. */
+  chunkSize?: number;
 };
 
 export async function startCairn(
@@ -43,7 +46,7 @@ export async function startCairn(
   options: StartOptions = {},
 ): Promise<{ t: TerminalSession; server: ScriptedServer; dir: string }> {
   if ("reason" in load) throw new Error(load.reason);
-  const server = options.server ?? (await startServer(steps));
+  const server = options.server ?? (await startServer(steps, options.chunkSize));
   const dir = options.dir ?? workspace(options.files);
   const t = openTerminal(load, process.execPath, [CLI, "--model", MODEL, ...args], {
     cwd: dir,
@@ -55,6 +58,7 @@ export async function startCairn(
   return { t, server, dir };
 }
 
+/** The input box and footer are drawn (the mode is ready for keys). */
 export const ready = (t: TerminalSession) =>
   t.waitFor((text) => text.includes(FOOTER), "the input box and footer");
 
@@ -78,4 +82,9 @@ export function userTexts(body: unknown): string[] {
         ? [message.content]
         : message.content.filter((block) => block.type === "text").map((block) => block.text ?? ""),
     );
+}
+
+/** How many times `needle` occurs in `haystack`. */
+export function count(haystack: string, needle: string): number {
+  return haystack.split(needle).length - 1;
 }

@@ -259,7 +259,7 @@ describe("end to end with the real tools: a refused call never runs", () => {
     const controller = new AbortController();
     return runOneCall(
       { block: { type: "tool_use", id: "toolu_1", name, input }, tool: tools.get(name)! },
-      { cwd: fx.ws, signal: controller.signal, toolUseId: "toolu_1" },
+      { cwd: fx.ws, env: process.env, signal: controller.signal, toolUseId: "toolu_1" },
       gate,
     );
   };

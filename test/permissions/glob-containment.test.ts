@@ -22,7 +22,7 @@ async function globCall(input: Record<string, unknown>, mode: "acceptEdits" | "b
   const controller = new AbortController();
   const { outcome } = await runOneCall(
     { block: { type: "tool_use", id: "toolu_1", name: "Glob", input }, tool: globTool },
-    { cwd: fx.ws, signal: controller.signal, toolUseId: "toolu_1" },
+    { cwd: fx.ws, env: process.env, signal: controller.signal, toolUseId: "toolu_1" },
     gateFor(fx, { mode }),
   );
   return outcome;

@@ -72,7 +72,11 @@ describe("default and auto", () => {
 
   test("an unknown configured default names where it came from", () => {
     expect(() =>
-      resolveModelName("default", { defaultModel: "sonet", defaultModelSource: 'config.json "model"' }),
+      resolveModelName("default", {
+        defaultModel: "sonet",
+        defaultModelSource: 'config.json "model"',
+        env: process.env,
+      }),
     ).toThrow(/^config\.json "model": Unknown model "sonet".*Did you mean sonnet/);
   });
 

@@ -183,7 +183,7 @@ describe("what cairn cannot honour is refused before anything runs", () => {
     expect((mask as InvalidOptionsError).message).toMatch(/sandbox\.credentials\.envVars\.0.*cannot mask/);
     const network = refused({ network: { allowAll: true, deniedDomains: ["evil.example"] } });
     expect((network as InvalidOptionsError).message).toMatch(
-      /sandbox\.network\.deniedDomains.*cannot filter/,
+      /sandbox\.network\.deniedDomains.*allowAll opens the whole network/,
     );
   });
 });

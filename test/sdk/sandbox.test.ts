@@ -57,11 +57,9 @@ describe("SDK sandbox option (convention shape)", () => {
       extraWritable: ["/data"],
       readDenied: ["/x", "/work/secret.txt"],
       writeDenied: ["/home/me/notes"],
+      allowedDomains: ["github.com"],
     });
-    expect(mapped.ignored).toEqual([
-      "network.allowedDomains (cairn cannot filter by domain: the network stays off)",
-      "excludedCommands (every command runs in the sandbox)",
-    ]);
+    expect(mapped.ignored).toEqual(["excludedCommands (every command runs in the sandbox)"]);
     expect(mapped.refused).toEqual([]);
     // With the network open, a filter cairn cannot apply would leave it open: refused.
     const open = sandboxSettingsFromSdk({ network: { allowAll: true, deniedDomains: ["evil.example"] } });
@@ -115,7 +113,12 @@ describe("SDK sandbox option (convention shape)", () => {
         options: {
           cwd: workspace(),
           env: { ...envFor(server), PATH: bin },
-          sandbox: { enabled: true, failIfUnavailable: false, network: { allowedDomains: ["github.com"] } },
+          sandbox: {
+            enabled: true,
+            failIfUnavailable: false,
+            excludedCommands: ["docker"],
+            network: { allowedDomains: ["github.com"] },
+          },
         },
       }),
     );
@@ -124,10 +127,13 @@ describe("SDK sandbox option (convention shape)", () => {
       "system/informational",
       "system/informational",
     ]);
-    expect(messages[1]).toMatchObject({ tag: "sandbox", content: expect.stringMatching(/allowedDomains/) });
+    expect(messages[1]).toMatchObject({ tag: "sandbox", content: expect.stringMatching(/excludedCommands/) });
+    // The domain list cannot hold without the sandbox: said in the same line.
     expect(messages[2]).toMatchObject({
       tag: "sandbox",
-      content: expect.stringMatching(/not available: bubblewrap \(bwrap\) is not installed.*checker alone/),
+      content: expect.stringMatching(
+        /not available: bubblewrap \(bwrap\) is not installed.*checker alone, and the network domain list .* is not enforced/,
+      ),
     });
   });
 

@@ -12,7 +12,7 @@ import { tempDir } from "../helpers/temp.js";
  */
 export const sandboxUnavailable: string | undefined = await resolveSandboxPolicy(
   { mode: "auto" },
-  { roots: [process.cwd()] },
+  { roots: [process.cwd()], env: process.env },
 ).then(({ policy, warning }) => (policy.mode === "enabled" ? undefined : (warning ?? "unknown reason")));
 
 export const needsSandbox = sandboxUnavailable ? ` (SKIPPED: ${sandboxUnavailable})` : "";
@@ -56,7 +56,7 @@ function toolResultText(request: unknown): string {
 export async function pathWithoutBwrap(): Promise<string> {
   const bin = tempDir("cairn-nobwrap-");
   for (const tool of ["bash", "touch", "cat", "sleep", "setsid"]) {
-    const found = await findOnPath(tool);
+    const found = await findOnPath(tool, process.env.PATH ?? "");
     if (found) symlinkSync(found, join(bin, tool));
   }
   mkdirSync(join(bin, "empty"), { recursive: true });

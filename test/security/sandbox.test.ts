@@ -167,7 +167,7 @@ describe.skipIf(sandboxUnavailable !== undefined)(`sandbox under Bash${needsSand
     // Read): the second command must not bind the first one's placeholder as an existing .git, which
     // goes away when the first is over (bwrap then failed: "Can't get type of source …/.git").
     const dir = workspace();
-    const { policy } = await resolveSandboxPolicy({ mode: "enabled" }, { roots: [dir] });
+    const { policy } = await resolveSandboxPolicy({ mode: "enabled" }, { roots: [dir], env: process.env });
     const bwrap = policy.bwrapPath!;
     const first = bwrapCommand(policy, bwrap, ["sh", "-c", "echo first"], dir);
     expect(spawnSync(first.file, first.args, { encoding: "utf8" }).stdout).toBe("first\n");

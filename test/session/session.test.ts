@@ -113,6 +113,104 @@ describe("session controller", () => {
     await session.close();
   });
 
+  test("steer: a prompt sent while a turn runs joins it at its next model call; its own generator ends with nothing", async () => {
+    const gate = gateTool();
+    const server = await startServer([
+      reply().tool("Wait", { label: "a" }, "toolu_a"),
+      reply().text("A done, and the note seen."),
+    ]);
+    const cwd = workspace();
+    const session = new Session(
+      setup(server, cwd, { assembly: () => ({ cwd, env: envFor(server), tools: [gate.tool] }) }),
+    );
+    const a = drain(session.prompt({ text: "a" }));
+    while (gate.started.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const b = drain(session.prompt({ text: "also mind the tests" }, { whenBusy: "steer" }));
+    // The steering prompt is held until the turn's next step: let the tool finish only now.
+    gate.open();
+    const [first, steered] = await Promise.all([a, b]);
+    expect(steered).toEqual({ events: [], end: undefined });
+    expect(first.end?.result).toBe("A done, and the note seen.");
+    expect(server.requests).toHaveLength(2);
+    // One user message: the tool's result, then the steering text.
+    const messages = (server.requests[1]!.body as { messages: { role: string; content: unknown }[] })
+      .messages;
+    const last = messages.at(-1);
+    expect(last?.role).toBe("user");
+    expect(JSON.stringify(last?.content)).toMatch(/waited a.*also mind the tests/);
+    const joined = first.events.find((event) => event.type === "user_turn");
+    expect(joined).toMatchObject({ source: "steer" });
+    await session.close();
+  });
+
+  test("steer: a prompt the turn ends before taking (interrupted) runs as a turn of its own", async () => {
+    const gate = gateTool();
+    const server = await startServer([
+      reply().tool("Wait", { label: "a" }, "toolu_a"),
+      reply().text("B done."),
+    ]);
+    const cwd = workspace();
+    const session = new Session(
+      setup(server, cwd, { assembly: () => ({ cwd, env: envFor(server), tools: [gate.tool] }) }),
+    );
+    const a = drain(session.prompt({ text: "a" }));
+    while (gate.started.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const b = drain(session.prompt({ text: "b instead" }, { whenBusy: "steer" }));
+    session.interrupt();
+    const [first, second] = await Promise.all([a, b]);
+    expect(first.end?.subtype).not.toBe("success");
+    expect(second.events[0]?.type).toBe("run_start");
+    expect(second.end?.result).toBe("B done.");
+    expect(JSON.stringify(server.requests[1]?.body)).toContain("b instead");
+    await session.close();
+  });
+
+  test("steer: a steering prompt goes through the UserPromptSubmit hooks; one they block never reaches the model", async () => {
+    const gate = gateTool();
+    const server = await startServer([
+      reply().tool("Wait", { label: "a" }, "toolu_a"),
+      reply().text("Done."),
+    ]);
+    const cwd = workspace();
+    const seen: string[] = [];
+    const session = new Session(
+      setup(server, cwd, {
+        assembly: () => ({
+          cwd,
+          env: envFor(server),
+          tools: [gate.tool],
+          hooks: {
+            callbacks: {
+              UserPromptSubmit: [
+                {
+                  hooks: [
+                    async (input) => {
+                      const prompt = String((input as { prompt?: unknown }).prompt);
+                      seen.push(prompt);
+                      return prompt.includes("secret")
+                        ? { decision: "block" as const, reason: "no secrets in prompts" }
+                        : {};
+                    },
+                  ],
+                },
+              ],
+            },
+          },
+        }),
+      }),
+    );
+    const a = drain(session.prompt({ text: "a" }));
+    while (gate.started.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const b = drain(session.prompt({ text: "the secret is 42" }, { whenBusy: "steer" }));
+    gate.open();
+    const [first] = await Promise.all([a, b]);
+    expect(seen).toEqual(["a", "the secret is 42"]);
+    expect(first.end?.result).toBe("Done.");
+    expect(JSON.stringify(server.requests[1]?.body)).not.toContain("secret is 42");
+    expect(first.events.some((event) => event.type === "user_turn")).toBe(false);
+    await session.close();
+  });
+
   test("interrupt() ends the running turn with an aborted run_end; the session takes the next prompt", async () => {
     const gate = gateTool();
     const server = await startServer([

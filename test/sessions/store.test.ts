@@ -38,6 +38,7 @@ async function runLoop(
 ) {
   const provider = new ReplayProvider({ version: 1, steps: steps.map(toStep) }, "test");
   for await (const event of runAgentLoop({
+    env: process.env,
     sessionId: "s",
     cwd: process.cwd(),
     provider,

@@ -1,6 +1,8 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { ReplayProvider } from "../../src/providers/replay.js";
+import { assembleRun } from "../../src/run/assemble.js";
 import { bashTool } from "../../src/tools/bash.js";
 import { isAlive } from "../helpers/process.js";
 import { context, tempDir } from "./helpers.js";
@@ -141,21 +143,36 @@ describe("Bash", () => {
     expect(await waitFor(() => pids.every((pid) => !isAlive(pid)))).toBe(true);
   });
 
-  it("does not pass the agent's secrets to commands", async () => {
+  it("does not pass the agent's secrets to commands (the environment the run assembly gives the tools)", async () => {
     const dir = await tempDir();
-    process.env.FOO_API_KEY = "foo-key-value";
-    process.env.MY_SECRET = "my-secret-value";
-    process.env.CAIRN_PLAIN_VAR = "plain-value";
-    try {
-      const out = await bashTool.execute({ command: "env" }, context(dir));
-      expect(out.content).not.toContain("foo-key-value");
-      expect(out.content).not.toContain("my-secret-value");
-      expect(out.content).toContain("CAIRN_PLAIN_VAR=plain-value");
-    } finally {
-      delete process.env.FOO_API_KEY;
-      delete process.env.MY_SECRET;
-      delete process.env.CAIRN_PLAIN_VAR;
-    }
+    const env = {
+      ...process.env,
+      FOO_API_KEY: "foo-key-value",
+      MY_SECRET: "my-secret-value",
+      CAIRN_PLAIN_VAR: "plain-value",
+    };
+    const run = await assembleRun({
+      cwd: dir,
+      env,
+      tools: [bashTool],
+      permissions: { fallbackMode: "bypassPermissions", source: "test" },
+      resolvedModel: {
+        provider: new ReplayProvider({ version: 1, steps: [] }, "test"),
+        model: "replay",
+        providerModel: "replay",
+        priceUsage: () => 0,
+      },
+    });
+    const loop = await run.loopOptions({
+      prompt: "",
+      signal: new AbortController().signal,
+      sessionId: "s",
+      history: [],
+    });
+    const out = await bashTool.execute({ command: "env" }, { ...context(dir), env: loop.env });
+    expect(out.content).not.toContain("foo-key-value");
+    expect(out.content).not.toContain("my-secret-value");
+    expect(out.content).toContain("CAIRN_PLAIN_VAR=plain-value");
   });
 
   it("git diff shows the change under the git settings every command gets", async () => {

@@ -6,7 +6,7 @@ import { findRipgrep } from "../../src/tools/grep-rg.js";
 import { writeFixture } from "./grep-fixture.js";
 import { context, tempDir } from "./helpers.js";
 
-const rg = await findRipgrep();
+const rg = await findRipgrep(process.env.PATH ?? "");
 if (!rg)
   console.warn(
     "ripgrep (rg) is not on PATH: skipping the ripgrep-engine Grep tests (the JS fallback is tested).",

@@ -11,5 +11,5 @@ export function context(
   extra: Partial<ToolContext> = {},
 ): ToolContext & { controller: AbortController } {
   const controller = new AbortController();
-  return { cwd, signal: controller.signal, toolUseId: "toolu_test", controller, ...extra };
+  return { cwd, env: process.env, signal: controller.signal, toolUseId: "toolu_test", controller, ...extra };
 }

@@ -1,5 +1,5 @@
 import { constants } from "node:os";
-import { BASH_DEFAULT_TIMEOUT_MS } from "../../tools/bash.js";
+import { BACKGROUND_DEFAULT_TIMEOUT_MS, BASH_DEFAULT_TIMEOUT_MS } from "../../tools/bash.js";
 import type { ToolPayload } from "../../tools/types.js";
 
 /**
@@ -106,15 +106,35 @@ export const TOOL_KINDS: Readonly<Record<ToolPayload, ToolKindSpec>> = {
     args: (input, toolCallId, cwd) => ({
       ...rename(input, { command: "command" }),
       workingDirectory: cwd,
-      timeout: typeof input.timeout === "number" ? input.timeout : BASH_DEFAULT_TIMEOUT_MS,
+      timeout:
+        typeof input.timeout === "number"
+          ? input.timeout
+          : input.run_in_background === true
+            ? BACKGROUND_DEFAULT_TIMEOUT_MS
+            : BASH_DEFAULT_TIMEOUT_MS,
       toolCallId,
       ...rename(input, { description: "description" }),
+      // The reference CLI's name for it; only on background calls, so other payloads stay as they were.
+      ...(input.run_in_background === true ? { isBackground: true } : {}),
     }),
-    success: (data) => ({
-      ...pick(data, ["command", "workingDirectory"]),
-      ...shellExit(data),
-      ...pick(data, ["stdout", "stderr", "executionTime"]),
-    }),
+    // A background call succeeds once the shell started: it has no exit yet (exitCode 0, no output,
+    // executionTime 0), and names the shell that BashOutput and TaskStop take.
+    success: (data) =>
+      typeof data.backgroundTaskId === "string"
+        ? {
+            ...pick(data, ["command", "workingDirectory"]),
+            exitCode: 0,
+            signal: "",
+            stdout: "",
+            stderr: "",
+            executionTime: 0,
+            backgroundShellId: data.backgroundTaskId,
+          }
+        : {
+            ...pick(data, ["command", "workingDirectory"]),
+            ...shellExit(data),
+            ...pick(data, ["stdout", "stderr", "executionTime"]),
+          },
     full: (data) => pick(data, ["interleavedOutput"]),
   },
   grep: {
@@ -171,5 +191,16 @@ export const TOOL_KINDS: Readonly<Record<ToolPayload, ToolKindSpec>> = {
     key: "updateTodosToolCall",
     args: (input) => ({ todos: cliTodos(input.todos), merge: false }),
     success: (data) => ({ todos: cliTodos(data.todos) }),
+  },
+  // cairn's own shapes, under the reference CLI's key names (docs/events.md).
+  askQuestion: {
+    key: "askQuestionToolCall",
+    args: (input) => pick(input, ["questions"]),
+    success: (data) => ({ answers: data.answers ?? {} }),
+  },
+  createPlan: {
+    key: "createPlanToolCall",
+    args: (input) => pick(input, ["plan"]),
+    success: (data) => pick(data, ["plan"]),
   },
 };

@@ -168,7 +168,19 @@ describe("print-mode conformance: stream-json", () => {
       session_id: expect.any(String),
       model: "Claude Sonnet 5.5", // the display name, not the id
       permissionMode: "default",
-      tools: ["Read", "Write", "Edit", "Bash", "Glob", "Grep", "LS", "TodoWrite"],
+      tools: [
+        "Read",
+        "Write",
+        "Edit",
+        "Bash",
+        "Glob",
+        "Grep",
+        "LS",
+        "TodoWrite",
+        "BashOutput",
+        "TaskStop",
+        "NotebookEdit",
+      ],
     });
   });
 
