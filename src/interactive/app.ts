@@ -14,7 +14,7 @@ import { layoutEditor } from "./editor-view.js";
 import { HistorySearch } from "./history-search.js";
 import { type Key, KeyReader } from "./keys.js";
 import { ListPicker, type PickerItem } from "./list-picker.js";
-import { expandMentions, MentionMenu } from "./mentions.js";
+import { expandMentions, findMentions, MentionMenu } from "./mentions.js";
 import { osc52 } from "./osc52.js";
 import { PastedTexts } from "./pasted-texts.js";
 import { PermissionPrompt } from "./permission-prompt.js";
@@ -584,15 +584,28 @@ export class InteractiveApp {
   /** One prompt's turn, from waiting for the one before to its end. */
   private async run(entry: { text: string; shown: string }): Promise<void> {
     const { session, maxTurns, cwd } = this.options;
-    const reading = this.expanding.then(() =>
-      expandMentions(entry.text, cwd).catch((error: unknown) => {
+    const reading = this.expanding.then(async () => {
+      // The permission rules apply to a mention as to the Read tool: a denied file is not sent.
+      const gate =
+        findMentions(entry.text).length > 0
+          ? (await session.assembly().catch(() => undefined))?.gate
+          : undefined;
+      return expandMentions(
+        entry.text,
+        cwd,
+        (file) => {
+          const verdict = gate?.evaluate("Read", { file_path: file });
+          return verdict?.behavior === "deny" ? verdict.message : undefined;
+        },
+        (file, why) => this.say(`@${file} was not attached: ${why}`, "error"),
+      ).catch((error: unknown) => {
         this.say(
           `The @ mentions were not read: ${error instanceof Error ? error.message : String(error)}`,
           "error",
         );
         return undefined;
-      }),
-    );
+      });
+    });
     this.expanding = reading;
     const mentioned = await reading;
     const shell = this.shellHistory.splice(0);

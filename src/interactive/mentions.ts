@@ -40,7 +40,14 @@ export function findMentions(text: string): Mention[] {
  * range asked for), a folder as if LS had (its entries, directories with a trailing `/`). A mention
  * of nothing that exists stays plain text. Undefined when the prompt mentions nothing.
  */
-export async function expandMentions(text: string, cwd: string): Promise<PromptBlock[] | undefined> {
+export async function expandMentions(
+  text: string,
+  cwd: string,
+  /** Why reading a file is refused (a deny rule for Read), or undefined when it may be read. */
+  refused: (file: string) => string | undefined = () => undefined,
+  /** Told each mention that was refused. */
+  onRefused: (file: string, why: string) => void = () => {},
+): Promise<PromptBlock[] | undefined> {
   const attached: string[] = [];
   const seen = new Set<string>();
   for (const mention of findMentions(text)) {
@@ -49,6 +56,11 @@ export async function expandMentions(text: string, cwd: string): Promise<PromptB
     if (seen.has(key)) continue;
     seen.add(key);
     const info = await stat(absolute).catch(() => undefined);
+    const why = info ? refused(absolute) : undefined;
+    if (why !== undefined) {
+      onRefused(absolute, why);
+      continue;
+    }
     if (info?.isDirectory()) attached.push(await folderAttachment(absolute));
     else if (info?.isFile()) attached.push(await fileAttachment(absolute, mention));
   }

@@ -49,4 +49,22 @@ describe(`interactive @ mentions${skipped}`, () => {
       expect(folder).toContain("- beta.ts");
     },
   );
+
+  test.skipIf(skipped !== "")(
+    "a mention of a file a deny rule keeps from Read is not attached, and that is said",
+    async () => {
+      const { t, server } = await startCairn(
+        [reply().text("No secrets seen.")],
+        ["--disallowedTools", "Read(secret.txt)"],
+        {
+          files: { "secret.txt": "the secret value\n" },
+        },
+      );
+      await ready(t);
+      t.type(`what is in @secret.txt ${ENTER}`);
+      await t.waitFor((text) => text.includes("No secrets seen."), "the answer");
+      expect(t.all().join("\n")).toContain("secret.txt was not attached");
+      expect(JSON.stringify(server.requests[0]!.body)).not.toContain("the secret value");
+    },
+  );
 });
