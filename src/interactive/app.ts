@@ -1,18 +1,31 @@
 import type { RunEndEvent } from "../engine/events.js";
+import type { PromptBlock } from "../engine/messages.js";
 import type { SessionPermissionMode } from "../permissions/types.js";
 import type { AssembledRun } from "../run/assemble.js";
 import type { SessionEvent } from "../session/events.js";
 import type { Session } from "../session/session.js";
+import { randomUuid } from "../util/random-id.js";
 import { ActivityView } from "./activity.js";
 import { askFor } from "./ask-for.js";
 import { ConversationView } from "./conversation.js";
 import { diffViewRows } from "./diff-view.js";
-import { Editor, InputHistory } from "./editor.js";
+import { Editor } from "./editor.js";
 import { layoutEditor } from "./editor-view.js";
+import { HistorySearch } from "./history-search.js";
 import { type Key, KeyReader } from "./keys.js";
+import { ListPicker, type PickerItem } from "./list-picker.js";
+import { expandMentions, findMentions, MentionMenu } from "./mentions.js";
+import { osc52 } from "./osc52.js";
+import { PastedTexts } from "./pasted-texts.js";
+import { PermissionPrompt } from "./permission-prompt.js";
+import { PromptHistory } from "./prompt-history.js";
 import type { Ask } from "./question-picker.js";
 import { loadRenderModules, renderModules } from "./render-modules.js";
 import { InlineRenderer } from "./renderer.js";
+import { rewind, type SentPrompt } from "./rewind.js";
+import { saveAllowRules } from "./save-rule.js";
+import { runShellCommand, shellRecords } from "./shell-mode.js";
+import { findBuiltin, parseSlash, type SlashHost, SlashMenu } from "./slash-commands.js";
 import {
   contextTokens,
   footerText,
@@ -38,6 +51,12 @@ export type AppOptions = {
   /** Shown in the footer until the first turn names the model. */
   model: string | undefined;
   maxTurns: number | undefined;
+  /** Where this workspace's prompt history is kept (undefined: this run's only). */
+  historyFile?: string | undefined;
+  /** A new session of the same setup (`/clear`), or the session `resume` (`/resume`). */
+  openSession?: (resume?: string) => Session;
+  /** The environment (tmux and screen need OSC 52 wrapped for `/copy`). */
+  env?: NodeJS.ProcessEnv;
   /** When and how to notify (status.ts: `notifySettings(env)`). */
   notify: NotifySettings;
 };
@@ -52,7 +71,32 @@ export class InteractiveApp {
   private readonly renderer: InlineRenderer;
   private readonly keys = new KeyReader();
   private readonly editor = new Editor();
-  private readonly history = new InputHistory();
+  private readonly history: PromptHistory;
+  private search: HistorySearch | undefined;
+  private readonly slash = new SlashMenu(
+    () => this.options.session,
+    () => {
+      this.slash.update(this.editor.text);
+      this.draw();
+    },
+  );
+  private readonly mentions: MentionMenu;
+  /** Each prompt's `@` mentions are read in the order the prompts were sent. */
+  private expanding: Promise<unknown> = Promise.resolve();
+  private picker: ListPicker<unknown> | undefined;
+  /** `!` commands' records, sent before the next prompt; the running one's abort. */
+  private readonly shellHistory: PromptBlock[] = [];
+  private shellAbort: AbortController | undefined;
+  private lastAnswer: string | undefined;
+  /** The user config, where "always allow" saves (read once the session's config is). */
+  private userFile: string | undefined;
+  /** This session's prompts from here, for Esc Esc. */
+  private prompts: SentPrompt[] = [];
+  /** Esc was pressed with nothing running: the next Esc rewinds. */
+  private rewindArmed = false;
+  /** `!` commands running, shown as running tools are. */
+  private readonly running = new Map<string, true>();
+  private readonly pasted = new PastedTexts();
   private readonly view: ConversationView;
   private readonly activity: ActivityView;
   private readonly notifier: Notifier;
@@ -65,7 +109,7 @@ export class InteractiveApp {
   /** Rows waiting to be written into the scrollback with the next frame. */
   private committed: string[] = [];
   /** Prompts sent while a turn runs, shown until their turn starts. */
-  private readonly queued: { text: string }[] = [];
+  private readonly queued: { text: string; shown: string }[] = [];
   private readonly asks: Ask[] = [];
   /** Turns started or waiting. */
   private turns = 0;
@@ -78,6 +122,7 @@ export class InteractiveApp {
   private scheduled = false;
   private escapeTimer: NodeJS.Timeout | undefined;
   private exiting = false;
+  private historyBroken = false;
   private finished!: () => void;
   /** Resolves when the user leaves (Ctrl+D, Ctrl+C twice) or `stop()` is called. */
   readonly done = new Promise<void>((resolve) => {
@@ -88,6 +133,11 @@ export class InteractiveApp {
     const { terminal, session, styles } = options;
     this.renderer = new InlineRenderer((data) => terminal.write(data));
     this.model = options.model;
+    this.history = new PromptHistory(options.historyFile);
+    this.mentions = new MentionMenu(options.cwd, () => {
+      this.mentions.update(this.editor);
+      this.draw();
+    });
     this.activity = new ActivityView(session);
     const { notify } = options;
     this.notifyWarnings = notify.warnings;
@@ -119,7 +169,16 @@ export class InteractiveApp {
     this.frame();
     // Markdown, highlighting and diffs load while the user types.
     setImmediate(() => void loadRenderModules().then(() => this.draw()));
-    if (firstPrompt !== undefined && firstPrompt.trim() !== "") this.submit(firstPrompt);
+    this.history.load().catch((error: unknown) => this.historyFailed(error));
+    this.sendFirst(firstPrompt);
+  }
+
+  /** The prompt given on the command line, sent as if typed. */
+  sendFirst(firstPrompt: string | undefined): void {
+    if (firstPrompt !== undefined && firstPrompt.trim() !== "") {
+      this.remember(firstPrompt);
+      this.submit(firstPrompt);
+    }
   }
 
   /** Leaves: the running turn stops, the session ends, the live region is erased. */
@@ -144,6 +203,7 @@ export class InteractiveApp {
     if (run instanceof Error) this.view.failed(run);
     else {
       this.model ??= run.model.model;
+      this.userFile = run.config.userFile;
       this.contextWindow = run.model.contextWindow;
     }
     this.draw();
@@ -164,6 +224,8 @@ export class InteractiveApp {
     if (data === "") return;
     clearTimeout(this.escapeTimer);
     for (const key of this.keys.feed(data)) this.key(key);
+    this.slash.update(this.editor.text);
+    this.mentions.update(this.editor);
     if (this.keys.waiting)
       this.escapeTimer = setTimeout(() => {
         for (const key of this.keys.flush()) this.key(key);
@@ -174,7 +236,7 @@ export class InteractiveApp {
 
   private key(key: Key): void {
     if (this.exiting) return;
-    if (key.type !== "ctrl-c") this.disarm();
+    if (key.type !== "ctrl-c" && !(key.type === "escape" && this.rewindArmed)) this.disarm();
     const ask = this.asks[0];
     if (ask) {
       if (key.type === "ctrl-c" || (key.type === "escape" && !ask.takesEscape)) {
@@ -182,16 +244,28 @@ export class InteractiveApp {
         return;
       }
       const answer = ask.key(key);
+      if (answer && ask instanceof PermissionPrompt && ask.toSave) this.saveRules(ask.toSave);
       if (answer) this.answer(ask, answer);
       return;
     }
+    if (this.picker) {
+      this.picker.key(key);
+      return;
+    }
+    if (this.search && this.searchKey(this.search, key)) return;
     const { editor } = this;
+    if (this.slash.open) {
+      const done = this.slash.key(key, editor);
+      if (done === "send") this.submitEditor();
+      if (done) return;
+    }
+    if (this.mentions.open && this.mentions.key(key, editor)) return;
     switch (key.type) {
       case "text":
         editor.insert(key.text);
         return;
       case "paste":
-        editor.insert(key.text);
+        editor.insert(this.pasted.placeholderFor(key.text));
         return;
       case "enter":
         if (editor.takeBackslash()) editor.newline();
@@ -201,7 +275,7 @@ export class InteractiveApp {
         editor.newline();
         return;
       case "backspace":
-        editor.backspace();
+        if (!this.pasted.backspaceOver(editor)) editor.backspace();
         return;
       case "delete":
         editor.delete();
@@ -230,10 +304,16 @@ export class InteractiveApp {
         editor.deleteWordBefore();
         return;
       case "up":
-        if (!editor.up()) {
-          const older = this.history.older(editor.text);
-          if (older !== undefined) editor.set(older);
-        }
+        // The history may still be loading (the first frame does not wait for it): then after it.
+        if (!editor.up())
+          void this.history
+            .load()
+            .catch(() => undefined)
+            .then(() => {
+              const older = this.history.older(editor.text);
+              if (older !== undefined) editor.set(older);
+              this.draw();
+            });
         return;
       case "down":
         if (!editor.down()) {
@@ -244,12 +324,25 @@ export class InteractiveApp {
       case "shift-tab":
         this.cycleMode();
         return;
+      case "ctrl-r":
+        this.search = new HistorySearch(this.history, editor.text);
+        editor.set(this.search.found ?? "");
+        return;
       case "escape":
+        this.shellAbort?.abort();
         if (this.turns > 0) this.interrupt(false);
+        else if (this.rewindArmed) {
+          this.rewindArmed = false;
+          this.rewind();
+        } else if (editor.empty) {
+          this.rewindArmed = true;
+          this.hint = "Press Esc again to rewind to an earlier prompt";
+        }
         return;
       case "ctrl-c":
         if (!editor.empty) {
           editor.clear();
+          this.pasted.clear();
           return;
         }
         this.interrupt(true);
@@ -281,21 +374,204 @@ export class InteractiveApp {
 
   private disarm(): void {
     this.exitArmed = false;
+    this.rewindArmed = false;
     this.hint = undefined;
   }
 
   private submitEditor(): void {
-    const text = this.editor.text;
+    const shown = this.editor.text;
+    const text = this.pasted.expand(shown);
     if (text.trim() === "") return;
     this.editor.clear();
-    this.history.add(text);
-    this.submit(text);
+    this.remember(text);
+    const command = parseSlash(text);
+    if (text.startsWith("!") && text.slice(1).trim() !== "") void this.runShell(text.slice(1).trim());
+    else if (command) void this.runCommand(command.name, command.args, text);
+    else this.submit(text, shown);
   }
 
-  private submit(text: string): void {
-    const entry = { text };
+  /** Sends `text`; `shown` is what the scrollback and the queue show of it (a long paste's placeholder). */
+  private remember(text: string): void {
+    this.history.add(text).catch((error: unknown) => this.historyFailed(error));
+  }
+
+  private historyFailed(error: unknown): void {
+    if (this.historyBroken) return;
+    this.historyBroken = true;
+    const reason = error instanceof Error ? error.message : String(error);
+    this.commit(`The prompt history is not kept: ${reason}`, this.options.styles.red);
+    this.draw();
+  }
+
+  /** A `/` command: a built-in runs here; the session's own commands and skills are prompts. */
+  private async runCommand(name: string, args: string, text: string): Promise<void> {
+    const builtin = findBuiltin(name);
+    try {
+      if (builtin) {
+        if (!builtin.prompt) this.view.prompt(text);
+        await builtin.run(args, this.slashHost());
+      } else if (
+        (await this.slash.all()).some((entry) => entry.name === name || entry.aliases.includes(name))
+      )
+        this.submit(text);
+      else {
+        this.view.prompt(text);
+        this.say(`Unknown command /${name} (/help lists them).`, "error");
+      }
+    } catch (error) {
+      this.say(error instanceof Error ? error.message : String(error), "error");
+    }
+    this.draw();
+  }
+
+  /** `!command` (shell-mode.ts): its output is shown, and joins the conversation with the next prompt. */
+  private async runShell(command: string): Promise<void> {
+    const { styles } = this.options;
+    this.commit("", undefined);
+    this.commit(command, styles.bold, "! ");
+    const abort = new AbortController();
+    this.shellAbort = abort;
+    this.running.set(command, true);
+    this.draw();
+    try {
+      const result = await runShellCommand(command, this.options.session, abort.signal, (reason) =>
+        this.pick(`Run \`${command}\`? ${reason}`, [
+          { label: "No", value: false },
+          { label: "Yes, run it", value: true },
+        ]).then((yes) => yes === true),
+      );
+      if (result.ran) {
+        const output = [result.stdout, result.stderr].map((part) => part.replace(/\n$/, "")).filter(Boolean);
+        if (output.length === 0) this.commit("(no output)", styles.dim, "  ");
+        // The last 200 lines on the screen; the model gets all of it (as the Bash tool keeps it).
+        for (const line of output.join("\n").split("\n").slice(-200)) this.commit(line, undefined, "  ");
+        if (result.note) this.commit(result.note, styles.yellow, "  ");
+      } else this.commit(`Not run: ${result.why}`, styles.red, "  ");
+      this.shellHistory.push(...shellRecords(command, result));
+    } catch (error) {
+      this.commit(error instanceof Error ? error.message : String(error), styles.red, "  ");
+    } finally {
+      this.running.delete(command);
+      if (this.shellAbort === abort) this.shellAbort = undefined;
+      this.draw();
+    }
+  }
+
+  /** "Always allow": the rules go into the user config (save-rule.ts), said once saved. */
+  private saveRules(rules: string[]): void {
+    const file = this.userFile;
+    if (!file) return;
+    saveAllowRules(file, rules).then(
+      () => this.say(`Saved ${rules.join(", ")} to permissions.allow in ${file}.`, "dim"),
+      (error: unknown) =>
+        this.say(
+          `${rules.join(", ")} was not saved: ${error instanceof Error ? error.message : String(error)}`,
+          "error",
+        ),
+    );
+  }
+
+  /** A notice in the conversation (the scrollback), wrapped. */
+  say(text: string, tone: "plain" | "dim" | "error" = "plain"): void {
+    const { styles } = this.options;
+    const style = tone === "error" ? styles.red : tone === "dim" ? styles.dim : undefined;
+    for (const line of text.split("\n")) this.commit(line, style, "  ");
+    this.draw();
+  }
+
+  private slashHost(): SlashHost {
+    const app = this;
+    return {
+      get session() {
+        return app.options.session;
+      },
+      cwd: this.options.cwd,
+      say: (text, tone) => this.say(text, tone),
+      send: (text, shown) => this.submit(text, shown),
+      newSession: (resume) => this.replaceSession(resume),
+      pick: (title, items, start) => this.pick(title, items, start),
+      copy: (text) => this.options.terminal.write(osc52(text, this.options.env ?? {})),
+      lastAnswer: () => this.lastAnswer,
+      rewind: () => this.rewind(),
+      quit: () => void this.stop(),
+      commands: () => this.slash.all(),
+    };
+  }
+
+  /** A choice in the live region, in place of the input, until it is taken or given up. */
+  pick<T>(title: string, items: PickerItem<T>[], start?: number): Promise<T | undefined> {
+    return new Promise((resolve) => {
+      this.picker = new ListPicker<T>(
+        title,
+        items,
+        (value) => {
+          this.picker = undefined;
+          resolve(value);
+          this.draw();
+        },
+        start !== undefined ? { start } : {},
+      ) as ListPicker<unknown>;
+      this.draw();
+    });
+  }
+
+  /** `/clear` and `/resume`: the session ends (its SessionEnd hooks run) and another takes its place. */
+  private async replaceSession(resume?: string): Promise<void> {
+    const { openSession } = this.options;
+    if (!openSession) throw new Error("This session cannot be replaced.");
+    if (this.turns > 0) throw new Error("Wait for the running turn to end (or press Esc), then try again.");
+    const old = this.options.session;
+    for await (const event of old.end()) this.view.event(event);
+    await old.close();
+    this.options.session = openSession(resume);
+    this.slash.reset();
+    this.lastAnswer = undefined;
+    this.prompts = [];
+    this.model = undefined;
+    void this.options.session.currentModel().then(
+      (model) => {
+        this.model = model.model;
+        this.draw();
+      },
+      () => {},
+    );
+  }
+
+  /** Esc Esc and `/rewind` (rewind.ts): back to an earlier prompt, its text back in the input. */
+  private rewind(): void {
+    if (this.turns > 0) {
+      this.say("Wait for the running turn to end (or press Esc), then rewind.", "dim");
+      return;
+    }
+    rewind(this.options.session, this.prompts, (title, items) => this.pick(title, items)).then(
+      (done) => {
+        if (!done) return;
+        for (const line of done.said) this.say(line, "dim");
+        if (done.index !== undefined) this.prompts = this.prompts.slice(0, done.index);
+        if (done.prompt !== undefined) this.editor.set(done.prompt);
+        this.draw();
+      },
+      (error: unknown) => this.say(error instanceof Error ? error.message : String(error), "error"),
+    );
+  }
+
+  /** A key while Ctrl+R searches; false when the key still does its usual job afterwards. */
+  private searchKey(search: HistorySearch, key: Key): boolean {
+    const outcome = search.key(key);
+    if (outcome === "stay") {
+      this.editor.set(search.found ?? "");
+      return true;
+    }
+    this.search = undefined;
+    if (outcome === "cancel") this.editor.set(search.draft);
+    else if (outcome === "send") this.submitEditor();
+    return outcome !== "accept";
+  }
+
+  private submit(text: string, shown = text): void {
+    const entry = { text, shown };
     if (this.turns > 0) this.queued.push(entry);
-    else this.view.prompt(text);
+    else this.view.prompt(shown);
     this.turns += 1;
     const consumer = this.run(entry).finally(() => {
       this.turns -= 1;
@@ -306,11 +582,42 @@ export class InteractiveApp {
   }
 
   /** One prompt's turn, from waiting for the one before to its end. */
-  private async run(entry: { text: string }): Promise<void> {
-    const { session, maxTurns } = this.options;
+  private async run(entry: { text: string; shown: string }): Promise<void> {
+    const { session, maxTurns, cwd } = this.options;
+    const reading = this.expanding.then(async () => {
+      // The permission rules apply to a mention as to the Read tool: a denied file is not sent.
+      const gate =
+        findMentions(entry.text).length > 0
+          ? (await session.assembly().catch(() => undefined))?.gate
+          : undefined;
+      return expandMentions(
+        entry.text,
+        cwd,
+        (file) => {
+          const verdict = gate?.evaluate("Read", { file_path: file });
+          return verdict?.behavior === "deny" ? verdict.message : undefined;
+        },
+        (file, why) => this.say(`@${file} was not attached: ${why}`, "error"),
+      ).catch((error: unknown) => {
+        this.say(
+          `The @ mentions were not read: ${error instanceof Error ? error.message : String(error)}`,
+          "error",
+        );
+        return undefined;
+      });
+    });
+    this.expanding = reading;
+    const mentioned = await reading;
+    const shell = this.shellHistory.splice(0);
+    const content =
+      shell.length > 0
+        ? [...shell, ...(mentioned ?? [{ type: "text" as const, text: entry.text }])]
+        : mentioned;
+    const userMessageId = randomUuid();
+    this.prompts.push({ text: entry.text, userMessageId });
     const batches = session.promptBatches(
-      { text: entry.text },
-      { whenBusy: "queue", ...(maxTurns !== undefined ? { maxTurns } : {}) },
+      { text: entry.text, ...(content ? { content } : {}) },
+      { whenBusy: "queue", userMessageId, ...(maxTurns !== undefined ? { maxTurns } : {}) },
     );
     let end: RunEndEvent | undefined;
     let started = false;
@@ -323,7 +630,7 @@ export class InteractiveApp {
       const index = this.queued.indexOf(entry);
       if (index !== -1) {
         this.queued.splice(index, 1);
-        this.view.prompt(entry.text);
+        this.view.prompt(entry.shown);
       }
     };
     try {
@@ -338,6 +645,7 @@ export class InteractiveApp {
         this.draw();
       }
       this.view.end(end);
+      if (end && !end.aborted && end.finalText) this.lastAnswer = end.finalText;
       this.activity.ended();
       this.turnEnded(end, Date.now() - startedAt);
     } catch (error) {
@@ -353,7 +661,7 @@ export class InteractiveApp {
     }
     if (event.type === "model_call_end") this.context = contextTokens(event.message.usage);
     if (event.type === "permission_request") {
-      const ask = askFor(event.request, this.options.session);
+      const ask = askFor(event.request, this.options.session, this.userFile);
       // Withdrawn when its turn is interrupted or ends: the question goes away unanswered.
       this.options.session.requestSignal(event.request.id)?.addEventListener(
         "abort",
@@ -403,7 +711,7 @@ export class InteractiveApp {
     const said =
       ask.said?.(answer, styles) ??
       (answer.behavior === "deny"
-        ? styles.red("denied")
+        ? styles.red(answer.message.includes("The user said:") ? "denied, with a note" : "denied")
         : answer.updatedPermissions
           ? styles.green("allowed for this session")
           : styles.green("allowed once"));
@@ -460,17 +768,30 @@ export class InteractiveApp {
       const subagent = this.activity.subagentRow(id, styles, width);
       if (subagent) above.push(subagent);
     }
+    for (const command of this.running.keys())
+      above.push(styles.dim(truncate(`● ! ${command} (esc to stop)`, width)));
+    if (this.editor.text.startsWith("!"))
+      above.push(
+        styles.dim(
+          truncate("! shell mode: runs as the Bash tool would; its output joins the conversation", width),
+        ),
+      );
     if (this.turns > 0 && this.asks.length === 0) {
       const status = this.view.retrying ?? (this.view.thinking ? "Thinking…" : "Working…");
       above.push(styles.dim(truncate(`${status} (esc to interrupt)`, width)));
       above.push(...this.activity.todoRows(styles, width - 2).map((row) => `  ${row}`));
     }
+    if (this.search) above.push(styles.dim(truncate(this.search.label(), width)));
     for (const entry of this.queued)
-      above.push(styles.dim(truncate(`queued › ${printable(entry.text).replace(/\n/g, " ⏎ ")}`, width)));
+      above.push(styles.dim(truncate(`queued › ${printable(entry.shown).replace(/\n/g, " ⏎ ")}`, width)));
     const footer = styles.dim(truncate(this.footer(), width));
     const rule = styles.dim("─".repeat(width));
     const room = Math.max(3, terminal.rows - 1);
     const ask = this.asks[0];
+    if (!ask && this.picker) {
+      const rows = [...above, rule, ...this.picker.rows(styles, width, room - 2), footer];
+      return { live: rows.slice(Math.max(0, rows.length - room)), cursor: null };
+    }
     if (ask) {
       const rows = [...above, rule, ...ask.rows(styles, width), footer];
       return { live: rows.slice(Math.max(0, rows.length - room)), cursor: null };
@@ -482,8 +803,17 @@ export class InteractiveApp {
     const editorRows = layout.rows.slice(first, first + editorRoom);
     const aboveRoom = Math.max(0, room - 2 - editorRows.length);
     const shownAbove = above.slice(Math.max(0, above.length - aboveRoom));
-    const live = [...shownAbove, rule, ...editorRows, footer];
-    const cursor = { row: shownAbove.length + 1 + layout.caret.row - first, col: layout.caret.col };
+    const menuRoom = Math.min(8, aboveRoom);
+    const menu = this.slash.open
+      ? this.slash.rows(styles, width, menuRoom)
+      : this.mentions.open
+        ? this.mentions.rows(styles, width, menuRoom)
+        : [];
+    const live = [...shownAbove.slice(menu.length), rule, ...editorRows, ...menu, footer];
+    const cursor = {
+      row: Math.max(0, shownAbove.length - menu.length) + 1 + layout.caret.row - first,
+      col: layout.caret.col,
+    };
     return { live, cursor };
   }
 

@@ -8,11 +8,11 @@ import { type Ask, PlanApproval, QuestionPicker } from "./question-picker.js";
  * question to the user (AskUserQuestion) gets the picker, a request to leave plan mode
  * (ExitPlanMode) the plan approval, any other call the permission prompt.
  */
-export function askFor(request: PermissionRequest, session: Session): Ask {
+export function askFor(request: PermissionRequest, session: Session, userFile?: string): Ask {
   const asks = asksUserOf(request, session);
   if (asks === "answer") return new QuestionPicker(request);
   if (asks === "exit-plan") return new PlanApproval(request);
-  return new PermissionPrompt(request);
+  return new PermissionPrompt(request, userFile);
 }
 
 /** What the request's tool asks the user, when it is a question to the user. */

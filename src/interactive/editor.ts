@@ -158,32 +158,3 @@ function lastGrapheme(text: string): string {
   const all = graphemesOf(text);
   return all[all.length - 1] ?? "";
 }
-
-/**
- * Prompts sent in this run, for ↑ and ↓ (the text being typed is kept while browsing, and comes
- * back below the newest entry).
- */
-export class InputHistory {
-  private readonly entries: string[] = [];
-  private index = 0;
-  private draft = "";
-
-  add(text: string): void {
-    if (text.trim() !== "" && this.entries[this.entries.length - 1] !== text) this.entries.push(text);
-    this.index = this.entries.length;
-  }
-
-  /** The older entry, or undefined at the oldest; `current` is kept as the draft. */
-  older(current: string): string | undefined {
-    if (this.index === 0) return undefined;
-    if (this.index === this.entries.length) this.draft = current;
-    this.index -= 1;
-    return this.entries[this.index];
-  }
-
-  newer(): string | undefined {
-    if (this.index >= this.entries.length) return undefined;
-    this.index += 1;
-    return this.index === this.entries.length ? this.draft : this.entries[this.index];
-  }
-}

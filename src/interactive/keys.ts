@@ -27,6 +27,7 @@ export type Key =
         | "ctrl-e"
         | "ctrl-k"
         | "ctrl-o"
+        | "ctrl-r"
         | "ctrl-u"
         | "ctrl-w";
     };
@@ -75,6 +76,7 @@ const CONTROLS: Record<string, Named> = {
   "\x04": "ctrl-d",
   "\x05": "ctrl-e",
   "\x0b": "ctrl-k",
+  "\x12": "ctrl-r",
   "\x0f": "ctrl-o",
   "\x15": "ctrl-u",
   "\x17": "ctrl-w",

@@ -1,12 +1,15 @@
 import type { ReadStream, WriteStream } from "node:tty";
+import { resolveCairnHome } from "../permissions/home.js";
 import type { InteractiveLaunch } from "../session/launch.js";
 import { Session } from "../session/session.js";
 import { killRunProcessesOnExit } from "../tools/run-processes.js";
 import { InteractiveApp } from "./app.js";
 import { runLineMode } from "./line-mode.js";
+import { historyFile } from "./prompt-history.js";
 import { notifySettings } from "./status.js";
 import { stylesFor } from "./style.js";
 import { TerminalIo } from "./terminal.js";
+import { rememberTrust, trustNeeded, trustQuestion } from "./workspace-trust.js";
 
 /**
  * `cairn` at a terminal (docs/interactive.md): a session driven from the keyboard until the user
@@ -15,7 +18,9 @@ import { TerminalIo } from "./terminal.js";
  * exit code: 0, or the signal's (129, 130, 143) when one ended it.
  */
 export async function runInteractive(launch: InteractiveLaunch): Promise<number> {
-  const { setup, interrupts } = launch;
+  const { interrupts } = launch;
+  // Files the tools change are saved first, for Esc Esc's rewind (in memory without a transcript).
+  const setup = { ...launch.setup, fileCheckpointing: true };
   const session = new Session(setup);
   let cancelExitKill = () => {};
   // The run is assembled at once (the footer names its model; MCP servers start while the user
@@ -50,12 +55,37 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
       cwd: setup.cwd,
       model: undefined,
       maxTurns: launch.maxTurns,
+      historyFile: historyFile(resolveCairnHome(setup.env), setup.cwd),
+      env: setup.env,
+      openSession: (resume) =>
+        new Session({
+          ...setup,
+          opening: {
+            ...(resume !== undefined ? { resume } : {}),
+            ...(setup.opening.persist !== undefined ? { persist: setup.opening.persist } : {}),
+          },
+        }),
     });
     const stop = () => void app.stop();
     interrupts.signal.addEventListener("abort", stop, { once: true });
     try {
-      app.start(launch.prompt);
+      app.start(undefined);
+      // What the workspace brings that would run on this machine is asked about before the run is
+      // assembled (hooks, MCP servers); the answer is remembered in the user config.
+      const needed = await trustNeeded(setup).catch(() => undefined);
+      if (needed) {
+        app.say(trustQuestion(needed));
+        const trust = await Promise.race([
+          app.pick("Trust this workspace?", [
+            { label: "Yes, trust this workspace (remembered in the user config)", value: true },
+            { label: "No: run without its hooks and MCP servers", value: false },
+          ]),
+          app.done.then(() => false),
+        ]);
+        if (trust === true) await rememberTrust(needed).catch(() => undefined);
+      }
       void assemble().then((run) => app.assembled(run));
+      app.sendFirst(launch.prompt);
       await app.done;
     } finally {
       interrupts.signal.removeEventListener("abort", stop);

@@ -4,33 +4,50 @@ import { CLI, MODEL, serverEnv, startServer, workspace } from "../conformance/pm
 import { loadPty, openTerminal, type TerminalSession } from "./pty-terminal.js";
 
 /**
- * `cairn` (no -p) on a pseudo-terminal, in a new workspace, against a scripted model: the set-up the
- * rendering tests share. Terminals opened are killed after each test.
+ * `cairn` (no -p) on a pseudo-terminal against the scripted model server: the set-up the rendering
+ * and input tests share. Each test its own workspace (or a second run in one), and its own cairn
+ * home when it says so (history and settings persist there between runs). Terminals opened are
+ * killed after each test.
  */
 export const load = loadPty();
 export const skipped =
   "reason" in load ? ` (skipped: no pseudo-terminal can be created here: ${load.reason})` : "";
-export const FOOTER = "(shift+tab)";
 const opened: TerminalSession[] = [];
 
 afterEach(() => {
   for (const terminal of opened.splice(0)) terminal.kill("SIGKILL");
 });
 
+export const FOOTER = "(shift+tab)";
+export const ENTER = "\r";
+export const ESC = "\x1b";
+export const UP = "\x1b[A";
+export const DOWN = "\x1b[B";
+export const TAB = "\t";
+export const CTRL_R = "\x12";
+export const CTRL_D = "\x04";
+
+export type StartOptions = {
+  env?: Record<string, string>;
+  files?: Record<string, string>;
+  /** Run in this directory (a second run in the same workspace); default a new one. */
+  dir?: string;
+  /** A server already started (several runs against one script). */
+  server?: ScriptedServer;
+  cols?: number;
+  rows?: number;
+  /** The scripted server's streaming chunk size. */
+  chunkSize?: number;
+};
+
 export async function startCairn(
   steps: StepInput[],
   args: string[] = [],
-  options: {
-    env?: Record<string, string>;
-    files?: Record<string, string>;
-    cols?: number;
-    rows?: number;
-    chunkSize?: number;
-  } = {},
+  options: StartOptions = {},
 ): Promise<{ t: TerminalSession; server: ScriptedServer; dir: string }> {
   if ("reason" in load) throw new Error(load.reason);
-  const server = await startServer(steps, options.chunkSize);
-  const dir = workspace(options.files);
+  const server = options.server ?? (await startServer(steps, options.chunkSize));
+  const dir = options.dir ?? workspace(options.files);
   const t = openTerminal(load, process.execPath, [CLI, "--model", MODEL, ...args], {
     cwd: dir,
     env: { ...serverEnv(server), ...options.env },
@@ -44,6 +61,28 @@ export async function startCairn(
 /** The input box and footer are drawn (the mode is ready for keys). */
 export const ready = (t: TerminalSession) =>
   t.waitFor((text) => text.includes(FOOTER), "the input box and footer");
+
+/** The live region's input rows: the rows between the rule and the footer. */
+export function inputRows(t: TerminalSession): string[] {
+  const screen = t.screen();
+  const footer = screen.findLastIndex((row) => row.includes(FOOTER));
+  const rule = screen.slice(0, footer).findLastIndex((row) => /^─+$/.test(row));
+  return screen.slice(rule + 1, footer).map((row) => row.trimEnd());
+}
+
+/** Text of the user turns the model was sent in one recorded request. */
+export function userTexts(body: unknown): string[] {
+  const messages = (
+    body as { messages: { role: string; content: string | { type: string; text?: string }[] }[] }
+  ).messages;
+  return messages
+    .filter((message) => message.role === "user")
+    .flatMap((message) =>
+      typeof message.content === "string"
+        ? [message.content]
+        : message.content.filter((block) => block.type === "text").map((block) => block.text ?? ""),
+    );
+}
 
 /** How many times `needle` occurs in `haystack`. */
 export function count(haystack: string, needle: string): number {

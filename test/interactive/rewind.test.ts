@@ -1,0 +1,53 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { reply } from "../../src/testing/index.js";
+import { ENTER, ESC, inputRows, ready, skipped, startCairn, userTexts } from "./cairn-terminal.js";
+
+/**
+ * Esc Esc in the interactive mode (docs/interactive.md, "Rewind"): back to an earlier prompt, the
+ * conversation cut there and the files the tools changed since restored from their checkpoints.
+ */
+describe(`interactive rewind${skipped}`, () => {
+  test.skipIf(skipped !== "")(
+    "Esc Esc picks an earlier prompt, says what the files restore changes, restores the files and the conversation, and puts the prompt back in the input",
+    async () => {
+      const { t, server, dir } = await startCairn(
+        [
+          reply().tool("Write", { file_path: "notes.txt", content: "version one\n" }),
+          reply().text("Wrote version one."),
+          reply().tool("Write", { file_path: "notes.txt", content: "version two\n" }),
+          reply().text("Wrote version two."),
+          reply().text("A different answer."),
+        ],
+        ["--permission-mode", "acceptEdits"],
+      );
+      await ready(t);
+      t.type(`Write the notes${ENTER}`);
+      await t.waitFor((text) => text.includes("Wrote version one."), "the first answer");
+      await ready(t);
+      t.type(`Rewrite the notes${ENTER}`);
+      await t.waitFor((text) => text.includes("Wrote version two."), "the second answer");
+      await ready(t);
+      expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("version two\n");
+      t.type(ESC);
+      await t.waitFor((text) => text.includes("Press Esc again to rewind"), "the hint");
+      t.type(ESC);
+      await t.waitFor((text) => text.includes("Rewind to which prompt?"), "the prompts");
+      // Newest first: Enter takes "Rewrite the notes".
+      t.type(ENTER);
+      await t.waitFor(
+        (text) => text.includes("Restore the conversation and the files: 1 file (+1 -1)"),
+        "the choices",
+      );
+      t.type(ENTER);
+      await t.waitFor((text) => text.includes("Rewound the conversation"), "the rewind");
+      expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("version one\n");
+      await t.waitFor(() => inputRows(t)[0] === "› Rewrite the notes", "the prompt back in the input");
+      t.type("\x15");
+      t.type(`Something else${ENTER}`);
+      await t.waitFor((text) => text.includes("A different answer."), "the answer after the rewind");
+      expect(userTexts(server.requests[4]!.body)).toEqual(["Write the notes", "Something else"]);
+    },
+  );
+});
