@@ -64,8 +64,8 @@ export type AppOptions = {
 /**
  * The interactive mode on a terminal: keys in (the editor, the permission prompt, the control
  * keys), the session's events out (conversation.ts), drawn by the inline renderer. Every prompt
- * goes to `session.prompt()` with the session's own busy rule (`queue`): one sent while a turn runs
- * waits for it, shown as queued meanwhile.
+ * goes to `session.prompt()` with `whenBusy: "steer"`: one sent while a turn runs is shown as queued
+ * and joins that turn where it next calls the model, or runs next when the turn ends first.
  */
 export class InteractiveApp {
   private readonly renderer: InlineRenderer;
@@ -617,10 +617,13 @@ export class InteractiveApp {
     this.prompts.push({ text: entry.text, userMessageId });
     const batches = session.promptBatches(
       { text: entry.text, ...(content ? { content } : {}) },
-      { whenBusy: "queue", userMessageId, ...(maxTurns !== undefined ? { maxTurns } : {}) },
+      // A prompt sent while a turn runs joins it where it next calls the model (the reference's
+      // queued message); one the turn ends before taking runs next (docs/interactive.md).
+      { whenBusy: "steer", userMessageId, ...(maxTurns !== undefined ? { maxTurns } : {}) },
     );
     let end: RunEndEvent | undefined;
     let started = false;
+    let events = 0;
     let startedAt = Date.now();
     const begin = () => {
       if (started) return;
@@ -641,9 +644,12 @@ export class InteractiveApp {
           end = step.value;
           break;
         }
+        events += step.value.length;
         for (const event of step.value) this.event(event);
         this.draw();
       }
+      // Joined the running turn: shown where it joined (begin() above); that turn goes on.
+      if (end === undefined && events === 0) return;
       this.view.end(end);
       if (end && !end.aborted && end.finalText) this.lastAnswer = end.finalText;
       this.activity.ended();

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { reply, type ScriptedServer, type StepInput } from "../../src/testing/index.js";
@@ -152,6 +152,32 @@ describe(`interactive mode${skipped}`, () => {
         /✗ `sleep 30`[\s\S]*Interrupted\.[\s\S]*› Queued one[\s\S]*The queued prompt's answer\./,
       );
       expect(userTexts(server.requests[1]!.body).at(-1)).toBe("Queued one");
+    },
+  );
+
+  test.skipIf(skipped !== "")(
+    "a prompt sent while a tool runs joins that turn: the model gets it with the tool's result, and it shows where it joined",
+    async () => {
+      const { t, server, dir } = await startCairn(
+        [reply().tool("Bash", { command: "sh wait.sh" }), reply().text("Done, tests included.")],
+        ["--allowedTools", "Bash(sh:*)"],
+        // The command runs until the test lets it end: the prompt is typed while it surely runs.
+        { files: { "wait.sh": "while [ ! -f go ]; do sleep 0.05; done; echo built\n" } },
+      );
+      await ready(t);
+      t.type("Build it\r");
+      await t.waitFor((text) => text.includes("● `sh wait.sh`"), "the running command");
+      t.type("Also run the tests\r");
+      await t.waitFor((text) => text.includes("queued › Also run the tests"), "the prompt, queued");
+      writeFileSync(join(dir, "go"), "");
+      await t.waitFor((text) => text.includes("Done, tests included."), "the answer");
+      // One turn: two model calls in all, the second with the command's output and the new prompt.
+      expect(server.requests).toHaveLength(2);
+      expect(userTexts(server.requests[1]!.body).at(-1)).toBe("Also run the tests");
+      expect(JSON.stringify(server.requests[1]!.body)).toMatch(/built[\s\S]*Also run the tests/);
+      expect(t.all().join("\n")).toMatch(
+        /✓ `sh wait.sh`[\s\S]*› Also run the tests[\s\S]*Done, tests included\./,
+      );
     },
   );
 
