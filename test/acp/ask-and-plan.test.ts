@@ -4,6 +4,7 @@ import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
 import { startServer, workspace } from "../conformance/pm/helpers.js";
+import { LIBRARY_QUESTION, RUNTIME_QUESTION } from "../helpers/questions.js";
 import { type Agent, initialize, startAgent, textPrompt } from "./helpers.js";
 
 async function session(agent: Agent, dir: string): Promise<string> {
@@ -11,27 +12,7 @@ async function session(agent: Agent, dir: string): Promise<string> {
   return (await agent.connection.newSession({ cwd: dir, mcpServers: [] })).sessionId;
 }
 
-const QUESTIONS = [
-  {
-    question: "Which library should we use?",
-    header: "Library",
-    options: [
-      { label: "date-fns", description: "Small, functional" },
-      { label: "luxon", description: "Time zones built in" },
-    ],
-    multiSelect: false,
-  },
-  {
-    question: "Which runtime?",
-    header: "Runtime",
-    options: [
-      { label: "Node", description: "LTS" },
-      { label: "Bun", description: "Fast" },
-      { label: "Deno", description: "Secure" },
-    ],
-    multiSelect: false,
-  },
-];
+const QUESTIONS = [LIBRARY_QUESTION, RUNTIME_QUESTION];
 
 /** Picks the option named `name` in each request. */
 const byName = (names: string[]) => (request: RequestPermissionRequest) => {

@@ -3,22 +3,9 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { httpError, reply } from "../../src/testing/index.js";
 import { MODEL, startServer, workspace } from "../conformance/pm/helpers.js";
+import { userTexts } from "../helpers/user-texts.js";
 import { FIXTURE } from "../mcp/helpers.js";
 import { initialize, startAgent, textPrompt } from "./helpers.js";
-
-/** Text of the user turns the model was sent in one recorded request. */
-function userTexts(body: unknown): string[] {
-  const messages = (
-    body as { messages: { role: string; content: string | { type: string; text?: string }[] }[] }
-  ).messages;
-  return messages
-    .filter((message) => message.role === "user")
-    .flatMap((message) =>
-      typeof message.content === "string"
-        ? [message.content]
-        : message.content.filter((block) => block.type === "text").map((block) => block.text ?? ""),
-    );
-}
 
 describe("cairn acp: initialize and sessions", () => {
   test("initialize advertises sessions that load, prompts with images and embedded context, MCP over http and sse, no auth", async () => {

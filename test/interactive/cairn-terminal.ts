@@ -3,6 +3,8 @@ import type { ScriptedServer, StepInput } from "../../src/testing/index.js";
 import { CLI, MODEL, serverEnv, startServer, workspace } from "../conformance/pm/helpers.js";
 import { loadPty, openTerminal, type TerminalSession } from "./pty-terminal.js";
 
+export { userTexts } from "../helpers/user-texts.js";
+
 /**
  * `cairn` (no -p) on a pseudo-terminal against the scripted model server: the set-up the rendering
  * and input tests share. Each test its own workspace (or a second run in one), and its own cairn
@@ -68,20 +70,6 @@ export function inputRows(t: TerminalSession): string[] {
   const footer = screen.findLastIndex((row) => row.includes(FOOTER));
   const rule = screen.slice(0, footer).findLastIndex((row) => /^─+$/.test(row));
   return screen.slice(rule + 1, footer).map((row) => row.trimEnd());
-}
-
-/** Text of the user turns the model was sent in one recorded request. */
-export function userTexts(body: unknown): string[] {
-  const messages = (
-    body as { messages: { role: string; content: string | { type: string; text?: string }[] }[] }
-  ).messages;
-  return messages
-    .filter((message) => message.role === "user")
-    .flatMap((message) =>
-      typeof message.content === "string"
-        ? [message.content]
-        : message.content.filter((block) => block.type === "text").map((block) => block.text ?? ""),
-    );
 }
 
 /** How many times `needle` occurs in `haystack`. */

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { reply, type ScriptedServer, type StepInput } from "../../src/testing/index.js";
 import { CLI, MODEL, serverEnv, startServer, workspace } from "../conformance/pm/helpers.js";
+import { userTexts } from "../helpers/user-texts.js";
 import { loadPty, openTerminal, type TerminalSession } from "./pty-terminal.js";
 
 /**
@@ -20,20 +21,6 @@ afterEach(() => {
 const ALT_ENTER = "\x1b\r";
 const CTRL_C = "\x03";
 const FOOTER = "(shift+tab)";
-
-/** Text of the user turns the model was sent in one recorded request. */
-function userTexts(body: unknown): string[] {
-  const messages = (
-    body as { messages: { role: string; content: string | { type: string; text?: string }[] }[] }
-  ).messages;
-  return messages
-    .filter((message) => message.role === "user")
-    .flatMap((message) =>
-      typeof message.content === "string"
-        ? [message.content]
-        : message.content.filter((block) => block.type === "text").map((block) => block.text ?? ""),
-    );
-}
 
 /** `cairn` (no -p) on a terminal, in a new workspace, against a scripted model. */
 async function startCairn(

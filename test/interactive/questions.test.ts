@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { reply, type ScriptedServer, type StepInput } from "../../src/testing/index.js";
 import { CLI, MODEL, serverEnv, startServer, workspace } from "../conformance/pm/helpers.js";
+import { CHECKS_QUESTION, LIBRARY_QUESTION } from "../helpers/questions.js";
 import { loadPty, openTerminal, type TerminalSession } from "./pty-terminal.js";
 
 /**
@@ -40,27 +41,7 @@ async function startCairn(
   return { t, server, dir };
 }
 
-const QUESTIONS = [
-  {
-    question: "Which library should we use?",
-    header: "Library",
-    options: [
-      { label: "date-fns", description: "Small, functional" },
-      { label: "luxon", description: "Time zones built in" },
-    ],
-    multiSelect: false,
-  },
-  {
-    question: "Which checks should run?",
-    header: "Checks",
-    options: [
-      { label: "lint", description: "biome" },
-      { label: "types", description: "tsc" },
-      { label: "tests", description: "vitest" },
-    ],
-    multiSelect: true,
-  },
-];
+const QUESTIONS = [LIBRARY_QUESTION, CHECKS_QUESTION];
 
 const sent = (server: ScriptedServer, index: number) => JSON.stringify(server.requests[index]?.body);
 

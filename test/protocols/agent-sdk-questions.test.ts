@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { query } from "@anthropic-ai/claude-agent-sdk";
 import { afterEach, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
+import { LIBRARY_QUESTION } from "../helpers/questions.js";
 import { cleanUp, startServer, workspace } from "../sdk/helpers.js";
 import { throughCairn } from "./agent-sdk.helpers.js";
 
@@ -21,15 +22,7 @@ async function collect(messages: AsyncIterable<unknown>): Promise<Message[]> {
   return out;
 }
 
-const QUESTION = {
-  question: "Which library should we use?",
-  header: "Library",
-  options: [
-    { label: "date-fns", description: "Small, functional" },
-    { label: "luxon", description: "Time zones built in" },
-  ],
-  multiSelect: false,
-};
+const QUESTION = LIBRARY_QUESTION;
 
 test("canUseTool answers AskUserQuestion, then approves the plan: the model reads both, the edit runs", async () => {
   const server = await startServer([

@@ -9,31 +9,12 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import type { CanUseTool, SDKMessage } from "../../src/index.js";
 import { reply } from "../../src/testing/index.js";
+import { CHECKS_QUESTION, LIBRARY_QUESTION } from "../helpers/questions.js";
 import { cleanUp, init, result, runQuery, users, workspace } from "./helpers.js";
 
 afterEach(cleanUp);
 
-const QUESTIONS = [
-  {
-    question: "Which library should we use?",
-    header: "Library",
-    options: [
-      { label: "date-fns", description: "Small, functional" },
-      { label: "luxon", description: "Time zones built in" },
-    ],
-    multiSelect: false,
-  },
-  {
-    question: "Which checks should run?",
-    header: "Checks",
-    options: [
-      { label: "lint", description: "biome" },
-      { label: "types", description: "tsc" },
-      { label: "tests", description: "vitest" },
-    ],
-    multiSelect: true,
-  },
-];
+const QUESTIONS = [LIBRARY_QUESTION, CHECKS_QUESTION];
 
 /** The tool_result blocks of the run, in order. */
 function toolResults(messages: SDKMessage[]) {
