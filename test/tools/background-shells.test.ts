@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { hang, reply, type StepInput } from "../../src/testing/index.js";
@@ -154,12 +154,14 @@ describe.skipIf(!existsSync("/proc/self"))("background shells", () => {
     const seconds = uniqueSeconds();
     const run = await start([
       reply().tool("Bash", { command: orphaningCommand(seconds), run_in_background: true }, "toolu_bg"),
-      reply().tool("Bash", { command: waitForFile("started.txt") }, "toolu_wait"),
+      // The model stops the shell only once the test has seen the grandchild run (seen.txt).
+      reply().tool("Bash", { command: waitForFile("seen.txt") }, "toolu_wait"),
       reply().tool("KillShell", { shell_id: "bash_1" }, "toolu_kill"),
       hang(),
     ]);
     // The grandchild runs, and its parent shell is gone.
     await until("the grandchild runs", () => sleepers(seconds).length === 1);
+    writeFileSync(join(run.dir, "seen.txt"), "");
     await until("TaskStop has answered", () => run.server.requests.length === 4);
     expect(toolResults(run.server.requests).get("toolu_kill")).toContain("Successfully stopped");
     // cairn is still running (waiting on the model): TaskStop, not the session's end, ended it.
