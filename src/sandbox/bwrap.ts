@@ -93,6 +93,10 @@ function mountArgs(
   const socket = policy.network ? undefined : policy.proxy?.socketPath;
   if (socket && policy.bridgeNode) {
     args.push("--bind", socket, socket);
+    // The node that runs the bridge may live where the sandbox shows nothing (a private /tmp, a
+    // hidden directory): its binary is shown, read-only, where it is.
+    const node = realPath(policy.bridgeNode) ?? policy.bridgeNode;
+    args.push("--ro-bind", node, node);
     args.push("--chdir", cwd, "--", ...bridgedArgv(policy.bridgeNode, socket, shellArgv));
     return args;
   }
