@@ -32,8 +32,9 @@ function toolResults(messages: SDKMessage[]): SDKUserMessage[] {
 }
 
 /** What the model was sent in request `index`, as text. */
+/** The conversation one request sent (its messages alone: the system prompt names the workspace, a random path). */
 function sent(server: ScriptedServer, index: number): string {
-  return JSON.stringify(semanticBody(server.requests[index]!.body));
+  return JSON.stringify((semanticBody(server.requests[index]!.body) as { messages: unknown }).messages);
 }
 
 describe("resumeSessionAt with the uuid of a yielded message", () => {
