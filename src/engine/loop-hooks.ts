@@ -9,7 +9,7 @@ export const MAX_STOP_HOOK_CONTINUATIONS = 8;
 type UserMessage = Extract<ConversationMessage, { role: "user" }>;
 
 /** Runs one event's hooks outside a tool call, yielding what ran. */
-async function* runHooks(
+export async function* runHooks(
   run: LoopRun,
   fields: HookEventFields,
 ): AsyncGenerator<EngineEvent[], HookVerdict | undefined> {

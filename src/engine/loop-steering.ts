@@ -1,5 +1,5 @@
 import type { EngineEvent } from "./events.js";
-import { hookEvents, userMessage } from "./loop-hooks.js";
+import { runHooks, userMessage } from "./loop-hooks.js";
 import type { LoopRun } from "./loop-run.js";
 import type { ConversationMessage, PromptBlock, UserContentBlock } from "./messages.js";
 
@@ -21,24 +21,15 @@ export async function* steer(run: LoopRun): AsyncGenerator<EngineEvent[], "added
   const prompts = run.options.steering?.() ?? [];
   if (prompts.length === 0) return "none";
   const { history, state } = run;
-  const hooks = run.options.hooks;
   let added = false;
   for (const prompt of prompts) {
-    let context: string[] = [];
-    if (hooks?.has("UserPromptSubmit")) {
-      const verdict = await hooks.run(
-        { hook_event_name: "UserPromptSubmit", prompt: prompt.text },
-        { signal: run.signal },
-      );
-      if (verdict.records.length > 0) yield hookEvents(state.turn, verdict.records);
-      if (verdict.stop) {
-        state.stoppedBy(verdict.stop, "stopped the run");
-        return "stopped";
-      }
-      if (verdict.block) continue;
-      context = verdict.additionalContext;
+    const verdict = yield* runHooks(run, { hook_event_name: "UserPromptSubmit", prompt: prompt.text });
+    if (verdict?.stop) {
+      state.stoppedBy(verdict.stop, "stopped the run");
+      return "stopped";
     }
-    const message = userMessage(prompt.content ?? prompt.text, context);
+    if (verdict?.block) continue;
+    const message = userMessage(prompt.content ?? prompt.text, verdict?.additionalContext ?? []);
     join(history, message);
     added = true;
     yield [{ type: "user_turn", turn: state.turn, message, source: "steer" }];

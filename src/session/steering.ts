@@ -16,9 +16,7 @@ export class SteeringInbox {
     return () => {
       const taken = this.waiting.splice(0);
       for (const entry of taken) entry.settle(true);
-      return taken.map(({ input }) =>
-        input.content ? { text: input.text, content: input.content } : { text: input.text },
-      );
+      return taken.map(({ input }) => input);
     };
   }
 
