@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { upstreamProxyFor } from "../util/network-proxy.js";
 import { type DomainPolicy, domainRefusal } from "./domain-policy.js";
 
 /**
@@ -11,7 +12,10 @@ import { type DomainPolicy, domainRefusal } from "./domain-policy.js";
  * proxy library serves TCP only). The sandbox binds that socket in, and a bridge inside the
  * command's network namespace (network-bridge.ts) turns it into a loopback port for the command's
  * HTTP_PROXY: the layout of the reference's sandbox, with node where it runs socat. A host the
- * policy refuses gets a 403 whose body names it and says how to allow it.
+ * policy refuses gets a 403 whose body names it and says how to allow it. A connection it admits goes
+ * through the user's own proxy (HTTPS_PROXY / HTTP_PROXY or the config's `proxy`) unless NO_PROXY
+ * names the host: behind a corporate proxy the allowed hosts are reached the way cairn reaches its
+ * model (src/util/network-proxy.ts).
  *
  * It starts with the first command that needs it, and lives as long as the run: `close()` ends it
  * and removes its directory; being part of cairn's process, it ends with it however cairn ends.
@@ -65,14 +69,15 @@ async function listen(policy: DomainPolicy): Promise<{ socketPath: string; close
     port: 0,
     host: "127.0.0.1",
     verbose: false,
-    prepareRequestFunction: ({ hostname }) => {
+    prepareRequestFunction: ({ hostname, port, isHttp }) => {
       const refusal = refusalMessage(hostname, policy);
       // proxy-chain tells its errors by `name`, which the CLI's minified bundle would rename.
       if (refusal)
         throw Object.assign(new RequestError(refusal, 403, { [REFUSED_HEADER]: "blocked-by-allowlist" }), {
           name: "RequestError",
         });
-      return {};
+      const upstreamProxyUrl = upstreamProxyFor(hostname, port, !isHttp);
+      return upstreamProxyUrl ? { upstreamProxyUrl } : {};
     },
   });
   const removeDir = () => rmSync(dir, { recursive: true, force: true });

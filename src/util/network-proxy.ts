@@ -12,6 +12,7 @@
  */
 
 import { importPackage } from "./import-package.js";
+import { bypassesProxy } from "./no-proxy.js";
 
 export type ProxySettings = {
   /** A proxy URL for every request (`http://host:port`), or `off`: none, whatever the environment says. */
@@ -84,6 +85,18 @@ export function resolvedProxy(env: NodeJS.ProcessEnv = configuredEnv): ResolvedP
   const httpsProxy = proxyUrl(variable(env, "https_proxy")) ?? httpProxy;
   if (!httpProxy && !httpsProxy) return undefined;
   return { ...(httpProxy ? { httpProxy } : {}), ...(httpsProxy ? { httpsProxy } : {}), noProxy };
+}
+
+/**
+ * The user's proxy a connection to `host:port` goes through, or undefined when none applies (no
+ * proxy set, or `NO_PROXY` names the host). `tunnel`: a CONNECT tunnel (https, and whatever else
+ * tunnels) takes the https proxy; a plain http request the http proxy. For the sandbox's proxy,
+ * which chains the connections it admits to the user's proxy (src/sandbox/network-proxy.ts).
+ */
+export function upstreamProxyFor(host: string, port: number, tunnel: boolean): string | undefined {
+  const proxy = resolvedProxy();
+  if (!proxy || bypassesProxy(proxy.noProxy, host, port)) return undefined;
+  return tunnel ? (proxy.httpsProxy ?? proxy.httpProxy) : (proxy.httpProxy ?? proxy.httpsProxy);
 }
 
 type Undici = typeof import("undici");

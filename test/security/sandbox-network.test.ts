@@ -6,6 +6,7 @@ import { reply } from "../../src/testing/index.js";
 import { findOnPath } from "../../src/tools/process-group.js";
 import { MODEL, runCli, serverEnv, spawnCli, startServer, workspace } from "../conformance/pm/helpers.js";
 import { tempDir } from "../helpers/temp.js";
+import { closeWebServers, startForwardProxy } from "../helpers/web-servers.js";
 import { cleanUp, result, runQuery, users } from "../sdk/helpers.js";
 import { needsSandbox, pathWithoutBwrap, runBash, sandboxUnavailable } from "./sandbox-helpers.js";
 
@@ -25,6 +26,7 @@ const needsCurl = curl ? "" : " (SKIPPED: curl is not installed)";
 const servers: Server[] = [];
 afterEach(async () => {
   for (const server of servers.splice(0)) server.close();
+  await closeWebServers();
   await cleanUp();
 });
 
@@ -154,6 +156,36 @@ describe.skipIf(sandboxUnavailable !== undefined || !curl)(
       expect(output).toContain(`hello from ${ALLOWED}`);
       expect(output).toContain(`cairn's sandbox refused the connection to ${REFUSED}`);
       expect(refused.requests).toEqual([]);
+    });
+
+    test("behind a corporate proxy (HTTPS_PROXY / HTTP_PROXY), allowed connections go through it, refused ones never reach it, NO_PROXY hosts go direct", async () => {
+      const allowed = await webServer(ALLOWED);
+      const refused = await webServer(REFUSED);
+      const upstream = await startForwardProxy();
+      const allowedHost = new URL(allowed.url).host;
+      const command = `${curlOf(allowed.url, true)}; ${curlOf(allowed.url)}; ${curlOf(refused.url, true)}`;
+      // The model server is on 127.0.0.1: NO_PROXY keeps cairn's own model calls off the proxy.
+      const proxyEnv = { HTTPS_PROXY: upstream.url, HTTP_PROXY: upstream.url, NO_PROXY: "127.0.0.1" };
+      const run = await runBash(command, [...SANDBOXED, "--sandbox-allow-domain", ALLOWED], {
+        env: proxyEnv,
+      });
+      expect(run.output.match(new RegExp(`hello from ${ALLOWED}`, "g"))).toHaveLength(2);
+      expect(run.output).toMatch(/connect=403 exit=56/);
+      // The tunnel as a CONNECT, the plain request as an absolute-URI request: both to the allowed host.
+      expect(upstream.seen).toEqual([allowedHost, allowedHost]);
+      expect(refused.requests).toEqual([]);
+      expect(run.stderr).toBe("");
+
+      // Control: NO_PROXY naming the allowed host sends it direct, the upstream sees nothing.
+      const direct = await runBash(
+        curlOf(allowed.url, true),
+        [...SANDBOXED, "--sandbox-allow-domain", ALLOWED],
+        {
+          env: { ...proxyEnv, NO_PROXY: `127.0.0.1,${ALLOWED}` },
+        },
+      );
+      expect(direct.output).toContain(`hello from ${ALLOWED}`);
+      expect(upstream.seen).toHaveLength(2);
     });
 
     test("the proxy ends with the run: nothing of it is left behind", async () => {
