@@ -59,6 +59,8 @@ export type LoadedConfig = {
   proxy?: { proxy?: string; noProxy?: string };
   /** `searxngUrl` of the user file (src/tools/web-search.ts). */
   searxngUrl?: string;
+  /** `webSearch` of the user file: the WebSearch backend (src/run/web-search-backend.ts). */
+  webSearch?: "provider" | "searxng" | "off";
   /** What was not applied and why, one line each. */
   warnings: string[];
   /** The files read, in order, and which of them exist (only those the enabled sources load). */
@@ -145,6 +147,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
         ...(config.noProxy !== undefined ? { noProxy: config.noProxy } : {}),
       };
     if (config.searxngUrl !== undefined) loaded.searxngUrl = config.searxngUrl;
+    if (config.webSearch !== undefined) loaded.webSearch = config.webSearch;
     for (const key of keysOf(user, NESTED_KEYS))
       if (!CAIRN_CONFIG_KEYS.includes(key)) loaded.warnings.push(`${userFile}: unknown key ${key} ignored`);
   }

@@ -78,6 +78,10 @@ export const cairnConfigSchema = once(() =>
     noProxy: z.string({ error: "must be a string" }).optional(),
     /** A SearXNG instance for the WebSearch tool when the provider has no search of its own (docs/tools.md). */
     searxngUrl: z.string({ error: "must be a URL" }).min(1, { error: "must not be empty" }).optional(),
+    /** Which search the WebSearch tool uses: the provider's own, SearXNG, or none (docs/tools.md). */
+    webSearch: z
+      .enum(["provider", "searxng", "off"], { error: 'must be "provider", "searxng" or "off"' })
+      .optional(),
   }),
 );
 
@@ -99,6 +103,7 @@ export const CAIRN_CONFIG_KEYS: readonly string[] = [
   "proxy",
   "noProxy",
   "searxngUrl",
+  "webSearch",
   "permissions.allow",
   "permissions.deny",
   "permissions.ask",

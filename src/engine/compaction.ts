@@ -10,7 +10,7 @@ import {
   type UserContentBlock,
 } from "./messages.js";
 import { callModel } from "./model-call.js";
-import type { ModelProvider, ToolSpec } from "./provider.js";
+import type { ModelProvider, ServerWebSearch, ToolSpec } from "./provider.js";
 import type { RetryPolicy } from "./retry.js";
 import { messagesTokens } from "./tokens.js";
 
@@ -52,6 +52,8 @@ export type CompactionRequest = {
   providerModel: string;
   system: string;
   tools: ToolSpec[];
+  /** The provider's web search, when the run's requests offer it (server-tools.ts). */
+  webSearch?: ServerWebSearch;
   maxTokens: number;
   turn: number;
   signal: AbortSignal;
@@ -102,6 +104,7 @@ export async function* compactHistory(
       // The same tools as every other request: an API refuses tool_use blocks without them, and the
       // request shares the cached prefix of the conversation.
       tools: request.tools,
+      ...(request.webSearch ? { webSearch: request.webSearch } : {}),
       maxTokens: Math.min(request.maxTokens, SUMMARY_MAX_TOKENS),
     },
     request.turn,

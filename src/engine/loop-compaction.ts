@@ -1,6 +1,7 @@
 import { type CompactTrigger, compactHistory, fitToolResults } from "./compaction.js";
 import type { EngineEvent } from "./events.js";
 import type { LoopRun } from "./loop-run.js";
+import { requestTools } from "./server-tools.js";
 
 /** Automatic compaction keeps this share of the room for input as verbatim recent turns (at least the last turn). */
 const KEEP_RECENT_SHARE = 0.25;
@@ -44,7 +45,7 @@ async function* compactOnce(
     provider: model.provider,
     providerModel: model.providerModel,
     system: options.system,
-    tools: run.toolSpecs,
+    ...requestTools(run.toolSpecs, model.provider, options.webSearch),
     maxTokens: run.maxTokens,
     turn,
     signal: run.signal,

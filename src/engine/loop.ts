@@ -13,7 +13,7 @@ import { LoopRun } from "./loop-run.js";
 import { type SteeringPrompt, steer } from "./loop-steering.js";
 import type { ConversationMessage, PromptBlock, ToolUseBlock, Usage } from "./messages.js";
 import { modelTurn } from "./model-turn.js";
-import type { EffortLevel, ModelProvider, ThinkingSetting } from "./provider.js";
+import type { EffortLevel, ModelProvider, ServerWebSearch, ThinkingSetting } from "./provider.js";
 import type { RetryPolicy } from "./retry.js";
 import { toToolResult } from "./tool-result.js";
 import { type CanUseTool, rejected } from "./tool-runner.js";
@@ -81,6 +81,11 @@ export type LoopOptions = {
   fallback?: LoopModel;
   thinking?: ThinkingSetting;
   effort?: EffortLevel;
+  /**
+   * The provider's own web search may stand in for the WebSearch tool, with these settings
+   * (src/engine/server-tools.ts); absent: WebSearch, when offered, is always cairn's own tool.
+   */
+  webSearch?: ServerWebSearch;
   /**
    * This loop is a subagent's (docs/agents.md): SubagentStart hooks fire instead of UserPromptSubmit
    * (their context joins the prompt), SubagentStop instead of Stop.

@@ -21,7 +21,7 @@ export class MessageAssembler {
         return undefined;
       case "content_block_start": {
         const block = { ...event.content_block } as AssistantContentBlock;
-        if (block.type === "tool_use") {
+        if (block.type === "tool_use" || block.type === "server_tool_use") {
           block.input = {};
           this.partialJson.set(event.index, "");
         }
@@ -37,6 +37,8 @@ export class MessageAssembler {
           block.thinking += delta.thinking;
         else if (delta.type === "signature_delta" && block.type === "thinking")
           block.signature = delta.signature;
+        else if (delta.type === "citations_delta" && block.type === "text")
+          block.citations = [...(block.citations ?? []), delta.citation];
         else if (delta.type === "input_json_delta")
           this.partialJson.set(event.index, (this.partialJson.get(event.index) ?? "") + delta.partial_json);
         return undefined;
@@ -45,6 +47,8 @@ export class MessageAssembler {
         const block = this.current().content[event.index];
         this.completed.add(event.index);
         if (block?.type === "tool_use") this.finishToolInput(block, this.partialJson.get(event.index) ?? "");
+        else if (block?.type === "server_tool_use")
+          serverToolInput(block, this.partialJson.get(event.index) ?? "");
         return block;
       }
       case "message_delta": {
@@ -89,11 +93,33 @@ export class MessageAssembler {
   }
 }
 
+/**
+ * A server tool's input, as far as it parses: the provider ran the call already, so input it sent
+ * cut or malformed is only not shown (the block itself is kept and sent back).
+ */
+function serverToolInput(
+  block: Extract<AssistantContentBlock, { type: "server_tool_use" }>,
+  raw: string,
+): void {
+  if (raw.trim() === "") return;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
+      block.input = parsed as Record<string, unknown>;
+  } catch {
+    // Kept as `{}`.
+  }
+}
+
+type CountKey = "input_tokens" | "output_tokens" | "cache_read_input_tokens" | "cache_creation_input_tokens";
+
 function mergeUsage(base: Usage, update: Partial<Usage>): Usage {
   const merged = { ...base };
   for (const key of Object.keys(update) as (keyof Usage)[]) {
     const value = update[key];
-    if (typeof value === "number") merged[key] = value;
+    if (key === "server_tool_use") {
+      if (value && typeof value === "object") merged.server_tool_use = { ...value };
+    } else if (typeof value === "number") merged[key as CountKey] = value;
   }
   return merged;
 }

@@ -7,7 +7,17 @@
  * path never load a provider client.
  */
 
-export type TextBlock = { type: "text"; text: string };
+/** A passage of a web search result a text block cites (Anthropic's server-side web search). */
+export type WebSearchCitation = {
+  type: "web_search_result_location";
+  url: string;
+  title: string | null;
+  cited_text: string;
+  /** Opaque; sent back as received. */
+  encrypted_index: string;
+};
+/** `citations`: the sources the provider's server-side web search attached to this text. */
+export type TextBlock = { type: "text"; text: string; citations?: WebSearchCitation[] | null };
 export type ThinkingBlock = { type: "thinking"; thinking: string; signature?: string };
 export type RedactedThinkingBlock = { type: "redacted_thinking"; data: string };
 export type ToolUseBlock = { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
@@ -33,7 +43,44 @@ export type ToolResultBlock = {
   is_error?: boolean;
 };
 
-export type AssistantContentBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock;
+/**
+ * A tool the provider ran on its side (Anthropic's `server_tool_use`; cairn asks only for
+ * `web_search`, and maps OpenAI Responses' `web_search_call` to it). Never run by cairn; kept in
+ * the history and sent back as received, with the result block after it.
+ */
+export type ServerToolUseBlock = {
+  type: "server_tool_use";
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  /** Fields the provider adds (`caller`): kept and sent back verbatim. */
+  [extra: string]: unknown;
+};
+/** One page a server-side web search found. `encrypted_content` is opaque and must be sent back. */
+export type WebSearchResult = {
+  type: "web_search_result";
+  url: string;
+  title: string;
+  encrypted_content: string;
+  page_age?: string | null;
+};
+/** The search failed on the provider's side (`max_uses_exceeded`, `unavailable`, …). */
+export type WebSearchToolResultError = { type: "web_search_tool_result_error"; error_code: string };
+/** The result of a `server_tool_use` web search, as the provider sent it. */
+export type WebSearchToolResultBlock = {
+  type: "web_search_tool_result";
+  tool_use_id: string;
+  content: WebSearchResult[] | WebSearchToolResultError;
+  [extra: string]: unknown;
+};
+
+export type AssistantContentBlock =
+  | TextBlock
+  | ThinkingBlock
+  | RedactedThinkingBlock
+  | ToolUseBlock
+  | ServerToolUseBlock
+  | WebSearchToolResultBlock;
 export type UserContentBlock = TextBlock | MediaBlock | ToolResultBlock;
 
 export function isMediaBlock(block: { type: string }): block is MediaBlock {
@@ -50,6 +97,8 @@ export type Usage = {
   output_tokens: number;
   cache_read_input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
+  /** Searches the provider ran for the call (billed per search by Anthropic). */
+  server_tool_use?: { web_search_requests: number } | null;
 };
 
 export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal";
@@ -72,7 +121,8 @@ export type BlockDelta =
   | { type: "text_delta"; text: string }
   | { type: "thinking_delta"; thinking: string }
   | { type: "signature_delta"; signature: string }
-  | { type: "input_json_delta"; partial_json: string };
+  | { type: "input_json_delta"; partial_json: string }
+  | { type: "citations_delta"; citation: WebSearchCitation };
 
 /** The raw Anthropic streaming events. Every provider yields exactly these. */
 export type ModelStreamEvent =
@@ -98,7 +148,15 @@ export function addUsage(total: Usage, add: Partial<Usage>): Usage {
     cache_read_input_tokens: (total.cache_read_input_tokens ?? 0) + (add.cache_read_input_tokens ?? 0),
     cache_creation_input_tokens:
       (total.cache_creation_input_tokens ?? 0) + (add.cache_creation_input_tokens ?? 0),
+    ...webSearchesOf(total, add),
   };
+}
+
+/** `server_tool_use` of two usages added, when either has searches (absent otherwise). */
+function webSearchesOf(total: Partial<Usage>, add: Partial<Usage>): Pick<Usage, "server_tool_use"> {
+  const searches =
+    (total.server_tool_use?.web_search_requests ?? 0) + (add.server_tool_use?.web_search_requests ?? 0);
+  return searches > 0 ? { server_tool_use: { web_search_requests: searches } } : {};
 }
 
 /** Adds call costs; once any call's cost is unknown the total is unknown too. */

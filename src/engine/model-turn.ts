@@ -5,6 +5,7 @@ import { compact } from "./loop-compaction.js";
 import type { LoopRun } from "./loop-run.js";
 import { mediaRefusal, ProviderError } from "./provider.js";
 import { OVERLOADED_ANSWERS_BEFORE_FALLBACK } from "./retry.js";
+import { requestTools } from "./server-tools.js";
 import type { ModelStepOutcome } from "./turn-steps.js";
 
 /**
@@ -37,7 +38,7 @@ export async function* modelTurn(run: LoopRun): AsyncGenerator<EngineEvent[], Mo
               model: model.providerModel,
               system: options.system,
               messages: history,
-              tools: run.toolSpecs,
+              ...requestTools(run.toolSpecs, model.provider, options.webSearch),
               maxTokens: run.maxTokens,
               ...(options.thinking ? { thinking: options.thinking } : {}),
               ...(options.effort ? { effort: options.effort } : {}),

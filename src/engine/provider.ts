@@ -15,12 +15,29 @@ export type WireApi = "anthropic-messages" | "openai-chat" | "openai-responses" 
 /** A tool as offered to the model: name, description and JSON Schema of its input. */
 export type ToolSpec = { name: string; description: string; input_schema: Record<string, unknown> };
 
+/**
+ * The provider's own web search, offered in place of cairn's WebSearch tool (docs/tools.md,
+ * "WebSearch"): Anthropic's `web_search_20250305` server tool, OpenAI Responses' `web_search`.
+ * The provider runs the searches; their blocks come back in the answer (`server_tool_use`,
+ * `web_search_tool_result`). Anthropic takes either domain list, not both: `allowedDomains` wins.
+ */
+export type ServerWebSearch = {
+  allowedDomains?: readonly string[];
+  blockedDomains?: readonly string[];
+  /** Searches per model call (Anthropic `max_uses`). */
+  maxUses?: number;
+  /** Where the user is, for local results (Anthropic's and OpenAI's `user_location`). */
+  userLocation?: { city?: string; region?: string; country?: string; timezone?: string };
+};
+
 export type ModelRequest = {
   /** The provider-side model id, without the `provider/` prefix. */
   model: string;
   system: string;
   messages: ConversationMessage[];
   tools: ToolSpec[];
+  /** The provider's web search, offered besides `tools` (only to a provider with `serverWebSearch`). */
+  webSearch?: ServerWebSearch;
   maxTokens: number;
   /** Extended thinking; each provider maps it to its own parameter (docs/context.md, "Thinking and effort"). */
   thinking?: ThinkingSetting;
@@ -77,6 +94,11 @@ export interface ModelProvider {
   readonly mediaInput?: MediaInput;
   /** The context window the provider itself knows of (a local model's context size); else the catalog's. */
   readonly contextWindow?: number;
+  /**
+   * The wire runs a web search of its own (Anthropic Messages, OpenAI Responses): the run offers it
+   * in place of cairn's WebSearch tool when the user's settings let it (`ModelRequest.webSearch`).
+   */
+  readonly serverWebSearch?: boolean;
   /** Starts one streamed model call. Rejects (or the iterable throws) on provider failure. */
   stream(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
 }

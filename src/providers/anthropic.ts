@@ -47,6 +47,7 @@ export class AnthropicProvider implements ModelProvider {
   readonly displayName: string;
   readonly apiKeySource: ApiKeySource;
   readonly mediaInput: MediaInput | undefined;
+  readonly serverWebSearch = true;
   private client: Promise<LoadedClient> | undefined;
 
   constructor(private readonly options: AnthropicProviderOptions) {
@@ -76,7 +77,7 @@ export class AnthropicProvider implements ModelProvider {
               ? withCacheBreakpoints(request)
               : // The engine's shapes are the Messages API's own; the cast only bridges declared types.
                 { system: request.system, messages: request.messages as CreateParams["messages"] }),
-            tools: request.tools as CreateParams["tools"],
+            tools: [...request.tools, ...webSearchTool(request)] as CreateParams["tools"],
             stream: true,
           },
           {
@@ -118,6 +119,30 @@ export class AnthropicProvider implements ModelProvider {
     }));
     return this.client;
   }
+}
+
+/**
+ * The Messages API's web search server tool, when the request offers the provider's search
+ * (docs/tools.md, "WebSearch"). The API takes `allowed_domains` or `blocked_domains`, never both:
+ * an allowed list (stricter) wins.
+ */
+export function webSearchTool(request: Pick<ModelRequest, "webSearch">): Record<string, unknown>[] {
+  const search = request.webSearch;
+  if (!search) return [];
+  const location = search.userLocation;
+  return [
+    {
+      type: "web_search_20250305",
+      name: "web_search",
+      ...(search.maxUses !== undefined ? { max_uses: search.maxUses } : {}),
+      ...(search.allowedDomains?.length
+        ? { allowed_domains: [...search.allowedDomains] }
+        : search.blockedDomains?.length
+          ? { blocked_domains: [...search.blockedDomains] }
+          : {}),
+      ...(location ? { user_location: { type: "approximate", ...location } } : {}),
+    },
+  ];
 }
 
 /** Room for the answer beside a thinking budget: the API wants `budget_tokens` below `max_tokens`. */

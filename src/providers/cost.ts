@@ -21,6 +21,13 @@ export function pricesFor(model: string): CatalogEntry | undefined {
 }
 
 /**
+ * What one server-side web search costs, by provider: Anthropic bills $10 per 1,000 searches
+ * (`usage.server_tool_use.web_search_requests`), OpenAI $10 per 1,000 web search calls
+ * (docs/tools.md, "WebSearch").
+ */
+const WEB_SEARCH_USD: Partial<Record<CatalogEntry["provider"], number>> = { anthropic: 0.01, openai: 0.01 };
+
+/**
  * USD cost of ONE model call's usage (Anthropic naming: `input_tokens` excludes cache reads and
  * writes). `undefined` when the model or its price is unknown — never 0 for "don't know".
  *
@@ -43,6 +50,7 @@ export function costUSD(model: string, usage: Partial<Usage>): number | undefine
       (usage.output_tokens ?? 0) * prices.output +
       cacheRead * prices.cacheRead +
       cacheWrite * prices.cacheWrite) /
-    1_000_000
+      1_000_000 +
+    (usage.server_tool_use?.web_search_requests ?? 0) * (WEB_SEARCH_USD[entry.provider] ?? 0)
   );
 }

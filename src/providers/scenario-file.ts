@@ -13,14 +13,30 @@ const usageSchema = z
   .partial()
   .strict();
 
+const citationSchema = z.object({ url: z.string(), title: z.string(), cited_text: z.string() }).strict();
+
 const blockSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("text"), text: z.string() }).strict(),
+  z
+    .object({ type: z.literal("text"), text: z.string(), citations: z.array(citationSchema).optional() })
+    .strict(),
   z.object({ type: z.literal("thinking"), thinking: z.string() }).strict(),
   z
     .object({
       type: z.literal("tool_use"),
       name: z.string().min(1),
       input: z.record(z.string(), z.unknown()),
+      id: z.string().min(1).optional(),
+    })
+    .strict(),
+  // A search the provider runs on its side (docs/scenarios.md).
+  z
+    .object({
+      type: z.literal("web_search"),
+      query: z.string(),
+      results: z.array(
+        z.object({ url: z.string(), title: z.string(), page_age: z.string().nullable().optional() }).strict(),
+      ),
+      error: z.string().min(1).optional(),
       id: z.string().min(1).optional(),
     })
     .strict(),

@@ -1,4 +1,10 @@
-import type { ModelStreamEvent, StopReason, Usage } from "../engine/messages.js";
+import type {
+  ModelStreamEvent,
+  StopReason,
+  Usage,
+  WebSearchCitation,
+  WebSearchResult,
+} from "../engine/messages.js";
 
 /**
  * A scenario scripts the model's side of a conversation: one step per model call, in order.
@@ -16,9 +22,31 @@ export type Scenario = {
 };
 
 export type ScenarioBlock =
-  | { type: "text"; text: string }
+  | { type: "text"; text: string; citations?: ScriptedCitation[] }
   | { type: "thinking"; thinking: string }
-  | { type: "tool_use"; name: string; input: Record<string, unknown>; id?: string };
+  | { type: "tool_use"; name: string; input: Record<string, unknown>; id?: string }
+  | ScriptedWebSearch;
+
+/**
+ * A search the provider runs on its side (scripted server only): on the Anthropic wire a
+ * `server_tool_use` block and its `web_search_tool_result`; on the Responses wire a
+ * `web_search_call` output item. `error`: the search failed with that code.
+ */
+export type ScriptedWebSearch = {
+  type: "web_search";
+  query: string;
+  results: { url: string; title: string; page_age?: string | null }[];
+  error?: string;
+  id?: string;
+};
+
+/** A source a text block cites (Anthropic `citations_delta`; Responses `url_citation`). */
+export type ScriptedCitation = { url: string; title: string; cited_text: string };
+
+/** The opaque content the scripted server sends for a result (a real server's is encrypted). */
+export function scriptedEncryptedContent(url: string): string {
+  return `enc:${Buffer.from(url).toString("base64")}`;
+}
 
 export type ReplyStep = {
   kind: "reply";
@@ -58,8 +86,18 @@ export const DEFAULT_SCENARIO_MODEL = "scripted-model";
 export class ReplyBuilder {
   readonly step: ReplyStep = { kind: "reply", content: [] };
 
-  text(text: string): this {
-    this.step.content.push({ type: "text", text });
+  text(text: string, citations?: ScriptedCitation[]): this {
+    this.step.content.push({ type: "text", text, ...(citations ? { citations } : {}) });
+    return this;
+  }
+  /** A search the provider runs itself (`results`, or `{ error: "max_uses_exceeded" }`). */
+  webSearch(query: string, results: ScriptedWebSearch["results"] | { error: string }, id?: string): this {
+    this.step.content.push({
+      type: "web_search",
+      query,
+      ...(Array.isArray(results) ? { results } : { results: [], error: results.error }),
+      ...(id ? { id } : {}),
+    });
     return this;
   }
   thinking(thinking: string): this {
@@ -147,9 +185,22 @@ export function renderReplyEvents(step: ReplyStep, options: ReplyRenderOptions):
     },
   });
   let outputChars = 0;
-  step.content.forEach((block, index) => {
+  let index = -1;
+  for (const block of step.content) {
+    index++;
+    if (block.type === "web_search") {
+      index = webSearchEvents(block, index, options, events);
+      continue;
+    }
     if (block.type === "text") {
       events.push({ type: "content_block_start", index, content_block: { type: "text", text: "" } });
+      for (const citation of block.citations ?? []) {
+        events.push({
+          type: "content_block_delta",
+          index,
+          delta: { type: "citations_delta", citation: citationOf(citation) },
+        });
+      }
       for (const chunk of chunkText(block.text, options.chunkSize)) {
         events.push({ type: "content_block_delta", index, delta: { type: "text_delta", text: chunk } });
       }
@@ -191,14 +242,70 @@ export function renderReplyEvents(step: ReplyStep, options: ReplyRenderOptions):
       outputChars += json.length;
     }
     events.push({ type: "content_block_stop", index });
-  });
+  }
+  const searches = step.content.filter((block) => block.type === "web_search").length;
   events.push({
     type: "message_delta",
     delta: { stop_reason: step.stopReason ?? (hasTool ? "tool_use" : "end_turn"), stop_sequence: null },
-    usage: { output_tokens: step.usage?.output_tokens ?? Math.max(1, Math.ceil(outputChars / 4)) },
+    usage: {
+      output_tokens: step.usage?.output_tokens ?? Math.max(1, Math.ceil(outputChars / 4)),
+      ...(searches > 0 ? { server_tool_use: { web_search_requests: searches } } : {}),
+    },
   });
   events.push({ type: "message_stop" });
   return events;
+}
+
+/**
+ * A scripted search as the Messages API streams it: the `server_tool_use` block (its input as
+ * `input_json_delta`), then the `web_search_tool_result` block whole in its start event. Returns
+ * the index of the last block.
+ */
+function webSearchEvents(
+  block: ScriptedWebSearch,
+  index: number,
+  options: ReplyRenderOptions,
+  events: ModelStreamEvent[],
+): number {
+  const id = block.id ?? options.toolUseId(index).replace(/^toolu_/, "srvtoolu_");
+  events.push({
+    type: "content_block_start",
+    index,
+    content_block: { type: "server_tool_use", id, name: "web_search", input: {} },
+  });
+  events.push({
+    type: "content_block_delta",
+    index,
+    delta: { type: "input_json_delta", partial_json: JSON.stringify({ query: block.query }) },
+  });
+  events.push({ type: "content_block_stop", index });
+  const content: WebSearchResult[] | { type: "web_search_tool_result_error"; error_code: string } =
+    block.error !== undefined
+      ? { type: "web_search_tool_result_error", error_code: block.error }
+      : block.results.map((result) => ({
+          type: "web_search_result",
+          url: result.url,
+          title: result.title,
+          encrypted_content: scriptedEncryptedContent(result.url),
+          page_age: result.page_age ?? null,
+        }));
+  events.push({
+    type: "content_block_start",
+    index: index + 1,
+    content_block: { type: "web_search_tool_result", tool_use_id: id, content },
+  });
+  events.push({ type: "content_block_stop", index: index + 1 });
+  return index + 1;
+}
+
+function citationOf(citation: ScriptedCitation): WebSearchCitation {
+  return {
+    type: "web_search_result_location",
+    url: citation.url,
+    title: citation.title,
+    cited_text: citation.cited_text,
+    encrypted_index: scriptedEncryptedContent(`${citation.url}#${citation.cited_text}`),
+  };
 }
 
 /** Splits text into chunks of at most `size` UTF-16 units without splitting a surrogate pair. */

@@ -19,8 +19,9 @@ import { buildSystemPrompt } from "../engine/context.js";
 import { DEFAULT_CONTEXT_WINDOW } from "../engine/context-meter.js";
 import type { LoopOptions } from "../engine/loop.js";
 import type { ConversationMessage, PromptBlock } from "../engine/messages.js";
-import type { EffortLevel, ThinkingSetting } from "../engine/provider.js";
+import type { EffortLevel, ServerWebSearch, ThinkingSetting } from "../engine/provider.js";
 import { type RetryPolicy, retryPolicyFromEnv } from "../engine/retry.js";
+import { WEB_SEARCH_TOOL } from "../engine/server-tools.js";
 import type { CanUseTool } from "../engine/tool-runner.js";
 import type { TurnSteps } from "../engine/turn-steps.js";
 import { buildHooks, type HookCallbackMatcher, type Hooks } from "../hooks/index.js";
@@ -50,6 +51,7 @@ import {
 import { type BeforeFileChange, withFileCheckpoints } from "./file-checkpoints.js";
 import { type RunModel, resolveRunModel } from "./model.js";
 import { buildPermissionGate, type PermissionSetup } from "./permissions.js";
+import { serverWebSearch, type WebSearchBackend, webSearchBackend } from "./web-search-backend.js";
 
 /**
  * The one run assembly of every front door (docs/architecture.md): options, config files,
@@ -248,10 +250,14 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   // Before anything connects: the config's proxy overrides the environment's (docs/config.md).
   setProxySettings(config.proxy ?? {}, env);
   setSearchBackend(config.searxngUrl ? { searxngUrl: config.searxngUrl } : {});
+  const search = webSearchBackend(env, config.webSearch);
+  if ("problem" in search) throw new ConfigError(search.problem);
   const toolEnv = childEnvironment(env);
   const removed = new Set(
     (spec.permissions?.disallowedTools ?? []).flatMap(splitRuleList).filter((rule) => !rule.includes("(")),
   );
+  // `webSearch: "off"`: no search at all is offered (docs/tools.md, "WebSearch").
+  if (search.backend === "off") removed.add(WEB_SEARCH_TOOL);
   // The sandbox first: the workspace's own MCP servers run under it. Its roots are the gate's: the
   // workspace, --add-dir / additionalDirectories and the user config's directories.
   const roots = [
@@ -496,6 +502,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
         ...(fallback && fallback.providerModel !== chosen.providerModel ? { fallback } : {}),
         ...(thinking ? { thinking } : {}),
         ...(spec.effort ? { effort: spec.effort } : {}),
+        ...providerSearch(search.backend, built?.gate, sandbox),
       };
       return turnOptions;
     },
@@ -641,4 +648,17 @@ function offeredIn(tools: Tool[], mode: string | undefined): Tool[] {
         (tool) => !tool.offeredInModes || (mode !== undefined && tool.offeredInModes.includes(mode)),
       )
     : tools;
+}
+
+/** The provider's web search a turn may offer (src/run/web-search-backend.ts), as loop options. */
+function providerSearch(
+  backend: WebSearchBackend,
+  gate:
+    | { evaluate(tool: string, input: Record<string, unknown>): { behavior: "allow" | "ask" | "deny" } }
+    | undefined,
+  sandbox: SandboxPolicy | undefined,
+): { webSearch?: ServerWebSearch } {
+  const verdict = gate?.evaluate(WEB_SEARCH_TOOL, { query: "a web search" }).behavior;
+  const webSearch = serverWebSearch({ backend, verdict, sandbox });
+  return webSearch ? { webSearch } : {};
 }

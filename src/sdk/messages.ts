@@ -68,8 +68,42 @@ export type SDKStopReason =
   | "refusal"
   | "model_context_window_exceeded";
 
-/** Text the model wrote. */
-export type SDKTextBlock = { type: "text"; text: string };
+/** A passage of a server-side web search result that a text block cites. */
+export type SDKWebSearchCitation = {
+  type: "web_search_result_location";
+  url: string;
+  title: string | null;
+  cited_text: string;
+  encrypted_index: string;
+};
+
+/** Text the model wrote; `citations` when the provider's web search attached sources to it. */
+export type SDKTextBlock = { type: "text"; text: string; citations?: SDKWebSearchCitation[] | null };
+
+/** A search the provider ran on its side (Anthropic's server tool `web_search`; docs/tools.md). */
+export type SDKServerToolUseBlock = {
+  type: "server_tool_use";
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  [extra: string]: unknown;
+};
+
+/** What that search found (or its error), as the provider sent it; `encrypted_content` is opaque. */
+export type SDKWebSearchToolResultBlock = {
+  type: "web_search_tool_result";
+  tool_use_id: string;
+  content:
+    | {
+        type: "web_search_result";
+        url: string;
+        title: string;
+        encrypted_content: string;
+        page_age?: string | null;
+      }[]
+    | { type: "web_search_tool_result_error"; error_code: string };
+  [extra: string]: unknown;
+};
 
 /** The model's visible reasoning. `signature` lets the block be sent back to the API unchanged. */
 export type SDKThinkingBlock = { type: "thinking"; thinking: string; signature?: string };
@@ -85,7 +119,9 @@ export type SDKAssistantContentBlock =
   | SDKTextBlock
   | SDKThinkingBlock
   | SDKRedactedThinkingBlock
-  | SDKToolUseBlock;
+  | SDKToolUseBlock
+  | SDKServerToolUseBlock
+  | SDKWebSearchToolResultBlock;
 
 /** Where an image's or document's bytes are: inline base64, or a URL the provider fetches. */
 export type SDKMediaSource =
@@ -134,6 +170,8 @@ export type NonNullableUsage = {
   output_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
+  /** Searches the provider ran on its side (docs/tools.md, "WebSearch"); present once there was one. */
+  server_tool_use?: { web_search_requests: number; web_fetch_requests: number };
 };
 
 /**
@@ -166,6 +204,7 @@ export type SDKRawUsage = {
   output_tokens: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  server_tool_use?: { web_search_requests: number } | null;
 };
 
 /** Appends `text` to a text block. Concatenating every `text_delta` rebuilds the text (SDK-9). */
@@ -176,8 +215,8 @@ export type SDKThinkingDelta = { type: "thinking_delta"; thinking: string };
 export type SDKSignatureDelta = { type: "signature_delta"; signature: string };
 /** A piece of a tool call's input JSON; the pieces of one block concatenate to the full JSON text. */
 export type SDKInputJSONDelta = { type: "input_json_delta"; partial_json: string };
-/** A citation attached to a text block. Declared for compatibility; cairn's providers send none yet. */
-export type SDKCitationsDelta = { type: "citations_delta"; citation: Record<string, unknown> };
+/** A citation attached to a text block (a server-side web search's source). */
+export type SDKCitationsDelta = { type: "citations_delta"; citation: SDKWebSearchCitation };
 
 /** The `delta` of a `content_block_delta` event. */
 export type SDKRawContentBlockDelta =

@@ -604,11 +604,14 @@ function sdkUsage(usage: Usage): SDKUsage {
 }
 
 function totalUsage(usage: Usage): NonNullableUsage {
+  const searches = usage.server_tool_use?.web_search_requests ?? 0;
   return {
     input_tokens: usage.input_tokens,
     output_tokens: usage.output_tokens,
     cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
     cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+    // The reference's result carries it always; cairn's only once the provider searched.
+    ...(searches > 0 ? { server_tool_use: { web_search_requests: searches, web_fetch_requests: 0 } } : {}),
   };
 }
 
@@ -619,7 +622,7 @@ function modelUsage(model: string, usage: Usage, costUSD: number): ModelUsage {
     outputTokens: usage.output_tokens,
     cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
     cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
-    webSearchRequests: 0,
+    webSearchRequests: usage.server_tool_use?.web_search_requests ?? 0,
     costUSD,
     contextWindow: entry?.contextWindow ?? 0,
     maxOutputTokens: entry?.maxOutput ?? 0,

@@ -81,7 +81,9 @@ export function replyUsage(step: ReplyStep, body: unknown): Usage {
         ? block.text.length
         : block.type === "thinking"
           ? block.thinking.length
-          : JSON.stringify(block.input).length;
+          : block.type === "web_search"
+            ? 0
+            : JSON.stringify(block.input).length;
   }
   return {
     input_tokens: step.usage?.input_tokens ?? estimateTokens(body),
@@ -154,6 +156,8 @@ function renderChunks(
       for (const piece of chunkText(block.thinking, context.chunkSize)) {
         out.push({ chunk: chunk({ reasoning_content: piece }), delta: true });
       }
+    } else if (block.type === "web_search") {
+      // Chat Completions has no server-side search to script: nothing is sent for it.
     } else {
       const index = toolIndex++;
       const id = toolCallId(step, blockIndex, context);

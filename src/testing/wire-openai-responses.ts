@@ -1,6 +1,6 @@
 import type { Usage } from "../engine/messages.js";
 import { usageToOpenAI } from "../providers/openai-usage.js";
-import { chunkText, type ReplyStep } from "../providers/scenario.js";
+import { chunkText, type ReplyStep, type ScriptedCitation } from "../providers/scenario.js";
 import {
   fromUrl,
   isObject,
@@ -62,7 +62,26 @@ function finalItem(step: ReplyStep, blockIndex: number, context: ReplyContext): 
       type: "message",
       role: "assistant",
       status: "completed",
-      content: [{ type: "output_text", text: block.text, annotations: [], logprobs: [] }],
+      content: [
+        {
+          type: "output_text",
+          text: block.text,
+          annotations: (block.citations ?? []).map((citation) => urlCitation(block.text, citation)),
+          logprobs: [],
+        },
+      ],
+    };
+  }
+  if (block.type === "web_search") {
+    return {
+      id: block.id ?? `ws_scripted_${suffix}`,
+      type: "web_search_call",
+      status: block.error ? "failed" : "completed",
+      action: {
+        type: "search",
+        query: block.query,
+        sources: block.results.map((result) => ({ type: "url", url: result.url })),
+      },
     };
   }
   return {
@@ -72,6 +91,20 @@ function finalItem(step: ReplyStep, blockIndex: number, context: ReplyContext): 
     name: block.name,
     arguments: JSON.stringify(block.input),
     status: "completed",
+  };
+}
+
+/** A `url_citation` annotation over the cited text's place in `text` (the whole text if absent). */
+function urlCitation(text: string, citation: ScriptedCitation): Record<string, unknown> {
+  const at = text.indexOf(citation.cited_text);
+  const start = at === -1 ? 0 : at;
+  const end = at === -1 ? text.length : at + citation.cited_text.length;
+  return {
+    type: "url_citation",
+    url: citation.url,
+    title: citation.title,
+    start_index: start,
+    end_index: end,
   };
 }
 
@@ -129,6 +162,17 @@ function renderEvents(
       }
       push({ type: "response.reasoning_summary_text.done", ...at, text: block.thinking });
       push({ type: "response.reasoning_summary_part.done", ...at, part: { ...part, text: block.thinking } });
+    } else if (block.type === "web_search") {
+      const { action: _action, ...started } = item;
+      push({
+        type: "response.output_item.added",
+        output_index: outputIndex,
+        item: { ...started, status: "in_progress" },
+      });
+      const at = { item_id: itemId, output_index: outputIndex };
+      push({ type: "response.web_search_call.in_progress", ...at });
+      push({ type: "response.web_search_call.searching", ...at });
+      push({ type: "response.web_search_call.completed", ...at });
     } else if (block.type === "text") {
       push({
         type: "response.output_item.added",
@@ -141,8 +185,17 @@ function renderEvents(
       for (const piece of chunkText(block.text, context.chunkSize)) {
         push({ type: "response.output_text.delta", ...at, delta: piece, logprobs: [] }, true);
       }
+      const annotations = (block.citations ?? []).map((citation) => urlCitation(block.text, citation));
+      annotations.forEach((annotation, annotationIndex) => {
+        push({
+          type: "response.output_text.annotation.added",
+          ...at,
+          annotation_index: annotationIndex,
+          annotation,
+        });
+      });
       push({ type: "response.output_text.done", ...at, text: block.text, logprobs: [] });
-      push({ type: "response.content_part.done", ...at, part: { ...part, text: block.text } });
+      push({ type: "response.content_part.done", ...at, part: { ...part, text: block.text, annotations } });
     } else {
       push({
         type: "response.output_item.added",
