@@ -1,5 +1,10 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import type { EngineEvent, ModelCallRetryEvent, ToolEndEvent } from "../engine/events.js";
+import type {
+  AssistantBlockEvent,
+  EngineEvent,
+  ModelCallRetryEvent,
+  ToolEndEvent,
+} from "../engine/events.js";
 import { hookFailureText } from "../engine/hooks.js";
 import {
   type AssistantContentBlock,
@@ -8,6 +13,7 @@ import {
   mediaPlaceholder,
   type ToolResultBlock,
 } from "../engine/messages.js";
+import { ServerSearchEvents } from "../engine/server-search.js";
 import { toToolResult } from "../engine/tool-result.js";
 import type { SessionEvent } from "../session/events.js";
 import { backgroundEndSummary, backgroundShellEvent } from "../tools/background-shell-events.js";
@@ -44,6 +50,8 @@ export class UpdateProjection {
   /** Calls already shown as running. */
   private readonly running = new Set<string>();
   private compactions = 0;
+  /** The provider's searches, shown as WebSearch calls (src/engine/server-search.ts). */
+  private readonly searches = new ServerSearchEvents();
   /** Background shells still shown running: the Bash call that started each, by shell id. */
   private readonly shells = new Map<string, string>();
 
@@ -62,8 +70,17 @@ export class UpdateProjection {
           return [chunk("agent_thought_chunk", stream.delta.thinking)];
         return [];
       }
-      case "assistant_block":
-        return event.block.type === "tool_use" ? this.toolCall(event.block, { live: true }) : [];
+      case "assistant_block": {
+        if (event.block.type === "tool_use") return this.toolCall(event.block, { live: true });
+        // A search the provider ran: a WebSearch call, completed with its results.
+        const search = this.searches.of(event, 0);
+        if (search?.type === "tool_start")
+          return this.toolCall(
+            { id: search.toolUseId, name: search.name, input: search.input },
+            { live: true },
+          );
+        return search ? this.toolEnd(search) : [];
+      }
       case "tool_end":
         return this.toolEnd(event);
       case "subagent":
@@ -134,7 +151,11 @@ export class UpdateProjection {
     if (block.type === "text") return [chunk("agent_message_chunk", block.text)];
     if (block.type === "thinking") return [chunk("agent_thought_chunk", block.thinking)];
     if (block.type === "tool_use") return this.toolCall(block, { live: false });
-    return [];
+    const stored = { type: "assistant_block", turn: 0, block } as AssistantBlockEvent;
+    const search = this.searches.of(stored, 0);
+    if (search?.type === "tool_start")
+      return this.toolCall({ id: search.toolUseId, name: search.name, input: search.input }, { live: false });
+    return search ? this.toolEnd(search) : [];
   }
 
   private toolCall(

@@ -2,8 +2,10 @@ import { randomUUID } from "node:crypto";
 import type {
   FunctionTool,
   ResponseCreateParamsStreaming,
+  ResponseFunctionWebSearch,
   ResponseInputItem,
   ResponseStreamEvent,
+  Tool,
 } from "openai/resources/responses/responses";
 import {
   type ConversationMessage,
@@ -12,6 +14,7 @@ import {
   type ModelStreamEvent,
   type PromptBlock,
   type StopReason,
+  type WebSearchCitation,
 } from "../engine/messages.js";
 import { toProviderError } from "./errors.js";
 import { toolResultText } from "./openai-chat.js";
@@ -58,6 +61,7 @@ export class OpenAIResponsesProvider implements ModelProvider {
   readonly displayName: string;
   readonly apiKeySource: ApiKeySource;
   readonly mediaInput: MediaInput | undefined;
+  readonly serverWebSearch = true;
   private client: Promise<OpenAIClient> | undefined;
 
   constructor(private readonly options: OpenAIResponsesProviderOptions) {
@@ -108,12 +112,31 @@ export function toResponsesRequest(
     max_output_tokens: request.maxTokens,
   };
   if (request.system.length > 0) body.instructions = request.system;
-  if (request.tools.length > 0) body.tools = request.tools.map(toFunctionTool);
+  const tools: Tool[] = [...request.tools.map(toFunctionTool), ...webSearchTool(request)];
+  if (tools.length > 0) body.tools = tools;
   if (options.reasoningSummaries) body.reasoning = { summary: "auto" };
   if (request.effort) {
     body.reasoning = { ...body.reasoning, effort: openaiEffort(request.effort) as "high" };
   }
   return body;
+}
+
+/**
+ * The Responses API's own `web_search` tool, when the request offers the provider's search
+ * (docs/tools.md, "WebSearch"): `filters.allowed_domains` from the allowed list; the API has no
+ * blocked list.
+ */
+function webSearchTool(request: Pick<ModelRequest, "webSearch">): Tool[] {
+  const search = request.webSearch;
+  if (!search) return [];
+  const location = search.userLocation;
+  return [
+    {
+      type: "web_search",
+      ...(search.allowedDomains?.length ? { filters: { allowed_domains: [...search.allowedDomains] } } : {}),
+      ...(location ? { user_location: { type: "approximate", ...location } } : {}),
+    },
+  ];
 }
 
 function toFunctionTool(tool: ToolSpec): FunctionTool {
@@ -168,7 +191,12 @@ export function toResponsesInput(messages: readonly ConversationMessage[]): Resp
     };
     for (const block of message.content) {
       if (block.type === "text") text += block.text;
-      else if (block.type === "tool_use") {
+      else if (block.type === "server_tool_use" && block.name === "web_search") {
+        // The search the provider ran, handed back as the item it came as (its result is not an
+        // input item: the model read it when it searched).
+        flushText();
+        items.push(webSearchCallItem(block.id, block.input));
+      } else if (block.type === "tool_use") {
         flushText();
         items.push({
           type: "function_call",
@@ -181,6 +209,17 @@ export function toResponsesInput(messages: readonly ConversationMessage[]): Resp
     flushText();
   }
   return items;
+}
+
+function webSearchCallItem(id: string, input: Record<string, unknown>): ResponseInputItem {
+  const query = typeof input.query === "string" ? input.query : "";
+  const item: ResponseFunctionWebSearch = {
+    type: "web_search_call",
+    id,
+    status: "completed",
+    action: { type: "search", query },
+  };
+  return item;
 }
 
 export type ResponsesStreamOptions = {
@@ -268,7 +307,16 @@ export async function* translateResponsesStream(
             yield* builder.toolArguments(event.item_id, event.arguments);
           }
           break;
+        case "response.output_text.annotation.added": {
+          const citation = urlCitation(event.annotation);
+          if (citation) yield* builder.citation(`text:${event.item_id}:${event.content_index}`, citation);
+          break;
+        }
         case "response.output_item.done":
+          if (event.item.type === "web_search_call") {
+            yield* webSearchBlocks(builder, event.item);
+            break;
+          }
           if (event.item.type === "function_call") {
             const key = event.item.id ?? event.item.call_id;
             if (!builder.hasTool(key)) yield* builder.toolStart(key, event.item.call_id, event.item.name);
@@ -314,6 +362,49 @@ export async function* translateResponsesStream(
   if (!builder.hasFinished) {
     endedEarly(options.signal, `The stream from ${server} ended before the response completed.`);
   }
+}
+
+/**
+ * A `web_search_call` item as the engine's `server_tool_use` and `web_search_tool_result` blocks:
+ * the query as the input, the sources the action names as the results (Responses gives their URLs
+ * only: the URL is the title; no content, which the model read on OpenAI's side).
+ */
+function webSearchBlocks(
+  builder: AnthropicStreamBuilder,
+  item: ResponseFunctionWebSearch,
+): ModelStreamEvent[] {
+  const action = item.action as { type?: string; query?: string; sources?: { url?: string }[] } | undefined;
+  const input = action?.type === "search" ? { query: action.query ?? "" } : { ...(action ?? {}) };
+  const content =
+    item.status === "failed"
+      ? { type: "web_search_tool_result_error" as const, error_code: "unavailable" }
+      : (action?.sources ?? []).flatMap((source) =>
+          typeof source.url === "string"
+            ? [
+                {
+                  type: "web_search_result" as const,
+                  url: source.url,
+                  title: source.url,
+                  encrypted_content: "",
+                  page_age: null,
+                },
+              ]
+            : [],
+        );
+  return builder.webSearch(item.id, input, content);
+}
+
+/** A `url_citation` annotation as the engine's citation; undefined for other annotations. */
+function urlCitation(annotation: unknown): WebSearchCitation | undefined {
+  const value = annotation as { type?: string; url?: unknown; title?: unknown } | null;
+  if (value?.type !== "url_citation" || typeof value.url !== "string") return undefined;
+  return {
+    type: "web_search_result_location",
+    url: value.url,
+    title: typeof value.title === "string" ? value.title : null,
+    cited_text: "",
+    encrypted_index: "",
+  };
 }
 
 /** The HTTP status an in-stream error code stands for (for messages and retry events). */

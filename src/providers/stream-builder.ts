@@ -1,4 +1,10 @@
-import type { ModelStreamEvent, StopReason, Usage } from "../engine/messages.js";
+import type {
+  ModelStreamEvent,
+  StopReason,
+  Usage,
+  WebSearchCitation,
+  WebSearchToolResultBlock,
+} from "../engine/messages.js";
 import { ProviderError } from "./types.js";
 
 /**
@@ -16,6 +22,8 @@ export class AnthropicStreamBuilder {
   private nextIndex = 0;
   private open: { kind: "text" | "thinking" | "tool_use"; key: string; index: number } | undefined;
   private readonly tools = new Map<string, { index: number; closed: boolean; argChars: number }>();
+  /** Searches the provider ran (server-side web search), reported in the usage. */
+  private searches = 0;
 
   constructor(
     private readonly fallbackId: string,
@@ -141,6 +149,49 @@ export class AnthropicStreamBuilder {
     ];
   }
 
+  /**
+   * A search the provider ran on its side, whole: a `server_tool_use` block (its input as one
+   * `input_json_delta`) and the `web_search_tool_result` block after it, as Anthropic streams them.
+   */
+  webSearch(
+    id: string,
+    input: Record<string, unknown>,
+    content: WebSearchToolResultBlock["content"],
+  ): ModelStreamEvent[] {
+    const events = [...this.start(), ...this.closeOpen()];
+    const index = this.nextIndex;
+    this.nextIndex += 2;
+    this.searches++;
+    events.push(
+      {
+        type: "content_block_start",
+        index,
+        content_block: { type: "server_tool_use", id, name: "web_search", input: {} },
+      },
+      {
+        type: "content_block_delta",
+        index,
+        delta: { type: "input_json_delta", partial_json: JSON.stringify(input) },
+      },
+      { type: "content_block_stop", index },
+      {
+        type: "content_block_start",
+        index: index + 1,
+        content_block: { type: "web_search_tool_result", tool_use_id: id, content },
+      },
+      { type: "content_block_stop", index: index + 1 },
+    );
+    return events;
+  }
+
+  /** A source cited by the text block open under `key` (nothing when that block is not open). */
+  citation(key: string, citation: WebSearchCitation): ModelStreamEvent[] {
+    if (this.open?.kind !== "text" || this.open.key !== key) return [];
+    return [
+      { type: "content_block_delta", index: this.open.index, delta: { type: "citations_delta", citation } },
+    ];
+  }
+
   /** Closes the open block, then `message_delta` (stop reason, complete usage) and `message_stop`. */
   finish(stopReason: StopReason, usage: Usage): ModelStreamEvent[] {
     if (this.finished) return [];
@@ -154,6 +205,7 @@ export class AnthropicStreamBuilder {
         output_tokens: usage.output_tokens,
         cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
         cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+        ...(this.searches > 0 ? { server_tool_use: { web_search_requests: this.searches } } : {}),
       },
     });
     events.push({ type: "message_stop" });

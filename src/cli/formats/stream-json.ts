@@ -1,5 +1,6 @@
 import type { EngineEvent, RunStartEvent, ToolEndEvent, ToolStartEvent } from "../../engine/events.js";
 import type { ModelStreamEvent } from "../../engine/messages.js";
+import { ServerSearchEvents } from "../../engine/server-search.js";
 import { type AssistantLines, assistantLines } from "./assistant-lines.js";
 import { resultObject } from "./result-line.js";
 import type { Fields } from "./tool-kinds.js";
@@ -36,6 +37,9 @@ export function streamJsonProjection(options: StreamJsonOptions): Projection {
   let modelCallId = "";
   /** Started payloads by call id, so the completed event repeats the very same args (PM-23). */
   const started = new Map<string, Fields>();
+  /** The provider's searches, shown as WebSearch calls; stamped with the last stream event's time. */
+  const searches = new ServerSearchEvents();
+  let lastReceivedAt = 0;
   /** Indexes of the open thinking blocks of the current model call (`thinking`). */
   const thinkingBlocks = new Set<number>();
 
@@ -128,6 +132,7 @@ export function streamJsonProjection(options: StreamJsonOptions): Projection {
           return "";
         case "stream": {
           const raw = event.event;
+          lastReceivedAt = event.receivedAt;
           if (options.thinking) {
             const thought = thinkingLine(raw, thinkingBlocks, sessionId(), event.receivedAt);
             if (thought) return line(thought);
@@ -138,6 +143,14 @@ export function streamJsonProjection(options: StreamJsonOptions): Projection {
           if (text === "") return "";
           segment += text;
           return options.partial ? lines.delta(text, event.receivedAt) : "";
+        }
+        case "assistant_block": {
+          // A search the provider ran is shown as a WebSearch call (src/engine/server-search.ts). It
+          // happens inside the model call, so it is no segment boundary: the call's text stays one
+          // segment, written when the call's turn ends, as `result` counts it.
+          const search = searches.of(event, lastReceivedAt);
+          if (search?.type === "tool_start") return toolStarted(search);
+          return search ? toolCompleted(search) : "";
         }
         case "tool_start":
           return closeSegment(event.startedAt) + toolStarted(event);
