@@ -1,4 +1,6 @@
 import type { RunEndEvent } from "../engine/events.js";
+import { ServerSearchEvents } from "../engine/server-search.js";
+import { WEB_SEARCH_TOOL } from "../engine/server-tools.js";
 import type { SessionEvent } from "../session/events.js";
 import type { Session } from "../session/session.js";
 import type { ToolDisplay } from "../tools/types.js";
@@ -40,6 +42,8 @@ export class ConversationView {
   private readonly blocks = new Map<number, string>();
   /** Text was streamed for the message's text blocks (else `assistant_block` brings it whole). */
   private streamed = false;
+  /** The provider's searches, shown as WebSearch calls (src/engine/server-search.ts). */
+  private readonly searches = new ServerSearchEvents();
 
   constructor(
     private readonly session: Session,
@@ -75,7 +79,13 @@ export class ConversationView {
         }
         return;
       }
-      case "assistant_block":
+      case "assistant_block": {
+        // A search the provider ran: shown as a WebSearch call, with the results it found.
+        const search = this.searches.of(event, Date.now());
+        if (search) {
+          this.event(search);
+          return;
+        }
         // A provider that sent the block without deltas (or a retry whose deltas were dropped).
         if (event.block.type === "text" && !this.streamed && event.block.text !== "") {
           this.startText();
@@ -83,6 +93,7 @@ export class ConversationView {
           this.endText();
         }
         return;
+      }
       case "tool_start": {
         this.endText();
         const display = this.session.describe(event.name, event.input, { live: true });
@@ -103,6 +114,7 @@ export class ConversationView {
               this.commit(row, undefined, "", true);
           this.diffShown.delete(event.toolUseId);
           if (event.name === "Bash") this.commandOutput(title, outcome.content);
+          if (event.name === WEB_SEARCH_TOOL) this.searchResults(outcome.data);
           return;
         }
         this.diffShown.delete(event.toolUseId);
@@ -175,6 +187,17 @@ export class ConversationView {
     for (const row of outputRows(last.output, this.width(), this.styles, true))
       this.commit(row, undefined, "", true);
     return true;
+  }
+
+  /** A search's results under its line: each title and URL, dimmed. */
+  private searchResults(data: unknown): void {
+    const results = (data as { results?: { title?: unknown; url?: unknown }[] } | undefined)?.results ?? [];
+    for (const result of results)
+      this.commit(
+        `${printable(String(result.title ?? ""))} — ${printable(String(result.url ?? ""))}`,
+        (row) => this.styles.dim(row),
+        "    ",
+      );
   }
 
   /** A command's output under its line: its last lines (output-tail.ts). */

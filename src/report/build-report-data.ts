@@ -1,4 +1,6 @@
 import type { Usage } from "../engine/messages.js";
+import { serverSearchCall, serverSearchOutcome } from "../engine/server-search.js";
+import { WEB_SEARCH_TOOL } from "../engine/server-tools.js";
 import { costUSD } from "../providers/cost.js";
 import type {
   AssistantRecord,
@@ -265,10 +267,27 @@ function turnOf(record: AssistantRecord, run: RunView, tally: Tally, options: Bu
   const texts: string[] = [];
   const thinking: string[] = [];
   const calls: ToolCall[] = [];
+  /** The provider's searches (docs/tools.md, "WebSearch"), by block id: shown as WebSearch calls. */
+  const searches = new Map<string, ToolCall>();
   for (const block of record.message.content) {
     if (block.type === "text") texts.push(block.text);
     else if (block.type === "thinking") thinking.push(block.thinking);
     else if (block.type === "tool_use") calls.push(callOf(block.id, block.name, block.input, options));
+    const search = serverSearchCall(block);
+    if (search) {
+      const call = {
+        ...callOf(search.toolUseId, WEB_SEARCH_TOOL, search.input, options),
+        decision: "allowed" as const,
+      };
+      searches.set(search.toolUseId, call);
+      calls.push(call);
+    }
+    const found = block.type === "web_search_tool_result" ? searches.get(block.tool_use_id) : undefined;
+    if (found) {
+      const { outcome } = serverSearchOutcome(block, found.summary)!;
+      found.result = capText(outcome.content, options.capChars);
+      found.isError = outcome.isError;
+    }
   }
   tally.toolCalls += calls.length;
   const retries = record.retries ?? [];

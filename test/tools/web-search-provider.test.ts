@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { query as officialQuery } from "@anthropic-ai/claude-agent-sdk";
 import { afterEach, describe, expect, test } from "vitest";
 import type { SDKMessage } from "../../src/index.js";
 import { type RecordedRequest, reply, type ScriptedServer } from "../../src/testing/index.js";
@@ -13,6 +14,7 @@ import {
   startServer,
   workspace,
 } from "../conformance/pm/helpers.js";
+import { throughCairn } from "../protocols/agent-sdk.helpers.js";
 import { cleanUp, result, runQuery } from "../sdk/helpers.js";
 
 /**
@@ -250,6 +252,58 @@ describe("WebSearch through the provider's own search", () => {
     const final = result(messages);
     expect(final.usage).toMatchObject({ server_tool_use: { web_search_requests: 1, web_fetch_requests: 0 } });
     expect(Object.values(final.modelUsage)[0]).toMatchObject({ webSearchRequests: 1 });
+  });
+});
+
+describe("the provider's searches in the other doors", () => {
+  test("the official agent SDK driving cairn's CLI gets the blocks in its assistant messages and stream events, and the search in the result's usage", async () => {
+    const server = await startServer([searchThenList(), reply().text("Listed.")]);
+    const messages: Record<string, unknown>[] = [];
+    const options = {
+      ...throughCairn(server, workspace()),
+      allowedTools: ["WebSearch", "LS"],
+      includePartialMessages: true,
+    };
+    for await (const message of officialQuery({ prompt: "Search", options }))
+      messages.push(message as unknown as Record<string, unknown>);
+    type Shaped = {
+      type: string;
+      message?: { content: unknown[] };
+      event?: { type: string; content_block?: { type: string } };
+    };
+    const shaped = messages as unknown as Shaped[];
+    const blocks = shaped.flatMap((m) => (m.type === "assistant" ? (m.message?.content ?? []) : []));
+    expect(blocks.slice(0, 3)).toEqual(SERVER_BLOCKS);
+    const starts = shaped.flatMap((m) =>
+      m.type === "stream_event" && m.event?.type === "content_block_start"
+        ? [m.event.content_block?.type]
+        : [],
+    );
+    expect(starts.slice(0, 2)).toEqual(["server_tool_use", "web_search_tool_result"]);
+    const final = messages.find((m) => m.type === "result");
+    expect(final).toMatchObject({
+      subtype: "success",
+      usage: { server_tool_use: { web_search_requests: 1 } },
+    });
+    expect(sentBack(server.requests[1]).slice(0, 3)).toEqual(SERVER_BLOCKS);
+  });
+
+  test("the session report shows the search as a WebSearch call with its query, result titles and URLs", async () => {
+    const run = await runCli({
+      steps: [
+        reply().webSearch("cairn building", RESULTS, "srvtoolu_search").text("Cairns are stacked stones."),
+      ],
+      args: ["--output-format", "json", "--allowedTools", "WebSearch"],
+    });
+    expect(run.code).toBe(0);
+    const id = String(JSON.parse(run.stdout).session_id);
+    const page = spawnCli(["report", id], { cwd: run.dir, env: serverEnv(run.server) });
+    expect((await page.exited).code).toBe(0);
+    const html = page.out.stdout;
+    expect(html).toContain("WebSearch");
+    expect(html).toContain("cairn building");
+    expect(html).toContain("[Cairns of the north](https://stones.example.org/cairns)");
+    expect(html).toContain("[Stone piles](https://docs.example.net/piles)");
   });
 });
 
