@@ -149,6 +149,12 @@ export async function* runAgentLoopBatches(options: LoopOptions): AsyncGenerator
         yield* makeRoom(run);
         const { message, malformed } = yield* modelTurn(run);
         const toolUses = message.content.filter((block): block is ToolUseBlock => block?.type === "tool_use");
+        if (toolUses.length === 0 && message.stop_reason === "pause_turn") {
+          // The provider paused a long turn of its own (server-side searches): the conversation,
+          // which ends with the paused answer, is sent again as it is and the model goes on.
+          yield [{ type: "turn_end", turn: state.turn, stopReason: message.stop_reason }];
+          continue;
+        }
         if (toolUses.length === 0) {
           yield [{ type: "turn_end", turn: state.turn, stopReason: message.stop_reason }];
           // What the user sent meanwhile is answered before the run ends (and before the Stop hooks).

@@ -159,6 +159,20 @@ describe("WebSearch through the provider's own search", () => {
     });
   });
 
+  test("a turn the provider paused (stop_reason pause_turn) goes on: the paused answer is sent back as it is", async () => {
+    const run = await runCli({
+      steps: [
+        reply().webSearch("cairn building", RESULTS, "srvtoolu_search").stopReason("pause_turn"),
+        reply().text("Cairns are stacked stones."),
+      ],
+      args: ["--output-format", "json", "--allowedTools", "WebSearch"],
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ result: "Cairns are stacked stones." });
+    const messages = body(run.server.requests[1]).messages ?? [];
+    expect(messages.at(-1)).toEqual({ role: "assistant", content: SERVER_BLOCKS.slice(0, 2) });
+  });
+
   test("a search's price is in the cost: $0.01 per search on Anthropic", async () => {
     const usage = { input_tokens: 1000, output_tokens: 100 };
     const cost = async (step: ReturnType<typeof reply>) => {
