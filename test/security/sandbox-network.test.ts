@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import net from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
@@ -22,6 +23,9 @@ const REFUSED = "127.0.0.3";
 
 const curl = await findOnPath("curl", process.env.PATH ?? "");
 const needsCurl = curl ? "" : " (SKIPPED: curl is not installed)";
+const ssh = await findOnPath("ssh", process.env.PATH ?? "");
+const git = await findOnPath("git", process.env.PATH ?? "");
+const needsSsh = ssh && git ? "" : " (SKIPPED: ssh or git is not installed)";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -187,6 +191,33 @@ describe.skipIf(sandboxUnavailable !== undefined || !curl)(
       expect(direct.output).toContain(`hello from ${ALLOWED}`);
       expect(upstream.seen).toHaveLength(2);
     });
+
+    test.skipIf(!ssh || !git)(
+      `git over SSH goes through the proxy: an allowed host is reached, a refused one fails naming it and how to allow it${needsSsh}`,
+      async () => {
+        // An SSH server's first words: enough to see ssh arrive (key exchange then fails, as expected).
+        const greeted: string[] = [];
+        const sshServer = net.createServer((socket) => {
+          socket.write("SSH-2.0-cairn-test\r\n");
+          socket.once("data", (chunk) => {
+            greeted.push(chunk.toString().split("\r\n")[0] ?? "");
+            socket.destroy();
+          });
+        });
+        await new Promise<void>((resolve) => sshServer.listen(0, ALLOWED, resolve));
+        const port = (sshServer.address() as net.AddressInfo).port;
+        try {
+          const command = `git ls-remote ssh://git@${ALLOWED}:${port}/repo.git 2>&1; git ls-remote ssh://git@${REFUSED}:${port}/repo.git 2>&1`;
+          const run = await runBash(command, [...SANDBOXED, "--sandbox-allow-domain", ALLOWED]);
+          expect(greeted).toHaveLength(1);
+          expect(greeted[0]).toMatch(/^SSH-2\.0-/);
+          expect(run.output).toContain(`cairn's sandbox refused the connection to ${REFUSED}`);
+          expect(run.output).toContain(`--sandbox-allow-domain ${REFUSED}`);
+        } finally {
+          sshServer.close();
+        }
+      },
+    );
 
     test("the proxy ends with the run: nothing of it is left behind", async () => {
       const allowed = await webServer(ALLOWED);
