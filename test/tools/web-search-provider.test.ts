@@ -361,7 +361,8 @@ describe("WebSearch through OpenAI Responses' web_search", () => {
         },
       },
     });
-    const input = (server.requests[1]?.body as { input: Record<string, unknown>[] }).input;
+    const input =
+      (server.requests[1]?.body as { input?: Record<string, unknown>[] } | undefined)?.input ?? [];
     expect(input).toContainEqual({
       type: "web_search_call",
       id: "srvtoolu_search",
