@@ -36,7 +36,8 @@ export class AnswerInFlight {
 
   /**
    * What the conversation keeps of the answer: the text already streamed (a block cut short
-   * included) and the thinking blocks that finished before it. A tool call is never kept (none of
+   * included), the thinking blocks that finished before it, and the provider's searches whose
+   * result came whole (call and result together). A tool call is never kept (none of
    * them ran, and one cut short has no valid input); a thinking block cut short neither (the API
    * takes thinking back only whole, with its signature); nor thinking after the last text (the API
    * refuses an assistant message that ends with thinking, or holds nothing else).
@@ -47,8 +48,20 @@ export class AnswerInFlight {
     if (!assembler || !message) return [];
     const kept: AssistantContentBlock[] = [];
     let lastText = -1;
+    // A provider's search is kept whole, its call with its result (the API takes no call alone,
+    // and the text kept after it may cite it).
+    const searched = new Set(
+      message.content.flatMap((block, index) =>
+        block?.type === "web_search_tool_result" && assembler.completed.has(index) ? [block.tool_use_id] : [],
+      ),
+    );
     message.content.forEach((block, index) => {
-      if (block?.type === "text" && block.text !== "") {
+      if (
+        (block?.type === "server_tool_use" && searched.has(block.id)) ||
+        (block?.type === "web_search_tool_result" && searched.has(block.tool_use_id))
+      ) {
+        kept.push({ ...block });
+      } else if (block?.type === "text" && block.text !== "") {
         lastText = kept.length;
         kept.push({ ...block });
       } else if (

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { query as officialQuery } from "@anthropic-ai/claude-agent-sdk";
 import { afterEach, describe, expect, test } from "vitest";
 import type { SDKMessage } from "../../src/index.js";
+import { query } from "../../src/index.js";
 import { type RecordedRequest, reply, type ScriptedServer } from "../../src/testing/index.js";
 import {
   MODEL,
@@ -15,7 +16,7 @@ import {
   workspace,
 } from "../conformance/pm/helpers.js";
 import { throughCairn } from "../protocols/agent-sdk.helpers.js";
-import { cleanUp, result, runQuery } from "../sdk/helpers.js";
+import { cleanUp, envFor, result, runQuery } from "../sdk/helpers.js";
 
 /**
  * WebSearch through the provider's own search (docs/tools.md, "WebSearch"): Anthropic's
@@ -171,6 +172,63 @@ describe("WebSearch through the provider's own search", () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ result: "Cairns are stacked stones." });
     const messages = body(run.server.requests[1]).messages ?? [];
     expect(messages.at(-1)).toEqual({ role: "assistant", content: SERVER_BLOCKS.slice(0, 2) });
+  });
+
+  test("interrupted after a search, mid-answer: the next request keeps the search whole and the text shown", async () => {
+    const server = await startServer([
+      // message_start, the search's five events, the text's start and first chunk; then nothing.
+      reply()
+        .webSearch("cairn building", RESULTS, "srvtoolu_search")
+        .text("Partial answer, then the rest.")
+        .stall(8, 600_000),
+      reply().text("Back again."),
+    ]);
+    let release: () => void = () => undefined;
+    const later = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const user = (text: string) => ({
+      type: "user" as const,
+      message: { role: "user" as const, content: text },
+      parent_tool_use_id: null,
+      session_id: "",
+    });
+    async function* prompts() {
+      yield user("first");
+      await later;
+      yield user("second");
+    }
+    const q = query({
+      prompt: prompts(),
+      options: {
+        cwd: workspace(),
+        env: envFor(server),
+        allowedTools: ["WebSearch"],
+        includePartialMessages: true,
+      },
+    });
+    const seen: SDKMessage[] = [];
+    let interrupted = false;
+    for await (const message of q) {
+      seen.push(message);
+      const streamed = seen.some(
+        (m) =>
+          m.type === "stream_event" &&
+          m.event.type === "content_block_delta" &&
+          m.event.delta.type === "text_delta",
+      );
+      if (streamed && !interrupted) {
+        interrupted = true;
+        await q.interrupt();
+      }
+      if (message.type === "result" && seen.filter((m) => m.type === "result").length === 1) release();
+      if (message.type === "result" && seen.filter((m) => m.type === "result").length === 2) break;
+    }
+    const messages = body(server.requests[1]).messages ?? [];
+    expect(messages[1]).toEqual({
+      role: "assistant",
+      content: [...SERVER_BLOCKS.slice(0, 2), { type: "text", text: "Partial answer, " }],
+    });
   });
 
   test("a search's price is in the cost: $0.01 per search on Anthropic", async () => {
