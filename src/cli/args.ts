@@ -4,6 +4,7 @@ import type { EffortLevel, ThinkingSetting } from "../engine/provider.js";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
 import { checkModelName } from "../providers/model-names.js";
 import { referenceModel } from "../providers/reference-models.js";
+import { WEB_SEARCH_BACKENDS, type WebSearchBackend } from "../run/web-search-backend.js";
 import { domainPatternProblem } from "../sandbox/domain-policy.js";
 import { SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
 import { UsageError } from "../util/exit-codes.js";
@@ -85,6 +86,8 @@ export type LongSessionFlags = {
   contextWindow?: number;
   thinking?: ThinkingSetting;
   effort?: EffortLevel;
+  /** `--web-search`: the WebSearch backend (docs/tools.md, "WebSearch"). */
+  webSearch?: WebSearchBackend;
 };
 
 const EFFORT_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;
@@ -141,6 +144,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     .addOption(new Option("--sandbox <mode>").choices(SANDBOX_MODES))
     .option("--sandbox-network", "", false)
     .option("--sandbox-allow-domain <domain>", "", sandboxDomainFlag, [] as string[])
+    .addOption(new Option("--web-search <backend>").choices(WEB_SEARCH_BACKENDS))
     .option("--report <file>")
     .version(version, "-v, --version")
     .helpOption("-h, --help")
@@ -191,6 +195,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     sandbox?: SandboxMode;
     sandboxNetwork: boolean;
     sandboxAllowDomain: string[];
+    webSearch?: WebSearchBackend;
     mode?: "plan" | "ask";
     plan: boolean;
     newSessionId?: string;
@@ -296,6 +301,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
       ...(opts.contextWindow !== undefined ? { contextWindow: opts.contextWindow } : {}),
       ...thinkingFrom(opts.thinking, opts.maxThinkingTokens),
       ...(opts.effort !== undefined ? { effort: opts.effort } : {}),
+      ...(opts.webSearch !== undefined ? { webSearch: opts.webSearch } : {}),
     },
   };
 }

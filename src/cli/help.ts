@@ -83,6 +83,8 @@ Options:
   --sandbox-allow-domain <d>    Let sandboxed commands reach host d over HTTP(S), through cairn's
                                 proxy (*.example.com: every name below it); repeatable. Every
                                 other host is refused, also with --force.
+  --web-search <backend>        provider | searxng | off: WebSearch through the model provider's
+                                own search where it has one (default), a SearXNG instance, or none.
   -r, --resume [id]             Continue session <id> (same id; an unknown id starts a new session
                                 under it, with a note); without an id, the latest one here.
   -c, --continue                Continue the latest session of this directory.

@@ -101,6 +101,8 @@ export type RunSpec = Omit<ModelSettings, "baseDir"> & {
   maxBudgetUsd?: number;
   /** `--fallback-model`, SDK `fallbackModel`: takes over when the model is unavailable after retries. */
   fallbackModel?: string;
+  /** `--web-search`: the WebSearch backend, over CAIRN_WEB_SEARCH and the config's `webSearch`. */
+  webSearch?: WebSearchBackend;
   thinking?: ThinkingSetting;
   effort?: EffortLevel;
   /** Called around every compaction (hooks: PreCompact / PostCompact). */
@@ -250,7 +252,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
   // Before anything connects: the config's proxy overrides the environment's (docs/config.md).
   setProxySettings(config.proxy ?? {}, env);
   setSearchBackend(config.searxngUrl ? { searxngUrl: config.searxngUrl } : {});
-  const search = webSearchBackend(env, config.webSearch);
+  const search = spec.webSearch ? { backend: spec.webSearch } : webSearchBackend(env, config.webSearch);
   if ("problem" in search) throw new ConfigError(search.problem);
   const toolEnv = childEnvironment(env);
   const removed = new Set(

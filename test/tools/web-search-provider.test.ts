@@ -297,6 +297,21 @@ describe("WebSearch through the provider's own search", () => {
     });
   });
 
+  test("--web-search chooses the backend over CAIRN_WEB_SEARCH; a bad value is exit 2", async () => {
+    const run = await runCli({
+      steps: [reply().text("ok")],
+      args: ["--output-format", "json", "--allowedTools", "WebSearch", "--web-search", "searxng"],
+      env: { CAIRN_WEB_SEARCH: "provider" },
+    });
+    expect(run.code).toBe(0);
+    expect(toolNames(run.server.requests[0])).toContain("WebSearch");
+    expect(toolNames(run.server.requests[0])).not.toContain("web_search");
+    const bad = await runCli({ steps: [], args: ["--web-search", "bing"] });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("bing");
+    expect(bad.server.requests).toHaveLength(0);
+  });
+
   test("a bad CAIRN_WEB_SEARCH is a usage error naming it", async () => {
     const run = await runCli({
       steps: [],
