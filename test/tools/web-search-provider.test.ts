@@ -318,7 +318,8 @@ describe("WebSearch through the provider's own search", () => {
       args: ["--output-format", "json"],
       env: { CAIRN_WEB_SEARCH: "google" },
     });
-    expect(run.code).not.toBe(0);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
     expect(run.stderr).toContain("CAIRN_WEB_SEARCH=google: give provider, searxng or off");
     expect(run.server.requests).toHaveLength(0);
   });
