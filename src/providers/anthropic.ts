@@ -1,4 +1,5 @@
 import { eachOf } from "../engine/event-batches.js";
+import type { AssistantContentBlock, ConversationMessage } from "../engine/messages.js";
 import { anthropicEventBatches } from "./anthropic-events.js";
 import { anthropicRateLimit } from "./anthropic-rate-limits.js";
 import { toProviderError } from "./errors.js";
@@ -76,7 +77,10 @@ export class AnthropicProvider implements ModelProvider {
             ...(this.options.promptCaching
               ? withCacheBreakpoints(request)
               : // The engine's shapes are the Messages API's own; the cast only bridges declared types.
-                { system: request.system, messages: request.messages as CreateParams["messages"] }),
+                {
+                  system: request.system,
+                  messages: withoutForeignSearches(request.messages) as CreateParams["messages"],
+                }),
             tools: [...request.tools, ...webSearchTool(request)] as CreateParams["tools"],
             stream: true,
           },
@@ -145,6 +149,40 @@ export function webSearchTool(request: Pick<ModelRequest, "webSearch">): Record<
   ];
 }
 
+/**
+ * The history without searches another provider ran (OpenAI's, after a model switch or a
+ * fallback): the Messages API takes back only its own, with their encrypted content. Their blocks
+ * are left out, and citations without an encrypted index dropped from the text; the text stays.
+ * The history itself is not changed; one without such blocks is returned as it is.
+ */
+export function withoutForeignSearches(messages: readonly ConversationMessage[]): ConversationMessage[] {
+  const foreign = (block: AssistantContentBlock) =>
+    (block.type === "web_search_tool_result" &&
+      Array.isArray(block.content) &&
+      block.content.some((result) => !result.encrypted_content)) ||
+    (block.type === "text" && block.citations?.some((citation) => !citation.encrypted_index) === true);
+  if (!messages.some((message) => message.role === "assistant" && message.content.some(foreign)))
+    return messages as ConversationMessage[];
+  return messages.map((message) => {
+    if (message.role !== "assistant") return message;
+    const dropped = new Set(
+      message.content.flatMap((block) =>
+        block.type === "web_search_tool_result" && foreign(block) ? [block.tool_use_id] : [],
+      ),
+    );
+    const content = message.content.flatMap((block): AssistantContentBlock[] => {
+      if (block.type === "server_tool_use" && dropped.has(block.id)) return [];
+      if (block.type === "web_search_tool_result" && dropped.has(block.tool_use_id)) return [];
+      if (block.type === "text" && foreign(block)) {
+        const { citations: _citations, ...text } = block;
+        return [text];
+      }
+      return [block];
+    });
+    return { role: "assistant", content };
+  });
+}
+
 /** Room for the answer beside a thinking budget: the API wants `budget_tokens` below `max_tokens`. */
 const ANSWER_ROOM = 4_096;
 
@@ -193,7 +231,7 @@ export function withCacheBreakpoints(request: Pick<ModelRequest, "system" | "mes
     request.system.length > 0
       ? [{ type: "text" as const, text: request.system, cache_control: EPHEMERAL }]
       : [];
-  const messages = request.messages.slice() as CreateParams["messages"];
+  const messages = withoutForeignSearches(request.messages).slice() as CreateParams["messages"];
   const lastIndex = messages.length - 1;
   const last = messages[lastIndex];
   if (last?.role === "user") {

@@ -191,9 +191,14 @@ export function toResponsesInput(messages: readonly ConversationMessage[]): Resp
     };
     for (const block of message.content) {
       if (block.type === "text") text += block.text;
-      else if (block.type === "server_tool_use" && block.name === "web_search") {
+      else if (
+        block.type === "server_tool_use" &&
+        block.name === "web_search" &&
+        block.id.startsWith("ws_")
+      ) {
         // The search the provider ran, handed back as the item it came as (its result is not an
-        // input item: the model read it when it searched).
+        // input item: the model read it when it searched). Another provider's search (Anthropic's,
+        // after a model switch) is not OpenAI's to take back: left out, the text after it stays.
         flushText();
         items.push(webSearchCallItem(block.id, block.input));
       } else if (block.type === "tool_use") {

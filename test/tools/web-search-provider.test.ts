@@ -416,7 +416,13 @@ describe("WebSearch through OpenAI Responses' web_search", () => {
   }
 
   test("the request offers web_search; a web_search_call is shown as a WebSearch call and sent back as the item it came as", async () => {
-    const server = await startServer([searchThenList(), reply().text("Listed.")]);
+    const server = await startServer([
+      reply()
+        .webSearch("cairn building", RESULTS, "ws_search")
+        .text("Cairns are stacked stones.", CITED)
+        .tool("LS", { path: "." }, "toolu_ls"),
+      reply().text("Listed."),
+    ]);
     const run = await responsesRun(server);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe("");
@@ -426,7 +432,7 @@ describe("WebSearch through OpenAI Responses' web_search", () => {
     expect(toolNames(first)).not.toContain("WebSearch");
     const completed = run.events.find((event) => event.type === "tool_call" && event.subtype === "completed");
     expect(completed).toMatchObject({
-      call_id: "srvtoolu_search",
+      call_id: "ws_search",
       tool_call: {
         webSearchToolCall: {
           result: {
@@ -439,9 +445,72 @@ describe("WebSearch through OpenAI Responses' web_search", () => {
       (server.requests[1]?.body as { input?: Record<string, unknown>[] } | undefined)?.input ?? [];
     expect(input).toContainEqual({
       type: "web_search_call",
-      id: "srvtoolu_search",
+      id: "ws_search",
       status: "completed",
       action: { type: "search", query: "cairn building" },
     });
+  });
+});
+
+describe("a session that changes provider", () => {
+  test("another provider's searches are not sent back (Anthropic takes only its own, OpenAI likewise); the text stays", async () => {
+    // OpenAI searched; the session goes on with an Anthropic model.
+    const openai = await startServer([
+      reply().webSearch("cairn building", RESULTS, "ws_search").text("Cairns are stacked stones.", CITED),
+    ]);
+    const dir = workspace();
+    const first = spawnCli(
+      ["-p", "Search", "--model", "openai/gpt-5", "--output-format", "json", "--allowedTools", "WebSearch"],
+      {
+        cwd: dir,
+        env: { ...serverEnv(openai), OPENAI_API_KEY: "test", OPENAI_BASE_URL: `${openai.url}/v1` },
+      },
+    );
+    expect((await first.exited).code).toBe(0);
+    const sessionId = String(JSON.parse(first.out.stdout).session_id);
+    const anthropic = await startServer([
+      reply().webSearch("more cairns", RESULTS.slice(1), "srvtoolu_more").text("Go on."),
+    ]);
+    const second = spawnCli(
+      [
+        "-p",
+        "More",
+        "--model",
+        MODEL,
+        "--resume",
+        sessionId,
+        "--output-format",
+        "json",
+        "--allowedTools",
+        "WebSearch",
+      ],
+      { cwd: dir, env: serverEnv(anthropic) },
+    );
+    expect((await second.exited).code).toBe(0);
+    expect(sentBack(anthropic.requests[0])).toEqual([{ type: "text", text: "Cairns are stacked stones." }]);
+
+    // Anthropic searched too; the session goes back to the OpenAI model: only OpenAI's search goes back.
+    const back = await startServer([reply().text("Again.")]);
+    const third = spawnCli(
+      [
+        "-p",
+        "Once more",
+        "--model",
+        "openai/gpt-5",
+        "--resume",
+        sessionId,
+        "--output-format",
+        "json",
+        "--allowedTools",
+        "WebSearch",
+      ],
+      { cwd: dir, env: { ...serverEnv(back), OPENAI_API_KEY: "test", OPENAI_BASE_URL: `${back.url}/v1` } },
+    );
+    expect((await third.exited).code).toBe(0);
+    const input = (back.requests[0]?.body as { input?: Record<string, unknown>[] } | undefined)?.input ?? [];
+    expect(input.filter((item) => item.type === "web_search_call").map((item) => item.id)).toEqual([
+      "ws_search",
+    ]);
+    expect(JSON.stringify(input)).toContain("Go on.");
   });
 });
