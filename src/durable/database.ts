@@ -4,8 +4,8 @@ import { loadPg } from "./libraries.js";
 /**
  * cairn's own tables, beside DBOS's (schema `dbos`) in the same PostgreSQL database: API keys,
  * agents (one conversation and workspace each), runs (one prompt each), the events each run showed
- * (what a run's SSE stream sends, numbered from 1), and the transcript lines of each session (the
- * JSONL transcript's lines, committed once per run).
+ * (what a run's SSE stream sends, numbered from 1), the workers' heartbeats (takeover.ts), and the
+ * transcript lines of each session (the JSONL transcript's lines, committed once per run).
  */
 const SCHEMA = `
 CREATE SCHEMA IF NOT EXISTS cairn;
@@ -23,6 +23,9 @@ CREATE TABLE IF NOT EXISTS cairn.runs (
 CREATE TABLE IF NOT EXISTS cairn.run_events (
   run_id text NOT NULL, seq int NOT NULL, type text NOT NULL, event jsonb NOT NULL,
   PRIMARY KEY (run_id, seq));
+CREATE TABLE IF NOT EXISTS cairn.workers (
+  id text PRIMARY KEY, heartbeat_at timestamptz NOT NULL DEFAULT now(),
+  started_at timestamptz NOT NULL DEFAULT now());
 CREATE TABLE IF NOT EXISTS cairn.transcript_lines (
   session_id text NOT NULL, line_no int NOT NULL, line text NOT NULL, PRIMARY KEY (session_id, line_no));
 `;

@@ -7,7 +7,7 @@ import type { Interrupts } from "../util/signals.js";
 
 export const SERVE_HELP = `Usage: cairn serve [options]
        cairn serve create-key <name> [--database-url URL]
-       cairn worker [--database-url URL] [--id NAME] [--concurrency N]
+       cairn worker [--database-url URL] [--id NAME] [--concurrency N] [--takeover-after S]
 
 Runs the Cloud Agents API (v1; docs/serve.md) over PostgreSQL, and with --workers the workers that
 run the agents' turns as durable jobs: a worker killed at any point loses nothing.
@@ -19,6 +19,12 @@ Options:
   --workers <n>         also run n workers in this command, restarted when they die (default 0)
   --workspaces <dir>    where agents without a workspace get an empty directory
   -h, --help            this help
+
+Worker options:
+  --id <name>           the worker's name, unique among live workers (default worker-1)
+  --concurrency <n>     runs the worker drives at once (default 4)
+  --takeover-after <s>  seconds without a heartbeat after which a worker is dead and a live
+                        worker takes over its runs (default 30)
 
 cairn serve prints the API's URL on stdout once it listens. create-key prints a new API key
 (the HTTP Basic user name, or Bearer token, of the API's requests).
@@ -35,6 +41,13 @@ function positiveInt(name: string, value: string | undefined, fallback: number, 
   const n = Number(value);
   if (!Number.isInteger(n) || n < min)
     throw new UsageError(`${name} must be an integer of at least ${min}, not ${value}`);
+  return n;
+}
+
+function positiveNumber(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a positive number, not ${value}`);
   return n;
 }
 
@@ -130,6 +143,7 @@ export async function runWorker(
     "database-url": { type: "string" },
     id: { type: "string" },
     concurrency: { type: "string" },
+    "takeover-after": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -143,6 +157,8 @@ export async function runWorker(
     env,
     id: (values.id as string | undefined) ?? "worker-1",
     concurrency: positiveInt("--concurrency", values.concurrency as string | undefined, 4, 1),
+    takeoverAfterMs:
+      1000 * positiveNumber("--takeover-after", values["takeover-after"] as string | undefined, 30),
     version,
   });
   await new Promise<void>((resolve) =>

@@ -45,8 +45,8 @@ export type Deployment = {
   api: string;
   key: string;
   workers: Map<string, ChildProcess>;
-  /** Starts (or starts again) the worker of this name. */
-  startWorker(id: string): ChildProcess;
+  /** Starts (or starts again) the worker of this name, with more `cairn worker` flags if given. */
+  startWorker(id: string, flags?: string[]): ChildProcess;
   /** SIGKILLs the worker of this name and waits for it to be gone. */
   killWorker(id: string): Promise<void>;
   // biome-ignore lint/suspicious/noExplicitAny: the API's JSON answers, which the tests' expectations check.
@@ -101,8 +101,8 @@ export async function startDeployment(
     api: url,
     key,
     workers,
-    startWorker(id) {
-      const child = spawn(process.execPath, [CLI, "worker", "--id", id], {
+    startWorker(id, flags = []) {
+      const child = spawn(process.execPath, [CLI, "worker", "--id", id, ...flags], {
         env,
         stdio: ["ignore", "ignore", "pipe"],
       });
