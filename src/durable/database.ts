@@ -5,7 +5,7 @@ import { loadPg } from "./libraries.js";
  * cairn's own tables, beside DBOS's (schema `dbos`) in the same PostgreSQL database: API keys,
  * agents (one conversation and workspace each), runs (one prompt each), the events each run showed
  * (what a run's SSE stream sends, numbered from 1), the workers' heartbeats (takeover.ts), and the
- * transcript lines of each session (the JSONL transcript's lines, committed once per run).
+ * sessions: their JSONL transcripts' lines, and their subagents' (pg-transcript-store.ts).
  */
 const SCHEMA = `
 CREATE SCHEMA IF NOT EXISTS cairn;
@@ -28,6 +28,13 @@ CREATE TABLE IF NOT EXISTS cairn.workers (
   started_at timestamptz NOT NULL DEFAULT now());
 CREATE TABLE IF NOT EXISTS cairn.transcript_lines (
   session_id text NOT NULL, line_no int NOT NULL, line text NOT NULL, PRIMARY KEY (session_id, line_no));
+CREATE TABLE IF NOT EXISTS cairn.sessions (
+  session_id text PRIMARY KEY, cwd text NOT NULL, meta jsonb NOT NULL DEFAULT '{}',
+  created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now());
+CREATE INDEX IF NOT EXISTS sessions_cwd ON cairn.sessions (cwd);
+CREATE TABLE IF NOT EXISTS cairn.subagent_lines (
+  session_id text NOT NULL, agent_id text NOT NULL, line_no int NOT NULL, line text NOT NULL,
+  seq bigserial, PRIMARY KEY (session_id, agent_id, line_no));
 `;
 
 /** Run states, as the reference's API names them. */
@@ -123,6 +130,13 @@ export async function commitTranscript(
       [runId],
     );
     if (claimed.rowCount === 1) {
+      // The session as the transcript store lists it: its working directory is its header's.
+      const header = lines[0] ? (JSON.parse(lines[0]) as { cwd?: string }) : {};
+      await client.query(
+        `INSERT INTO cairn.sessions (session_id, cwd) VALUES ($1, $2)
+         ON CONFLICT (session_id) DO UPDATE SET updated_at = now()`,
+        [sessionId, header.cwd ?? ""],
+      );
       const stored = await client.query(
         "SELECT count(*)::int AS n FROM cairn.transcript_lines WHERE session_id = $1",
         [sessionId],

@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { EngineEvent } from "../../src/engine/events.js";
 import { runAgentLoop } from "../../src/engine/loop.js";
 import type { ConversationMessage } from "../../src/engine/messages.js";
@@ -19,10 +19,18 @@ import {
 import { SessionLockedError } from "../../src/sessions/lock.js";
 import { reply, toStep } from "../../src/testing/index.js";
 import { echoTool } from "../helpers/loop.js";
+import { pgTranscriptStores } from "../helpers/pg-transcript-stores.js";
+import { postgresSkipReason } from "../helpers/postgres.js";
 import { tempDir } from "../helpers/temp.js";
+
+// The PostgreSQL store (src/durable/) where PostgreSQL is installed; test/durable/ says why not otherwise.
+const pg = postgresSkipReason() === undefined ? pgTranscriptStores() : undefined;
+beforeAll(() => pg?.start(), 60_000);
+afterAll(() => pg?.stop());
 
 const STORES: { name: string; make: (base: string) => TranscriptStore }[] = [
   { name: "JSONL", make: (base) => new JsonlTranscriptStore({ cairnHome: path.join(base, "home") }) },
+  ...(pg ? [{ name: "PostgreSQL", make: (base: string) => pg.make(base) }] : []),
 ];
 
 /** Runs the real engine loop with a replayed model; every event goes to `record`, awaited. */
