@@ -81,12 +81,7 @@ export class PgTranscriptStore implements TranscriptStore {
     const { file, cwd: home } = await this.pull(id);
     const lock = await this.lock(id);
     try {
-      const active = await this.pool.query(
-        `SELECT r.id FROM cairn.agents a JOIN cairn.runs r ON r.agent_id = a.id
-         WHERE a.session_id = $1 AND r.status = ANY($2::text[])`,
-        [id, ACTIVE_RUN_STATUSES],
-      );
-      if (active.rowCount) throw new SessionLockedError(id, undefined);
+      await this.refuseActiveRun(id);
       // Laid out again under the lock: the copy is what the database holds now.
       await this.pull(id);
       const inner = await this.local.open(id, cwd ?? home);
@@ -163,7 +158,9 @@ export class PgTranscriptStore implements TranscriptStore {
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");
-      const row = await client.query("SELECT meta FROM cairn.sessions WHERE session_id = $1 FOR UPDATE", [id]);
+      const row = await client.query("SELECT meta FROM cairn.sessions WHERE session_id = $1 FOR UPDATE", [
+        id,
+      ]);
       if (!row.rowCount) throw new SessionNotFoundError(id, WHERE);
       // JSON has no undefined: a key set to undefined is removed.
       const meta = JSON.parse(JSON.stringify({ ...(row.rows[0].meta as SessionMeta), ...change }));
@@ -228,6 +225,74 @@ export class PgTranscriptStore implements TranscriptStore {
       client.release();
     }
     return lines.length;
+  }
+
+  /**
+   * Exports a session into the JSONL store whose home is this store's `cacheHome` (`$CAIRN_HOME`):
+   * the database's transcript, laid out as the JSONL store would have written it, where
+   * `cairn --resume` and `cairn report` find it. A local copy with lines the database lacks (a turn
+   * resumed locally and not imported) is not overwritten.
+   */
+  async exportSession(id: string): Promise<string> {
+    const row = (await this.pool.query("SELECT cwd FROM cairn.sessions WHERE session_id = $1", [id])).rows[0];
+    if (row) {
+      const local = completeLines(this.local.locate(id, row.cwd));
+      const stored = await this.pool.query(
+        "SELECT count(*)::int AS n FROM cairn.transcript_lines WHERE session_id = $1",
+        [id],
+      );
+      if (local.length > (stored.rows[0].n as number))
+        throw new Error(
+          `session ${id}: the local transcript has ${local.length - stored.rows[0].n} lines the database does not; import it first (cairn serve import ${id})`,
+        );
+    }
+    return (await this.pull(id)).file;
+  }
+
+  /**
+   * Imports a JSONL transcript into the database: the lines after those the database holds, which
+   * must begin the file (the session continued locally, say after an export); a session the
+   * database does not have is stored whole.
+   */
+  async importSession(id: string, file: string): Promise<number> {
+    const lines = completeLines(file);
+    const header = lines[0]
+      ? (JSON.parse(lines[0]) as { type?: string; sessionId?: string; cwd?: string })
+      : {};
+    if (header.type !== "header" || header.sessionId !== id || typeof header.cwd !== "string")
+      throw new Error(`${file} is not the transcript of session ${id} (its first line is not its header)`);
+    const lock = await this.lock(id);
+    try {
+      await this.refuseActiveRun(id);
+      await this.pool.query(
+        "INSERT INTO cairn.sessions (session_id, cwd) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+        [id, header.cwd],
+      );
+      const stored = (
+        await this.pool.query(
+          "SELECT line FROM cairn.transcript_lines WHERE session_id = $1 ORDER BY line_no",
+          [id],
+        )
+      ).rows.map((r) => r.line as string);
+      if (stored.some((line, i) => lines[i] !== line))
+        throw new Error(
+          `session ${id}: ${file} does not continue the transcript the database holds (they differ before line ${stored.length + 1})`,
+        );
+      await this.storeLines(id, file, stored.length);
+      return lines.length - stored.length;
+    } finally {
+      await releaseLock(lock, id);
+    }
+  }
+
+  /** A session whose `cairn serve` agent has a run under way is being written by a worker. */
+  private async refuseActiveRun(id: string): Promise<void> {
+    const active = await this.pool.query(
+      `SELECT r.id FROM cairn.agents a JOIN cairn.runs r ON r.agent_id = a.id
+       WHERE a.session_id = $1 AND r.status = ANY($2::text[])`,
+      [id, ACTIVE_RUN_STATUSES],
+    );
+    if (active.rowCount) throw new SessionLockedError(id, undefined);
   }
 
   /** The writer of `id` closed: the database holds its lines again. */

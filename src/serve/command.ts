@@ -7,6 +7,8 @@ import type { Interrupts } from "../util/signals.js";
 
 export const SERVE_HELP = `Usage: cairn serve [options]
        cairn serve create-key <name> [--database-url URL]
+       cairn serve export <session-id | agent-id> [--database-url URL]
+       cairn serve import <session-id> [--database-url URL]
        cairn worker [--database-url URL] [--id NAME] [--concurrency N] [--takeover-after S]
 
 Runs the Cloud Agents API (v1; docs/serve.md) over PostgreSQL, and with --workers the workers that
@@ -27,7 +29,11 @@ Worker options:
                         worker takes over its runs (default 30)
 
 cairn serve prints the API's URL on stdout once it listens. create-key prints a new API key
-(the HTTP Basic user name, or Bearer token, of the API's requests).
+(the HTTP Basic user name, or Bearer token, of the API's requests). export writes a session stored
+in the database (an agent's conversation) into the local transcript store, $CAIRN_HOME/sessions,
+and prints its path: then \`cairn -p --resume <session-id>\` and \`cairn report <session-id>\` open
+it. import stores a local session's new turns back into the database (the agent's next run
+continues from them).
 `;
 
 function databaseUrlOf(value: string | undefined, env: NodeJS.ProcessEnv): string {
@@ -83,6 +89,13 @@ export async function runServe(
     } finally {
       await pool.end();
     }
+    return 0;
+  }
+  if (positionals[0] === "export" || positionals[0] === "import") {
+    const id = positionals[1];
+    if (!id || positionals.length > 2) throw new UsageError(`cairn serve ${positionals[0]} takes one id`);
+    const { transferSession } = await import("./transfer-session.js");
+    process.stdout.write(`${await transferSession(positionals[0], id, databaseUrl, env)}\n`);
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`cairn serve takes no argument ${positionals[0]}`);

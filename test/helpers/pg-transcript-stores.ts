@@ -31,7 +31,10 @@ export function pgTranscriptStores() {
     make(base: string): PgTranscriptStore {
       const name = `store_${Math.random().toString(36).slice(2, 10)}`;
       psql(`CREATE DATABASE ${name} TEMPLATE store_template`);
-      const pool = new (loadPg().Pool)({ connectionString: pg!.url.replace(/\/postgres$/, `/${name}`), max: 4 });
+      const pool = new (loadPg().Pool)({
+        connectionString: pg!.url.replace(/\/postgres$/, `/${name}`),
+        max: 4,
+      });
       pools.push(pool);
       return new PgTranscriptStore(pool, path.join(base, "cache"));
     },
