@@ -51,7 +51,14 @@ export const ACTIVE_RUN_STATUSES: readonly string[] = [RUN_STATUS.queued, RUN_ST
 /** A connection pool (pg is loaded when first needed: only `cairn serve` and `cairn worker` use it). */
 export async function openPool(databaseUrl: string, max = 5): Promise<Pool> {
   const pg = loadPg();
-  const pool = new pg.Pool({ connectionString: databaseUrl, max });
+  // A connection that cannot be made in 10 s fails (the API answers 503, a run waits and tries
+  // again) rather than waiting forever; keep-alive notices a peer that vanished.
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max,
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+  });
   // A connection that drops while idle must not end the process: the next query reconnects.
   pool.on("error", () => {});
   return pool;

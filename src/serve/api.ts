@@ -12,6 +12,7 @@ import {
   RUN_STATUS,
   type RunRow,
 } from "../durable/database.js";
+import { isDatabaseUnavailable } from "../durable/database-outage.js";
 import { loadDbos } from "../durable/libraries.js";
 import { APPLICATION, RUN_QUEUE, RUN_WORKFLOW } from "../durable/worker.js";
 import { catalogModels } from "../providers/offered-models.js";
@@ -42,6 +43,9 @@ export class ApiError extends Error {
   }
 }
 
+const DATABASE_AWAY =
+  "The database is unreachable (stopped, restarting or out of reach); runs resume when it is back. Try again shortly.";
+
 type Context = { pool: Pool; client: DBOSClient; options: ApiOptions };
 
 /**
@@ -65,7 +69,10 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
       const apiError =
         error instanceof ApiError
           ? error
-          : new ApiError(500, "internal_error", (error as Error).message ?? "error");
+          : isDatabaseUnavailable(error)
+            ? new ApiError(503, "database_unavailable", DATABASE_AWAY)
+            : new ApiError(500, "internal_error", (error as Error).message ?? "error");
+      if (apiError.status === 503 && !response.headersSent) response.setHeader("retry-after", "5");
       if (response.headersSent) response.end();
       else sendJson(response, apiError.status, { error: { code: apiError.code, message: apiError.message } });
     });
