@@ -128,6 +128,7 @@ export async function commitTranscript(
   runId: string,
   sessionId: string,
   lines: readonly string[],
+  subagents: readonly { agentId: string; lines: readonly string[] }[] = [],
 ): Promise<void> {
   const client = await pool.connect();
   try {
@@ -149,10 +150,17 @@ export async function commitTranscript(
         [sessionId],
       );
       const from = stored.rows[0].n as number;
-      for (let i = from; i < lines.length; i++)
+      await client.query(
+        `INSERT INTO cairn.transcript_lines (session_id, line_no, line)
+         SELECT $1, n, l FROM unnest($2::int[], $3::text[]) AS t(n, l)`,
+        [sessionId, lines.slice(from).map((_, i) => from + i + 1), lines.slice(from)],
+      );
+      // A run's subagents are its own (their ids are new in each run): stored whole.
+      for (const { agentId, lines: agentLines } of subagents)
         await client.query(
-          "INSERT INTO cairn.transcript_lines (session_id, line_no, line) VALUES ($1, $2, $3)",
-          [sessionId, i + 1, lines[i]],
+          `INSERT INTO cairn.subagent_lines (session_id, agent_id, line_no, line)
+           SELECT $1, $2, n, l FROM unnest($3::int[], $4::text[]) AS t(n, l) ON CONFLICT DO NOTHING`,
+          [sessionId, agentId, agentLines.map((_, i) => i + 1), agentLines],
         );
     }
     await client.query("COMMIT");

@@ -122,13 +122,20 @@ async function driveRun(
       await session.close();
     }
     await flush();
-    const lines = readFileSync(file, "utf8")
-      .split("\n")
-      .filter((line) => line !== "");
+    const linesOf = (path: string) =>
+      readFileSync(path, "utf8")
+        .split("\n")
+        .filter((line) => line !== "");
+    const lines = linesOf(file);
+    // The run's subagents' transcripts (their sidechains), stored with the run's own lines.
+    const subagents = (await store.subagents(agent.session_id, agent.cwd)).map((agentId) => ({
+      agentId,
+      lines: linesOf(store.locateSubagent(agent.session_id, agent.cwd, agentId)),
+    }));
     // Both are idempotent by themselves (the transcript is stored once per run, a run ends once), so
     // they are not DBOS steps: a cancelled workflow can run no further step, and its interrupted
     // turn's transcript is kept all the same, for the agent's next run.
-    await whileDatabaseAway(() => commitTranscript(pool, runId, agent.session_id, lines));
+    await whileDatabaseAway(() => commitTranscript(pool, runId, agent.session_id, lines, subagents));
     const status = end && !end.isError ? RUN_STATUS.finished : RUN_STATUS.error;
     await whileDatabaseAway(() => finishRun(pool, runId, status, end));
     return status;

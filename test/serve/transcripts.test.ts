@@ -140,6 +140,65 @@ describe.skipIf(PG_SKIP !== undefined)("transcripts in the database", { timeout:
       ]);
     },
   );
+
+  test(
+    pgTitle("a run's subagent transcript is stored with the run, and exported beside the session's"),
+    async () => {
+      // The main conversation calls a subagent; the subagent's own requests start with its prompt.
+      const respondWithSubagent = (request: RecordedRequest) => {
+        const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
+        if (JSON.stringify(messages[0]?.content).includes("Count the files"))
+          return reply().text("There are none.");
+        if (messages.length === 1)
+          return reply().tool(
+            "Agent",
+            { description: "Count", prompt: "Count the files", subagent_type: "counter" },
+            "toolu_a",
+          );
+        return reply().text("Done.");
+      };
+      deployment = await startDeployment({ respond: respondWithSubagent }, pg);
+      const d = deployment;
+      d.startWorker("w1");
+      // A workspace agent: the Agent tool is offered where there are agents of one's own.
+      const cwd = tempDir("cairn-transcripts-", {
+        ".claude/agents/counter.md": "---\nname: counter\ndescription: Counts files\n---\nCount the files.\n",
+      });
+      const created = await d.request("POST", "/v1/agents", {
+        prompt: { text: "count" },
+        repos: [{ url: cwd }],
+      });
+      await waitFor(
+        "the run to finish",
+        () =>
+          sql(d, `SELECT status FROM cairn.runs WHERE id = '${created.json.run.id}'`)[0] === "FINISHED" ||
+          undefined,
+      );
+      const sessionId = sql(
+        d,
+        `SELECT session_id FROM cairn.agents WHERE id = '${created.json.agent.id}'`,
+      )[0]!;
+      const agentIds = sql(
+        d,
+        `SELECT DISTINCT agent_id FROM cairn.subagent_lines WHERE session_id = '${sessionId}'`,
+      );
+      expect(agentIds).toHaveLength(1);
+      const home = tempDir("cairn-home-");
+      const exported = await cairn(d, ["serve", "export", sessionId], cwd, home);
+      expect(exported.code, exported.stderr).toBe(0);
+      const sidechain = path.join(
+        exported.stdout.trim().replace(/\.jsonl$/, ""),
+        "subagents",
+        `agent-${agentIds[0]}.jsonl`,
+      );
+      const stored = sql(
+        d,
+        `SELECT line FROM cairn.subagent_lines WHERE session_id = '${sessionId}' ORDER BY line_no`,
+      );
+      expect(readFileSync(sidechain, "utf8")).toBe(`${stored.join("\n")}\n`);
+      expect(readFileSync(sidechain, "utf8")).toContain("There are none.");
+    },
+  );
 });
 
 function readdirOnly(dir: string): string {
