@@ -4,7 +4,12 @@
 // take minutes.
 //
 //   npm run build && node bench/serve.mjs [--runs 1000] [--workers 4] [--concurrency 4]
-//                                         [--database-url URL] [--json FILE]
+//                                         [--kill-every S] [--baseline] [--database-url URL] [--json FILE]
+//
+// --kill-every S: chaos, a random worker SIGKILLed every S seconds and started again under its
+// name; reports, per kill, the time until the runs it had under way were finished elsewhere or by it.
+// --baseline: also the same runs as plain `cairn -p` processes, `--workers` of them at once (as
+// `xargs -P <workers>` would run them).
 //
 // Without --database-url it makes a throwaway cluster from the machine's PostgreSQL binaries
 // (/usr/lib/postgresql/*/bin; as root, run as the `postgres` user) and removes it afterwards.
@@ -23,6 +28,8 @@ const { values } = parseArgs({
     workers: { type: "string", default: "4" },
     concurrency: { type: "string", default: "4" },
     "database-url": { type: "string" },
+    "kill-every": { type: "string" },
+    baseline: { type: "boolean", default: false },
     json: { type: "string" },
   },
 });
@@ -78,13 +85,68 @@ const url = await new Promise((resolve) => {
     if (out.includes("\n")) resolve(out.trim());
   });
 });
-for (let i = 1; i <= WORKERS; i++)
-  children.push(
-    spawn(process.execPath, [cli, "worker", "--id", `bench-${i}`, "--concurrency", String(CONCURRENCY)], {
-      env,
-      stdio: ["ignore", "ignore", "inherit"],
-    }),
-  );
+const workers = new Map();
+const startWorker = (id) => {
+  const child = spawn(process.execPath, [cli, "worker", "--id", id, "--concurrency", String(CONCURRENCY)], {
+    env,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  workers.set(id, child);
+  children.push(child);
+};
+for (let i = 1; i <= WORKERS; i++) startWorker(`bench-${i}`);
+
+/** Chaos: kills a random worker every `seconds` and starts it again; the recovery of each kill. */
+function chaos(seconds) {
+  const recoveries = [];
+  const pendingChecks = [];
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      if (stopped) break;
+      const id = `bench-${1 + Math.floor(Math.random() * WORKERS)}`;
+      const held = psql(
+        databaseUrl,
+        `SELECT string_agg(workflow_uuid, ' ') FROM dbos.workflow_status WHERE status = 'PENDING' AND executor_id = '${id}'`,
+      )
+        .split(" ")
+        .filter(Boolean);
+      const child = workers.get(id);
+      const killedAt = Date.now();
+      await new Promise((resolve) => {
+        child.once("exit", resolve);
+        child.kill("SIGKILL");
+      });
+      startWorker(id);
+      if (held.length === 0) continue;
+      const list = held.map((run) => `'${run}'`).join(",");
+      pendingChecks.push(
+        (async () => {
+          while (true) {
+            const left = Number(
+              psql(
+                databaseUrl,
+                `SELECT count(*) FROM cairn.runs WHERE id IN (${list}) AND status IN ('CREATING', 'RUNNING')`,
+              ),
+            );
+            if (left === 0) break;
+            await new Promise((resolve) => setTimeout(resolve, 200));
+          }
+          recoveries.push((Date.now() - killedAt) / 1000);
+        })(),
+      );
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      await Promise.all(pendingChecks);
+      return recoveries.sort((a, b) => a - b);
+    },
+  };
+}
 
 try {
   log(`queueing ${RUNS} runs on ${WORKERS} workers × ${CONCURRENCY} …`);
@@ -102,6 +164,7 @@ try {
         throw new Error(`enqueue answered ${response.status}: ${await response.text()}`);
     }
   };
+  const chaotic = values["kill-every"] ? chaos(Number(values["kill-every"])) : undefined;
   const enqueueStart = Date.now();
   await Promise.all(Array.from({ length: 8 }, enqueue));
   log(`queued in ${((Date.now() - enqueueStart) / 1000).toFixed(1)} s; waiting for the runs …`);
@@ -112,6 +175,7 @@ try {
     if (left === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
+  const recoveries = chaotic ? await chaotic.stop() : undefined;
   const [finished, failed] = psql(
     databaseUrl,
     "SELECT count(*) FILTER (WHERE status = 'FINISHED') || ' ' || count(*) FILTER (WHERE status <> 'FINISHED') FROM cairn.runs",
@@ -147,6 +211,16 @@ try {
     databaseMb: Number((bytes / 1e6).toFixed(1)),
     tablesKbPerRun: Number((cairnBytes / 1e3 / RUNS).toFixed(1)),
     modelRequests: model.requests.length,
+    ...(recoveries
+      ? {
+          kills: recoveries.length,
+          killToRunsFinishedSeconds: {
+            p50: Number((recoveries[Math.floor(recoveries.length / 2)] ?? 0).toFixed(2)),
+            max: Number((recoveries.at(-1) ?? 0).toFixed(2)),
+          },
+        }
+      : {}),
+    ...(values.baseline ? { baseline: await baseline() } : {}),
   };
   process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
   if (values.json) writeFileSync(values.json, `${JSON.stringify(results, null, 2)}\n`);
@@ -155,12 +229,53 @@ try {
   await Promise.all(
     children.map(
       (child) =>
-        new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", resolve))),
+        new Promise((resolve) =>
+          child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", resolve),
+        ),
     ),
   );
   await model.close();
   rmSync(workspaces, { recursive: true, force: true });
   if (cluster) cluster.stop();
+}
+
+/**
+ * The same runs as plain `cairn -p` processes (JSONL transcripts in the bench's $CAIRN_HOME),
+ * `--workers` of them at once, against the same model server.
+ */
+async function baseline() {
+  log(`baseline: ${RUNS} cairn -p, ${WORKERS} at once …`);
+  const times = [];
+  let next = 0;
+  const one = async () => {
+    while (next < RUNS) {
+      const task = ++next;
+      const cwd = mkdtempSync(join(workspaces, "p-"));
+      const started = Date.now();
+      const code = await new Promise((resolve) => {
+        const child = spawn(
+          process.execPath,
+          [cli, "-p", `bench task ${task}`, "--permission-mode", "bypassPermissions"],
+          { cwd, env, stdio: ["ignore", "ignore", "inherit"] },
+        );
+        child.once("exit", resolve);
+      });
+      if (code !== 0) throw new Error(`cairn -p exited ${code}`);
+      times.push((Date.now() - started) / 1000);
+    }
+  };
+  const start = Date.now();
+  await Promise.all(Array.from({ length: WORKERS }, one));
+  const seconds = (Date.now() - start) / 1000;
+  times.sort((a, b) => a - b);
+  return {
+    seconds: Number(seconds.toFixed(1)),
+    runsPerSecond: Number((RUNS / seconds).toFixed(2)),
+    perRunSeconds: {
+      p50: Number(times[Math.floor(times.length / 2)].toFixed(2)),
+      p95: Number(times[Math.floor(times.length * 0.95)].toFixed(2)),
+    },
+  };
 }
 
 /** A throwaway PostgreSQL cluster (as test/helpers/postgres.ts makes them). */
