@@ -5,11 +5,14 @@ import { parseArgs } from "node:util";
 import { UsageError } from "../util/exit-codes.js";
 import type { Interrupts } from "../util/signals.js";
 
+/** Requests a minute per API key, unless --rate-limit says otherwise. */
+const DEFAULT_RATE_LIMIT = 600;
+
 export const SERVE_HELP = `Usage: cairn serve [options]
        cairn serve create-key <name> [--database-url URL]
        cairn worker [--database-url URL] [--id NAME] [--concurrency N]
 
-Runs the Cloud Agents API (v1; docs/serve.md) over PostgreSQL, and with --workers the workers that
+Runs the Cloud Agents API (v1, and v0 with its signed webhooks; docs/serve.md) over PostgreSQL, and with --workers the workers that
 run the agents' turns as durable jobs: a worker killed at any point loses nothing.
 
 Options:
@@ -17,7 +20,11 @@ Options:
   --host <address>      address to listen on (default 127.0.0.1)
   --database-url <url>  PostgreSQL database (default: $DATABASE_URL)
   --workers <n>         also run n workers in this command, restarted when they die (default 0)
-  --workspaces <dir>    where agents without a workspace get an empty directory
+  --workspaces <dir>    where each agent gets its directory: the clone of its repository, or an
+                        empty one (default: cairn-workspaces in the system's temporary folder);
+                        give every worker the same path
+  --rate-limit <n>      requests a minute one API key may make before it gets 429 with Retry-After
+                        (default ${DEFAULT_RATE_LIMIT}; 0: no limit); shared by all serve processes
   -h, --help            this help
 
 cairn serve prints the API's URL on stdout once it listens. create-key prints a new API key
@@ -51,6 +58,7 @@ export async function runServe(
     "database-url": { type: "string" },
     workers: { type: "string" },
     workspaces: { type: "string" },
+    "rate-limit": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -81,6 +89,7 @@ export async function runServe(
     host: (values.host as string | undefined) ?? "127.0.0.1",
     workspaces: (values.workspaces as string | undefined) ?? join(tmpdir(), "cairn-workspaces"),
     version,
+    rateLimit: positiveInt("--rate-limit", values["rate-limit"] as string | undefined, DEFAULT_RATE_LIMIT),
   });
   const supervised = Array.from({ length: workers }, (_, i) =>
     superviseWorker(`worker-${i + 1}`, databaseUrl, env),
