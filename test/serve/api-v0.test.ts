@@ -284,11 +284,11 @@ describe.skipIf(PG_SKIP !== undefined)(
         });
         d.startWorker("w1");
         // Killed once a refusal is recorded (not mid-attempt, whose lease would have to run out first).
-      await waitFor("a refused delivery", () =>
-        sql(d, "SELECT count(*) FROM cairn.webhook_deliveries WHERE last_error IS NOT NULL")[0] === "1"
-          ? true
-          : undefined,
-      );
+        await waitFor("a refused delivery", () =>
+          sql(d, "SELECT count(*) FROM cairn.webhook_deliveries WHERE last_error IS NOT NULL")[0] === "1"
+            ? true
+            : undefined,
+        );
         const gone = new Promise((resolve) => d.apiProcess.once("exit", resolve));
         d.apiProcess.kill("SIGKILL");
         await gone;
