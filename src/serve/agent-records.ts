@@ -168,6 +168,8 @@ export async function enqueueRun(context: Context, agent: AgentRow, text: string
       queueName: RUN_QUEUE,
       workflowID: runId,
       appVersion: context.options.version,
+      // The key's partition: workers started with --key-concurrency share the queue fairly between keys.
+      queuePartitionKey: agent.key_hash,
     },
     runId,
   );

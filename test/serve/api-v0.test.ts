@@ -309,5 +309,38 @@ describe.skipIf(PG_SKIP !== undefined)(
         expect(delivered.body).toMatchObject({ id: launched.json.id, status: "FINISHED", summary: "Done." });
       },
     );
+
+    test(
+      pgTitle(
+        "workers with --key-concurrency 1 share the queue between keys: a key with two runs queued first does not hold back another key's run",
+      ),
+      async () => {
+        deployment = await startDeployment({ respond: () => hang() }, pg);
+        const d = deployment;
+        const other = createKey(d, "other");
+        const create = async (key: string) => {
+          const created = await d.request(
+            "POST",
+            "/v1/agents",
+            { prompt: { text: "x" }, repos: [{ url: tempDir("cairn-fair-") }] },
+            key,
+          );
+          return { key, agent: created.json.agent.id as string, run: created.json.run.id as string };
+        };
+        const runs = [await create(d.key), await create(d.key), await create(other)];
+        d.startWorker("w1", ["--concurrency", "2", "--key-concurrency", "1"]);
+        await waitFor("two runs under way", () => d.model.requests.length === 2 || undefined);
+        const statuses = [];
+        for (const run of runs)
+          statuses.push(
+            (await d.request("GET", `/v1/agents/${run.agent}/runs/${run.run}`, undefined, run.key)).json
+              .status,
+          );
+        // One run of each key; the first key's second run waits although it was queued before the other key's.
+        expect(statuses).toEqual(["RUNNING", "CREATING", "RUNNING"]);
+        for (const run of runs)
+          await d.request("POST", `/v1/agents/${run.agent}/runs/${run.run}/cancel`, undefined, run.key);
+      },
+    );
   },
 );

@@ -48,7 +48,7 @@ export type Deployment = {
   key: string;
   workers: Map<string, ChildProcess>;
   /** Starts (or starts again) the worker of this name. */
-  startWorker(id: string): ChildProcess;
+  startWorker(id: string, args?: string[]): ChildProcess;
   /** SIGKILLs the worker of this name and waits for it to be gone. */
   killWorker(id: string): Promise<void>;
   // biome-ignore lint/suspicious/noExplicitAny: the API's JSON answers, which the tests' expectations check.
@@ -106,8 +106,8 @@ export async function startDeployment(
     apiProcess: api,
     key,
     workers,
-    startWorker(id) {
-      const child = spawn(process.execPath, [CLI, "worker", "--id", id], {
+    startWorker(id, args = []) {
+      const child = spawn(process.execPath, [CLI, "worker", "--id", id, ...args], {
         env,
         stdio: ["ignore", "ignore", "pipe"],
       });

@@ -49,6 +49,7 @@ describe.skipIf(PG_SKIP !== undefined)(
         try {
           const repo = bareRepository();
           d.startWorker("w1");
+          const [model] = (await d.request("GET", "/v0/models")).json.models;
           const launched = await d.request("POST", "/v0/agents", {
             prompt: { text: "one" },
             source: { repository: repo.url, ref: "main" },
