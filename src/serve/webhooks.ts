@@ -9,7 +9,7 @@ const POLL_MS = 250;
 const LEASE_SECONDS = 30;
 /** A receiver that has not answered in this long has failed this attempt. */
 const ATTEMPT_TIMEOUT_MS = 10_000;
-/** Attempts before a delivery is given up (recorded as failed): about 17 minutes of backoff. */
+/** Attempts before a delivery is given up (recorded as failed): about 8.5 minutes of backoff in all. */
 export const MAX_ATTEMPTS = 10;
 /** The wait after the n-th failed attempt: 1 s, 2 s, 4 s, … at most 10 minutes. */
 export const backoffSeconds = (attempt: number): number => Math.min(2 ** (attempt - 1), 600);

@@ -342,5 +342,37 @@ describe.skipIf(PG_SKIP !== undefined)(
           await d.request("POST", `/v1/agents/${run.agent}/runs/${run.run}/cancel`, undefined, run.key);
       },
     );
+
+    test(
+      pgTitle(
+        "v1: a local bare repository given by its path with a sha as repos[0].ref is cloned at that commit; a follow-up reuses the clone",
+      ),
+      async () => {
+        deployment = await startDeployment({ steps: [reply().text("One."), reply().text("Two.")] }, pg);
+        const d = deployment;
+        const repo = bareRepository();
+        d.startWorker("w1");
+        const created = await d.request("POST", "/v1/agents", {
+          prompt: { text: "look" },
+          repos: [{ url: repo.path, ref: repo.mainSha }],
+        });
+        expect(created.json.agent.source).toEqual({ repository: repo.path, ref: repo.mainSha });
+        const { agent, run } = created.json;
+        const ended = (runId: string) =>
+          waitFor(`run ${runId}`, async () => {
+            const answer = await d.request("GET", `/v1/agents/${agent.id}/runs/${runId}`);
+            return ["FINISHED", "ERROR"].includes(answer.json.status) ? answer.json : undefined;
+          });
+        expect(await ended(run.id)).toMatchObject({ status: "FINISHED", result: "One." });
+        const cwd = workspaceOf(d, agent.id);
+        expect(git(cwd, "rev-parse", "HEAD")).toBe(repo.mainSha);
+        expect(existsSync(join(cwd, "RELEASE.md"))).toBe(false);
+        const followUp = await d.request("POST", `/v1/agents/${agent.id}/runs`, {
+          prompt: { text: "again" },
+        });
+        expect(await ended(followUp.json.run.id)).toMatchObject({ status: "FINISHED", result: "Two." });
+        expect(git(cwd, "rev-parse", "HEAD")).toBe(repo.mainSha);
+      },
+    );
   },
 );
