@@ -16,6 +16,7 @@ import {
 } from "./database.js";
 import { whileDatabaseAway } from "./database-outage.js";
 import { DurableSteps, type RunStep } from "./durable-steps.js";
+import { commitWorkspace, prepareWorkspace } from "./git-workspace.js";
 
 /** How often a running run looks whether it was cancelled. */
 const CANCEL_POLL_MS = 500;
@@ -63,6 +64,8 @@ async function driveRun(
   { run, agent }: { run: RunRow; agent: AgentRow },
 ): Promise<string> {
   const { pool, runStep } = deps;
+  // An agent on a git repository works in its clone, made before its first run (a failure ends the run ERROR).
+  await prepareWorkspace(pool, agent, deps.env);
   const home = mkdtempSync(join(deps.scratch, "run-"));
   try {
     const store = new JsonlTranscriptStore({ cairnHome: home });
@@ -122,6 +125,7 @@ async function driveRun(
       await session.close();
     }
     await flush();
+    await commitWorkspace(pool, agent, run.prompt, deps.env);
     const linesOf = (path: string) =>
       readFileSync(path, "utf8")
         .split("\n")
