@@ -65,7 +65,8 @@ async function driveRun(
 ): Promise<string> {
   const { pool, runStep } = deps;
   // An agent on a git repository works in its clone, made before its first run (a failure ends the run ERROR).
-  await prepareWorkspace(pool, agent, deps.env);
+  // The database is read before git runs: a retry while it is away does nothing twice.
+  await whileDatabaseAway(() => prepareWorkspace(pool, agent, deps.env));
   const home = mkdtempSync(join(deps.scratch, "run-"));
   try {
     const store = new JsonlTranscriptStore({ cairnHome: home });
@@ -125,7 +126,7 @@ async function driveRun(
       await session.close();
     }
     await flush();
-    await commitWorkspace(pool, agent, run.prompt, deps.env);
+    await whileDatabaseAway(() => commitWorkspace(pool, agent, run.prompt, deps.env));
     const linesOf = (path: string) =>
       readFileSync(path, "utf8")
         .split("\n")
