@@ -98,3 +98,69 @@ describe.skipIf(PG_SKIP !== undefined)("takeover", { timeout: 180_000 }, () => {
     },
   );
 });
+
+describe.skipIf(PG_SKIP !== undefined)("takeover of a stalled worker", { timeout: 180_000 }, () => {
+  test(
+    pgTitle(
+      "a worker stalled (SIGSTOP) past the takeover delay, then resumed after its run was taken over: it records nothing more, and the run ends FINISHED with the transcript of an undisturbed run",
+    ),
+    async () => {
+      const baseline = await startDeployment({ respond: scenario(false) }, pg);
+      deployments.push(baseline);
+      baseline.startWorker("solo", FLAGS);
+      const baselineCwd = tempDir("cairn-takeover-");
+      const undisturbed = await runOnce(baseline, baselineCwd);
+      expect(await ended(baseline, undisturbed.runId)).toBe("FINISHED");
+      const expected = transcriptOf(baseline, undisturbed.agentId, baselineCwd);
+
+      // The stalled worker's second model call is answered only once it runs again.
+      let release: () => void = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let held = false;
+      const respond = async (request: RecordedRequest) => {
+        const body = request.body as { messages: { role: string }[] };
+        if (body.messages.length > 1 && !held) {
+          held = true;
+          await released;
+          return reply().text("Stale answer.");
+        }
+        return scenario(false)(request);
+      };
+      const d = await startDeployment({ respond }, pg);
+      deployments.push(d);
+      const w1 = d.startWorker("w1", FLAGS);
+      const cwd = tempDir("cairn-takeover-");
+      const { agentId, runId } = await runOnce(d, cwd);
+      await waitFor("the second model call", () => d.model.requests.length === 2 || undefined);
+      w1.kill("SIGSTOP");
+      d.startWorker("w2", FLAGS);
+      expect(await ended(d, runId)).toBe("FINISHED");
+      const finished = transcriptOf(d, agentId, cwd);
+      const events = sql(
+        d,
+        `SELECT seq || ' ' || event::text FROM cairn.run_events WHERE run_id = '${runId}' ORDER BY seq`,
+      );
+      // w1 runs again and gets its answer: its execution no longer owns the run.
+      w1.kill("SIGCONT");
+      release();
+      // w1 beats again (the takeover removed its row), then has a while to act on its answer.
+      await waitFor(
+        "w1 to run again",
+        () => sql(d, "SELECT id FROM cairn.workers WHERE id = 'w1'").length === 1 || undefined,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect(sql(d, `SELECT status FROM cairn.runs WHERE id = '${runId}'`)).toEqual(["FINISHED"]);
+      expect(transcriptOf(d, agentId, cwd)).toEqual(finished);
+      expect(finished).toEqual(expected);
+      expect(
+        sql(
+          d,
+          `SELECT seq || ' ' || event::text FROM cairn.run_events WHERE run_id = '${runId}' ORDER BY seq`,
+        ),
+      ).toEqual(events);
+      expect(JSON.stringify(events)).not.toContain("Stale answer.");
+    },
+  );
+});
