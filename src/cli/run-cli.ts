@@ -61,7 +61,7 @@ export async function runCli(
   }
   const prompt = interactive
     ? options.prompt
-    : await resolvePrompt(options.prompt, terminal, interrupts.signal);
+    : await resolvePrompt(options.prompt, terminal, interrupts.signal, options.promptTakenBy);
   if (!interactive && options.streamPartialOutput && options.outputFormat !== "stream-json") {
     // Documented as ignored (PM-28): wrappers often pass it with every format.
     writeError("--stream-partial-output only applies to --output-format stream-json; ignored.");
@@ -105,15 +105,22 @@ export async function runCli(
   return exitCode(outcome, interrupts, options.failOnDenial);
 }
 
-async function resolvePrompt(argument: string | undefined, terminal: Terminal, signal: AbortSignal) {
+async function resolvePrompt(
+  argument: string | undefined,
+  terminal: Terminal,
+  signal: AbortSignal,
+  takenBy: string | undefined,
+) {
   const source = promptSource(argument, terminal);
+  // A list flag took the words meant as the prompt (args.ts): the error says so.
+  const why = takenBy ? ` (${takenBy})` : "";
   if (source.from === "none") {
-    throw new UsageError('No prompt given. Usage: cairn -p "<prompt>", or pipe the prompt on stdin.');
+    throw new UsageError(`No prompt given${why}. Usage: cairn -p "<prompt>", or pipe the prompt on stdin.`);
   }
   const text = source.from === "argument" ? source.text : await readPromptFromStdin(signal);
   if (text.trim() === "") {
     throw new UsageError(
-      source.from === "stdin" ? "The prompt read from stdin is empty." : "The prompt is empty.",
+      source.from === "stdin" ? `The prompt read from stdin is empty${why}.` : "The prompt is empty.",
     );
   }
   return text;
