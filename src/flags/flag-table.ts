@@ -62,6 +62,12 @@ export type FlagSpec = {
   help: string;
   /** A door accepts it but does not apply it: the one line it reports, on stderr, once. */
   unapplied?: Partial<Record<Door, string>>;
+  /**
+   * A flag of the reference CLI that cairn does not have (no door takes it): print mode refuses it
+   * with this reason and what to do instead (src/cli/reference-flags.ts), so a program written for
+   * the reference fails on the first one with a line naming it.
+   */
+  refused?: string;
 };
 
 const OUTPUT_FORMAT_NAMES = ["text", "json", "stream-json"] as const;
@@ -71,6 +77,9 @@ const THINKING_MODE_NAMES = ["adaptive", "enabled", "disabled"] as const;
 
 /** Each protocol flag cairn's SDK has no option for yet: the reason it reports. */
 const NOT_YET = "not yet supported by cairn (its query() option is not either) and changes nothing";
+
+const NO_WORKTREES =
+  "cairn does not create git worktrees: make one (git worktree add) and pass --workspace <dir>";
 
 export const FLAGS: readonly FlagSpec[] = [
   // --- what runs and what it prints ---------------------------------------------------------------
@@ -511,6 +520,88 @@ export const FLAGS: readonly FlagSpec[] = [
     doors: { protocol: "-" },
     help: "Which fields initialize answers with.",
     unapplied: { protocol: "cairn's initialize response always carries every field it has" },
+  },
+
+  // --- the reference CLI's, which cairn does not have -----------------------------------------------
+  // `-c` is not here: in cairn it is --continue (the agent SDKs' convention), not --cloud.
+  {
+    flag: "--auto-review",
+    doors: {},
+    help: "The reference's classifier approval mode.",
+    refused:
+      "cairn has no classifier approval mode: allow what a run may do with --allowedTools rules, or pass --force",
+  },
+  {
+    flag: "--worktree",
+    aliases: ["-w"],
+    doors: {},
+    help: "A git worktree for the run.",
+    refused: NO_WORKTREES,
+  },
+  { flag: "--worktree-base", doors: {}, help: "The worktree's base ref.", refused: NO_WORKTREES },
+  {
+    flag: "--skip-worktree-setup",
+    doors: {},
+    help: "Skip the worktree's setup scripts.",
+    refused: "cairn does not create git worktrees, so there is no setup to skip",
+  },
+  {
+    flag: "--cloud",
+    doors: {},
+    help: "Start as a cloud agent.",
+    refused: "cairn has no cloud agent: it runs here, on this machine",
+  },
+  {
+    flag: "--name",
+    aliases: ["-n"],
+    doors: {},
+    help: "The session's name.",
+    refused: "cairn sessions have no names: create-chat or --new-session-id gives a session id to --resume",
+  },
+  {
+    flag: "--endpoint",
+    doors: {},
+    help: "A custom API endpoint.",
+    refused: "cairn talks to your model provider: give its address with --base-url",
+  },
+  {
+    flag: "--insecure",
+    doors: {},
+    help: "Skip TLS verification.",
+    refused:
+      "cairn never turns TLS verification off: trust the server's certificate with NODE_EXTRA_CA_CERTS",
+  },
+  {
+    flag: "--auth-token",
+    doors: {},
+    help: "An account token.",
+    refused: "cairn has no account to authenticate: use --api-key or the provider's key variable",
+  },
+  {
+    flag: "--background",
+    aliases: ["-b"],
+    doors: {},
+    help: "Leave the interactive mode in the background.",
+    refused: "cairn's interactive mode cannot be left in the background: run the prompt with -p",
+  },
+  {
+    flag: "--fullscreen",
+    doors: {},
+    help: "A full-screen interactive mode.",
+    refused:
+      "cairn's interactive mode is always inline, in the terminal's own scrollback (docs/interactive.md)",
+  },
+  {
+    flag: "--with-diffs",
+    doors: {},
+    help: "Diffs in the output.",
+    refused: "stream-json carries the diffs (diffString, before/after contents) by default",
+  },
+  {
+    flag: "--prompt",
+    doors: {},
+    help: "The prompt, as a flag.",
+    refused: 'give the prompt as an argument: cairn -p "<prompt>"',
   },
 ];
 
