@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { isatty } from "node:tty";
+import { flagsOf } from "../flags/flag-table.js";
 import type { InteractiveLaunch } from "../session/launch.js";
 import { EXIT, UsageError } from "../util/exit-codes.js";
 import type { Interrupts } from "../util/signals.js";
@@ -153,17 +154,10 @@ function exitCode(outcome: PrintOutcome, interrupts: Interrupts, failOnDenial: b
   return EXIT.success;
 }
 
-/** Print mode's own flags, given to the interactive mode: each said once, as not applied. */
+/** Print mode's own flags, given to the interactive mode: each said once, with the table's reason. */
 function printModeOnly(argv: readonly string[]): string[] {
-  const flags = [
-    "--output-format",
-    "--stream-partial-output",
-    "--print-thinking",
-    "--tool-payloads",
-    "--fail-on-denial",
-    "--report",
-  ];
-  return flags
-    .filter((flag) => argv.some((arg) => arg === flag || arg.startsWith(`${flag}=`)))
-    .map((flag) => `${flag} only applies to print mode (-p); ignored in the interactive mode.`);
+  return flagsOf("print")
+    .filter((spec) => spec.unapplied?.interactive !== undefined)
+    .filter((spec) => argv.some((arg) => arg === spec.flag || arg.startsWith(`${spec.flag}=`)))
+    .map((spec) => `${spec.flag} ${spec.unapplied!.interactive}.`);
 }

@@ -60,8 +60,12 @@ export type FlagSpec = {
   doors: Partial<Record<Door, string>>;
   /** One line: what it does (cairn --help has the long form). */
   help: string;
-  /** A door accepts it but does not apply it: the one line it reports, on stderr, once. */
-  unapplied?: Partial<Record<Door, string>>;
+  /**
+   * A door accepts it but does not apply it: the one line it reports, on stderr, once.
+   * `interactive`: the CLI door's interactive mode (no -p at a terminal), which takes print mode's
+   * flags but not all of them apply there.
+   */
+  unapplied?: Partial<Record<Door | "interactive", string>>;
   /**
    * A flag of the reference CLI that cairn does not have (no door takes it): print mode refuses it
    * with this reason and what to do instead (src/cli/reference-flags.ts), so a program written for
@@ -69,6 +73,8 @@ export type FlagSpec = {
    */
   refused?: string;
 };
+
+const PRINT_MODE_ONLY = "only applies to print mode (-p); ignored in the interactive mode";
 
 const OUTPUT_FORMAT_NAMES = ["text", "json", "stream-json"] as const;
 const TOOL_PAYLOAD_NAMES = ["contract", "full"] as const;
@@ -93,6 +99,7 @@ export const FLAGS: readonly FlagSpec[] = [
     flag: "--output-format",
     value: { arg: "<format>", kind: "choice", choices: OUTPUT_FORMAT_NAMES, default: "text" },
     doors: { print: "outputFormat", protocol: "-" },
+    unapplied: { interactive: PRINT_MODE_ONLY },
     help: "What to print: text, json or stream-json (default: text).",
   },
   {
@@ -106,6 +113,7 @@ export const FLAGS: readonly FlagSpec[] = [
   {
     flag: "--stream-partial-output",
     doors: { print: "streamPartialOutput" },
+    unapplied: { interactive: PRINT_MODE_ONLY },
     help: "With stream-json: also print the answer's text while it is written.",
   },
   {
@@ -131,12 +139,14 @@ export const FLAGS: readonly FlagSpec[] = [
   {
     flag: "--print-thinking",
     doors: { print: "printThinking" },
+    unapplied: { interactive: PRINT_MODE_ONLY },
     help: "With stream-json: the model's thinking.",
   },
   {
     flag: "--tool-payloads",
     value: { arg: "<shape>", kind: "choice", choices: TOOL_PAYLOAD_NAMES },
     doors: { print: "toolPayloads" },
+    unapplied: { interactive: PRINT_MODE_ONLY },
     help: "With stream-json: full or contract tool payloads.",
   },
   { flag: "--list-models", doors: { print: "listModels" }, help: "List the models and exit." },
@@ -145,11 +155,13 @@ export const FLAGS: readonly FlagSpec[] = [
     flag: "--report",
     value: { arg: "<file>", kind: "text" },
     doors: { print: "report" },
+    unapplied: { interactive: PRINT_MODE_ONLY },
     help: "Write the session's HTML report to <file> when the run is over.",
   },
   {
     flag: "--fail-on-denial",
     doors: { print: "failOnDenial" },
+    unapplied: { interactive: PRINT_MODE_ONLY },
     help: "Exit 3 when any tool call was denied.",
   },
 

@@ -9,6 +9,7 @@ import { TOOL_PAYLOAD_SHAPES } from "../../src/cli/tool-payload-shape.js";
 import { FLAGS, findFlag, flagsOf } from "../../src/flags/flag-table.js";
 import { reply } from "../../src/testing/index.js";
 import { cleanEnv, MODEL, runCli, spawnCli, workspace } from "../conformance/pm/helpers.js";
+import { CTRL_D, ready, skipped, startCairn } from "../interactive/cairn-terminal.js";
 
 /** The last user message's text the model was sent. */
 function promptSent(body: unknown): string {
@@ -122,4 +123,20 @@ describe("cairn acp takes its flags from the table", () => {
     expect(out.stdout).toBe("");
     expect(out.stderr).toContain("--max-turns must be a positive integer. Usage: cairn acp");
   });
+});
+
+describe(`the interactive mode: print mode's own flags say why they do not apply${skipped}`, () => {
+  test.skipIf(skipped !== "")(
+    "--output-format and --fail-on-denial at a terminal without -p: one line each, with the table's reason",
+    async () => {
+      const { t } = await startCairn([], ["--output-format", "json", "--fail-on-denial"]);
+      await ready(t);
+      t.type(CTRL_D);
+      expect((await t.exited).exitCode).toBe(0);
+      const output = t.output();
+      for (const flag of ["--output-format", "--fail-on-denial"])
+        expect(output).toContain(`${flag} only applies to print mode (-p); ignored in the interactive mode.`);
+      expect(output).not.toContain("--report only applies");
+    },
+  );
 });
