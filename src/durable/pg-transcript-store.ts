@@ -3,13 +3,13 @@ import path from "node:path";
 import type { Pool, PoolClient } from "pg";
 import type { EngineEvent } from "../engine/events.js";
 import type { ConversationMessage } from "../engine/messages.js";
-import type { FileCheckpoints } from "../sessions/checkpoints.js";
 import { canonicalCwd, metaPath, subagentTranscriptPath } from "../sessions/jsonl-layout.js";
 import { SessionLockedError } from "../sessions/lock.js";
 import type { LoadedTranscript } from "../sessions/reader.js";
 import type { TranscriptRecord } from "../sessions/records.js";
 import { isValidSessionId, JsonlTranscriptStore, SessionNotFoundError } from "../sessions/store.js";
 import type {
+  FileCheckpointStore,
   ForkedSession,
   ForkOptions,
   LoadedSession,
@@ -192,7 +192,7 @@ export class PgTranscriptStore implements TranscriptStore {
     rmSync(metaPath(file), { force: true });
   }
 
-  fileCheckpoints(id: string, cwd: string): FileCheckpoints {
+  fileCheckpoints(id: string, cwd: string): FileCheckpointStore {
     return this.local.fileCheckpoints(id, cwd);
   }
 
