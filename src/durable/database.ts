@@ -4,8 +4,8 @@ import { loadPg } from "./libraries.js";
 /**
  * cairn's own tables, beside DBOS's (schema `dbos`) in the same PostgreSQL database: API keys,
  * agents (one conversation and workspace each), runs (one prompt each), the events each run showed
- * (what a run's SSE stream sends, numbered from 1), and the transcript lines of each session (the
- * JSONL transcript's lines, committed once per run).
+ * (what a run's SSE stream sends, numbered from 1), the workers' heartbeats (takeover.ts), and the
+ * sessions: their JSONL transcripts' lines, and their subagents' (pg-transcript-store.ts).
  */
 const SCHEMA = `
 CREATE SCHEMA IF NOT EXISTS cairn;
@@ -23,8 +23,18 @@ CREATE TABLE IF NOT EXISTS cairn.runs (
 CREATE TABLE IF NOT EXISTS cairn.run_events (
   run_id text NOT NULL, seq int NOT NULL, type text NOT NULL, event jsonb NOT NULL,
   PRIMARY KEY (run_id, seq));
+CREATE TABLE IF NOT EXISTS cairn.workers (
+  id text PRIMARY KEY, heartbeat_at timestamptz NOT NULL DEFAULT now(),
+  started_at timestamptz NOT NULL DEFAULT now());
 CREATE TABLE IF NOT EXISTS cairn.transcript_lines (
   session_id text NOT NULL, line_no int NOT NULL, line text NOT NULL, PRIMARY KEY (session_id, line_no));
+CREATE TABLE IF NOT EXISTS cairn.sessions (
+  session_id text PRIMARY KEY, cwd text NOT NULL, meta jsonb NOT NULL DEFAULT '{}',
+  created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now());
+CREATE INDEX IF NOT EXISTS sessions_cwd ON cairn.sessions (cwd);
+CREATE TABLE IF NOT EXISTS cairn.subagent_lines (
+  session_id text NOT NULL, agent_id text NOT NULL, line_no int NOT NULL, line text NOT NULL,
+  seq bigserial, PRIMARY KEY (session_id, agent_id, line_no));
 `;
 
 /** Run states, as the reference's API names them. */
@@ -41,7 +51,14 @@ export const ACTIVE_RUN_STATUSES: readonly string[] = [RUN_STATUS.queued, RUN_ST
 /** A connection pool (pg is loaded when first needed: only `cairn serve` and `cairn worker` use it). */
 export async function openPool(databaseUrl: string, max = 5): Promise<Pool> {
   const pg = loadPg();
-  const pool = new pg.Pool({ connectionString: databaseUrl, max });
+  // A connection that cannot be made in 10 s fails (the API answers 503, a run waits and tries
+  // again) rather than waiting forever; keep-alive notices a peer that vanished.
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max,
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+  });
   // A connection that drops while idle must not end the process: the next query reconnects.
   pool.on("error", () => {});
   return pool;
@@ -111,6 +128,7 @@ export async function commitTranscript(
   runId: string,
   sessionId: string,
   lines: readonly string[],
+  subagents: readonly { agentId: string; lines: readonly string[] }[] = [],
 ): Promise<void> {
   const client = await pool.connect();
   try {
@@ -120,15 +138,29 @@ export async function commitTranscript(
       [runId],
     );
     if (claimed.rowCount === 1) {
+      // The session as the transcript store lists it: its working directory is its header's.
+      const header = lines[0] ? (JSON.parse(lines[0]) as { cwd?: string }) : {};
+      await client.query(
+        `INSERT INTO cairn.sessions (session_id, cwd) VALUES ($1, $2)
+         ON CONFLICT (session_id) DO UPDATE SET updated_at = now()`,
+        [sessionId, header.cwd ?? ""],
+      );
       const stored = await client.query(
         "SELECT count(*)::int AS n FROM cairn.transcript_lines WHERE session_id = $1",
         [sessionId],
       );
       const from = stored.rows[0].n as number;
-      for (let i = from; i < lines.length; i++)
+      await client.query(
+        `INSERT INTO cairn.transcript_lines (session_id, line_no, line)
+         SELECT $1, n, l FROM unnest($2::int[], $3::text[]) AS t(n, l)`,
+        [sessionId, lines.slice(from).map((_, i) => from + i + 1), lines.slice(from)],
+      );
+      // A run's subagents are its own (their ids are new in each run): stored whole.
+      for (const { agentId, lines: agentLines } of subagents)
         await client.query(
-          "INSERT INTO cairn.transcript_lines (session_id, line_no, line) VALUES ($1, $2, $3)",
-          [sessionId, i + 1, lines[i]],
+          `INSERT INTO cairn.subagent_lines (session_id, agent_id, line_no, line)
+           SELECT $1, $2, n, l FROM unnest($3::int[], $4::text[]) AS t(n, l) ON CONFLICT DO NOTHING`,
+          [sessionId, agentId, agentLines.map((_, i) => i + 1), agentLines],
         );
     }
     await client.query("COMMIT");

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 
 /**
  * DBOS Transact and pg, loaded when first needed: only `cairn serve` and `cairn worker` use them
@@ -13,3 +14,14 @@ export const loadPg = (): typeof import("pg") => load("pg") as typeof import("pg
 
 export const loadDbos = (): typeof import("@dbos-inc/dbos-sdk") =>
   load("@dbos-inc/dbos-sdk") as typeof import("@dbos-inc/dbos-sdk");
+
+/**
+ * DBOS's executor, for the recovery of another executor's pending workflows (what DBOS does for its
+ * own executor id at launch; takeover.ts). It is not among the package's exports: it is required by
+ * its file's path, beside the package's entry.
+ */
+export const loadDbosExecutor = (): {
+  globalInstance?: { recoverPendingWorkflows(executorIds: string[]): Promise<unknown[]> };
+} =>
+  (load(join(dirname(load.resolve("@dbos-inc/dbos-sdk")), "dbos-executor.js")) as { DBOSExecutor: never })
+    .DBOSExecutor;

@@ -14,7 +14,9 @@ import {
   storeEvents,
   transcriptLines,
 } from "./database.js";
+import { whileDatabaseAway } from "./database-outage.js";
 import { DurableSteps, type RunStep } from "./durable-steps.js";
+import { commitWorkspace, prepareWorkspace } from "./git-workspace.js";
 
 /** How often a running run looks whether it was cancelled. */
 const CANCEL_POLL_MS = 500;
@@ -32,14 +34,15 @@ export type RunWorkflowDeps = {
  * its model calls and tool batches as checkpointed steps (DurableSteps). Run again after its worker
  * died, it replays the completed steps from their records and goes on from there. Its events are
  * stored at their numbers as each step starts and at the end, and its transcript lines once, when it
- * ends: whatever execution stores them, they are the same, with no gap and no duplicate.
+ * ends: whatever execution stores them, they are the same, with no gap and no duplicate. While the
+ * database is away, each of these waits for it (the run pauses) rather than failing the run.
  *
  * The session's transcript is kept as the JSONL store keeps it, in a temporary cairn home of this
  * execution, laid out from the stored lines before the run and stored back after it.
  */
 export async function runWorkflow(deps: RunWorkflowDeps, runId: string): Promise<string> {
   const { pool, runStep } = deps;
-  const started = await runStep(() => startRun(pool, runId), { name: "start" });
+  const started = await runStep(() => whileDatabaseAway(() => startRun(pool, runId)), { name: "start" });
   if (!started) return "not-run";
   try {
     return await driveRun(deps, runId, started);
@@ -48,7 +51,9 @@ export async function runWorkflow(deps: RunWorkflowDeps, runId: string): Promise
     // the reason, so the agent takes follow-ups again. A cancelled run's workflow cannot record
     // another step; the API has already marked it CANCELLED.
     const message = error instanceof Error ? error.message : String(error);
-    await runStep(() => failRun(pool, runId, message), { name: "fail" }).catch(() => {});
+    await runStep(() => whileDatabaseAway(() => failRun(pool, runId, message)), { name: "fail" }).catch(
+      () => {},
+    );
     return RUN_STATUS.error;
   }
 }
@@ -59,17 +64,23 @@ async function driveRun(
   { run, agent }: { run: RunRow; agent: AgentRow },
 ): Promise<string> {
   const { pool, runStep } = deps;
+  // An agent on a git repository works in its clone, made before its first run (a failure ends the run ERROR).
+  // The database is read before git runs: a retry while it is away does nothing twice.
+  await whileDatabaseAway(() => prepareWorkspace(pool, agent, deps.env));
   const home = mkdtempSync(join(deps.scratch, "run-"));
   try {
     const store = new JsonlTranscriptStore({ cairnHome: home });
-    const existing = await transcriptLines(pool, agent.session_id);
+    const existing = await whileDatabaseAway(() => transcriptLines(pool, agent.session_id));
     const file = store.locate(agent.session_id, agent.cwd);
     if (existing.length > 0) {
       mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
       writeFileSync(file, `${existing.join("\n")}\n`, { mode: 0o600 });
     }
     const pending: { seq: number; event: { type: string } }[] = [];
-    const flush = () => storeEvents(pool, runId, pending.splice(0));
+    const flush = () => {
+      const batch = pending.splice(0);
+      return whileDatabaseAway(() => storeEvents(pool, runId, batch));
+    };
     const steps = new DurableSteps(runStep, randomUuid(), flush);
     const session = new Session({
       cwd: agent.cwd,
@@ -115,15 +126,23 @@ async function driveRun(
       await session.close();
     }
     await flush();
-    const lines = readFileSync(file, "utf8")
-      .split("\n")
-      .filter((line) => line !== "");
+    await whileDatabaseAway(() => commitWorkspace(pool, agent, run.prompt, deps.env));
+    const linesOf = (path: string) =>
+      readFileSync(path, "utf8")
+        .split("\n")
+        .filter((line) => line !== "");
+    const lines = linesOf(file);
+    // The run's subagents' transcripts (their sidechains), stored with the run's own lines.
+    const subagents = (await store.subagents(agent.session_id, agent.cwd)).map((agentId) => ({
+      agentId,
+      lines: linesOf(store.locateSubagent(agent.session_id, agent.cwd, agentId)),
+    }));
     // Both are idempotent by themselves (the transcript is stored once per run, a run ends once), so
     // they are not DBOS steps: a cancelled workflow can run no further step, and its interrupted
     // turn's transcript is kept all the same, for the agent's next run.
-    await commitTranscript(pool, runId, agent.session_id, lines);
+    await whileDatabaseAway(() => commitTranscript(pool, runId, agent.session_id, lines, subagents));
     const status = end && !end.isError ? RUN_STATUS.finished : RUN_STATUS.error;
-    await finishRun(pool, runId, status, end);
+    await whileDatabaseAway(() => finishRun(pool, runId, status, end));
     return status;
   } finally {
     rmSync(home, { recursive: true, force: true });

@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pool } from "pg";
 import { migrate, openPool } from "./database.js";
-import { loadDbos } from "./libraries.js";
+import { loadDbos, loadDbosExecutor } from "./libraries.js";
 import { runWorkflow } from "./run-workflow.js";
+import { startHeartbeats } from "./takeover.js";
 
 /** The queue runs wait on; the API enqueues each run there, under the run's id. */
 export const RUN_QUEUE = "cairn-runs";
@@ -19,15 +20,23 @@ export type WorkerOptions = {
   /** The environment runs get (provider keys, cairn's variables): the entry's. */
   env: NodeJS.ProcessEnv;
   /**
-   * The worker's stable name (DBOS's executor id). A worker started again under the same name
-   * takes over the runs it had under way when it died; `cairn serve --workers N` restarts each of
-   * its workers under its name.
+   * The worker's name (DBOS's executor id), unique among the live workers. A worker started again
+   * under the same name resumes the runs it had under way when it died; a worker dead for
+   * `takeoverAfterMs` has its runs taken over by a live one (takeover.ts).
    */
   id: string;
   /** Runs this worker drives at once. */
   concurrency: number;
+  /**
+   * Runs of one API key under way at once over all workers (0: no such limit). The API enqueues
+   * each run under its key's partition; DBOS starts queued runs partition by partition, so a key
+   * with a hundred runs queued does not hold back another key's one.
+   */
+  keyConcurrency?: number;
   /** Same on every worker of a deployment: a run is resumed only by a worker of its version. */
   version: string;
+  /** A worker whose heartbeat stopped this long ago is dead: this worker takes over its runs. */
+  takeoverAfterMs: number;
 };
 
 /** A started worker: `stop()` ends it (the runs under way are resumed by whoever takes them over). */
@@ -64,10 +73,27 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     applicationVersion: options.version,
     logLevel: "error",
   });
+  // The first heartbeat, before DBOS resumes this worker's own runs: it waits while a live worker
+  // is taking them over.
+  const executor = loadDbosExecutor();
+  const heartbeats = await startHeartbeats({
+    pool,
+    id: options.id,
+    deadAfterMs: options.takeoverAfterMs,
+    recover: async (deadWorker) => {
+      if (!executor.globalInstance) throw new Error("DBOS is not launched");
+      await executor.globalInstance.recoverPendingWorkflows([deadWorker]);
+    },
+  });
   await DBOS.launch();
-  await DBOS.registerQueue(RUN_QUEUE, { workerConcurrency: options.concurrency, minPollingIntervalMs: 200 });
+  await DBOS.registerQueue(RUN_QUEUE, {
+    workerConcurrency: options.concurrency,
+    minPollingIntervalMs: 200,
+    ...(options.keyConcurrency ? { partitionConcurrency: options.keyConcurrency } : {}),
+  });
   return {
     async stop() {
+      await heartbeats.stop();
       await DBOS.shutdown();
       await pool.end();
       rmSync(scratch, { recursive: true, force: true });

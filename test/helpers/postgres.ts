@@ -10,7 +10,13 @@ import { join } from "node:path";
  * free port of 127.0.0.1, trust authentication, removed by `stop()`. PostgreSQL refuses to run as
  * root, so as root the cluster belongs to the `postgres` user the package creates.
  */
-export type ThrowawayPostgres = { url: string; stop(): Promise<void> };
+export type ThrowawayPostgres = {
+  url: string;
+  stop(): Promise<void>;
+  /** Stops the server, keeping its data (a database outage); `restart()` starts it again. */
+  halt(): void;
+  restart(): void;
+};
 
 /** Where initdb and pg_ctl are, or why there are none (tests skip with that reason in their names). */
 export function findPostgresBinaries(): { bin: string } | { missing: string } {
@@ -59,6 +65,12 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   run("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", options, "-w", "start"]);
   return {
     url: `postgresql://cairn@127.0.0.1:${port}/postgres`,
+    halt() {
+      run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
+    },
+    restart() {
+      run("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", options, "-w", "start"]);
+    },
     async stop() {
       try {
         run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
