@@ -11,6 +11,7 @@ import { ConversationView } from "./conversation.js";
 import { diffViewRows } from "./diff-view.js";
 import { Editor } from "./editor.js";
 import { layoutEditor } from "./editor-view.js";
+import { drawHistory } from "./history-rows.js";
 import { HistorySearch } from "./history-search.js";
 import { type Key, KeyReader } from "./keys.js";
 import { ListPicker, type PickerItem } from "./list-picker.js";
@@ -179,6 +180,28 @@ export class InteractiveApp {
       this.remember(firstPrompt);
       this.submit(firstPrompt);
     }
+  }
+
+  /**
+   * A resumed session's conversation (`--resume`, `--continue`, `/resume`), drawn once into the
+   * scrollback before the input (history-rows.ts); a new session draws nothing.
+   */
+  async showHistory(): Promise<void> {
+    const { session, styles } = this.options;
+    try {
+      const [history, modules] = await Promise.all([session.resumedHistory(), loadRenderModules()]);
+      if (history.length > 0)
+        drawHistory(history, {
+          commit: (text, style, indent, wrapped) => this.commit(text, style, indent, wrapped),
+          styles,
+          width: this.width,
+          modules,
+          title: (name, input) => this.view.title(name, input, false),
+        });
+    } catch (error) {
+      this.view.failed(error);
+    }
+    this.draw();
   }
 
   /** Leaves: the running turn stops, the session ends, the live region is erased. */
@@ -524,6 +547,7 @@ export class InteractiveApp {
     for await (const event of old.end()) this.view.event(event);
     await old.close();
     this.options.session = openSession(resume);
+    if (resume !== undefined) await this.showHistory();
     this.slash.reset();
     this.lastAnswer = undefined;
     this.prompts = [];

@@ -85,6 +85,7 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
         if (trust === true) await rememberTrust(needed).catch(() => undefined);
       }
       void assemble().then((run) => app.assembled(run));
+      await app.showHistory();
       app.sendFirst(launch.prompt);
       await app.done;
     } finally {

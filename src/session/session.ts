@@ -154,6 +154,7 @@ export class Session {
   private readonly newSessionId: string;
   private transcriptStore: TranscriptStore | undefined;
   private opened: OpenedSession | undefined;
+  private opening: Promise<OpenedSession> | undefined;
   private readonly notices: { tag: NoticeTag; content: string }[] = [];
   /** Events raised beside the engine's stream, merged into the running turn's events. */
   private readonly side = new EventChannel<SessionOwnEvent>();
@@ -767,9 +768,22 @@ export class Session {
     });
   }
 
-  /** The session this door writes to, opened once, when the first turn starts. */
-  private async open(): Promise<OpenedSession> {
-    if (this.opened) return this.opened;
+  /**
+   * Opens a resumed session now, before its first turn (the interactive mode draws its history when
+   * it starts) and returns its history; a new session's is empty, and nothing is written for it.
+   */
+  async resumedHistory(): Promise<readonly ConversationMessage[]> {
+    if (this.resumes()) await this.open();
+    return this.history;
+  }
+
+  /** The session this door writes to, opened once, when the first turn starts (or `resumedHistory`). */
+  private open(): Promise<OpenedSession> {
+    this.opening ??= this.openNow();
+    return this.opening;
+  }
+
+  private async openNow(): Promise<OpenedSession> {
     const { cwd, opening } = this.setup;
     const session = await openSession({
       cwd,
