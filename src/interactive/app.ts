@@ -509,6 +509,10 @@ export class InteractiveApp {
         return app.options.session;
       },
       cwd: this.options.cwd,
+      env: this.options.env ?? {},
+      modelChanged: (model) => {
+        this.model = model;
+      },
       say: (text, tone) => this.say(text, tone),
       send: (text, shown) => this.submit(text, shown),
       newSession: (resume) => this.replaceSession(resume),
