@@ -548,7 +548,8 @@ export class InteractiveApp {
     if (!openSession) throw new Error("This session cannot be replaced.");
     if (this.turns > 0) throw new Error("Wait for the running turn to end (or press Esc), then try again.");
     const old = this.options.session;
-    for await (const event of old.end()) this.view.event(event);
+    // The reference's SessionEnd reasons: `clear` for /clear, `resume` when another session is resumed.
+    for await (const event of old.end(resume !== undefined ? "resume" : "clear")) this.view.event(event);
     await old.close();
     this.options.session = openSession(resume);
     if (resume !== undefined) await this.showHistory();

@@ -61,7 +61,8 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
         new Session({
           ...setup,
           opening: {
-            ...(resume !== undefined ? { resume } : {}),
+            // SessionStart hooks of a session that replaces a cleared one get `source: "clear"`.
+            ...(resume !== undefined ? { resume } : { cleared: true }),
             ...(setup.opening.persist !== undefined ? { persist: setup.opening.persist } : {}),
           },
         }),

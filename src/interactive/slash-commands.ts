@@ -83,7 +83,8 @@ export const BUILTINS: Builtin[] = [
     description: "Start a new session (the screen's scrollback stays)",
     async run(_args, host) {
       await host.newSession();
-      host.say("Started a new session.", "dim");
+      // The scrollback stays: a separator shows where the new session's conversation begins.
+      host.say("──── Started a new session. The conversation above is not sent to the model. ────", "dim");
     },
   },
   {

@@ -6,6 +6,7 @@ import type { PluginConfig } from "../agents/plugins.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { SettingSource } from "../config/setting-sources.js";
 import type { EngineEvent, RunEndEvent } from "../engine/events.js";
+import type { SessionEndHookInput } from "../engine/hooks.js";
 import { runAgentLoopBatches } from "../engine/loop.js";
 import type { SteeringPrompt } from "../engine/loop-steering.js";
 import type { ConversationMessage, PromptBlock } from "../engine/messages.js";
@@ -64,6 +65,8 @@ export type SessionOpening = Pick<
 > & {
   /** The session's custom title (SDK `title`), written to its metadata once it is opened. */
   title?: string;
+  /** A new session replacing a cleared one (the interactive mode's `/clear`): its SessionStart `source`. */
+  cleared?: boolean;
   /**
    * Called once the session is opened, before its history goes to the model: returns the history
    * to continue from (the SDK's `resumeSessionAt` cuts it).
@@ -131,6 +134,8 @@ export type PromptOptions = {
    */
   continuation?: boolean;
 };
+
+export type SessionEndReason = SessionEndHookInput["reason"];
 
 /** SessionEnd hooks get this long in all, whatever their own timeouts (the session is over). */
 const SESSION_END_LIMIT_MS = 60_000;
@@ -415,14 +420,15 @@ export class Session {
   /**
    * Ends the session, once, if a turn ever ran: SessionEnd hooks run (their records go to the
    * transcript and are yielded for a door still showing them). `close()` runs them if nobody did.
+   * `reason` is the hooks' (the interactive mode's `/clear` and `/resume` end a session with theirs).
    */
-  async *end(): AsyncGenerator<SessionEndEvent, void> {
+  async *end(reason: SessionEndReason = "other"): AsyncGenerator<SessionEndEvent, void> {
     if (this.sessionEnded || !this.sessionStarted || !this.assembling) return;
     this.sessionEnded = true;
     const hooks = (await this.assembling.catch(() => undefined))?.hooks;
     if (!hooks?.has("SessionEnd")) return;
     const verdict = await hooks.run(
-      { hook_event_name: "SessionEnd", reason: "other" },
+      { hook_event_name: "SessionEnd", reason },
       { signal: AbortSignal.timeout(SESSION_END_LIMIT_MS) },
     );
     for (const record of verdict.records) {
@@ -668,7 +674,13 @@ export class Session {
     if (!session) await this.checkNewSessionId();
     if (this.closed) return undefined;
     const sessionId = session?.sessionId ?? this.newSessionId;
-    const sessionStart = this.sessionStarted ? undefined : this.history.length > 0 ? "resume" : "startup";
+    const sessionStart = this.sessionStarted
+      ? undefined
+      : this.history.length > 0
+        ? "resume"
+        : this.setup.opening.cleared
+          ? "clear"
+          : "startup";
     const beforeFileChange = this.fileCheckpoints.begin(sessionId, options.userMessageId ?? randomUuid());
     this.sessionStarted = true;
     const loop = await assembled.loopOptions(
@@ -683,7 +695,7 @@ export class Session {
     options: PromptOptions,
     run: AbortController,
     sessionId: string,
-    sessionStart: "startup" | "resume" | undefined,
+    sessionStart: "startup" | "resume" | "clear" | undefined,
     model: RunModel,
     beforeFileChange: ((file: string) => Promise<void>) | undefined,
     steering: (() => SteeringPrompt[]) | undefined,
