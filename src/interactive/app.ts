@@ -23,7 +23,7 @@ import { PromptHistory } from "./prompt-history.js";
 import type { Ask } from "./question-picker.js";
 import { loadRenderModules, renderModules } from "./render-modules.js";
 import { InlineRenderer } from "./renderer.js";
-import { rewind, type SentPrompt } from "./rewind.js";
+import { rewind } from "./rewind.js";
 import { saveAllowRules } from "./save-rule.js";
 import { runShellCommand, shellRecords } from "./shell-mode.js";
 import { findBuiltin, parseSlash, type SlashHost, SlashMenu } from "./slash-commands.js";
@@ -91,8 +91,6 @@ export class InteractiveApp {
   private lastAnswer: string | undefined;
   /** The user config, where "always allow" saves (read once the session's config is). */
   private userFile: string | undefined;
-  /** This session's prompts from here, for Esc Esc. */
-  private prompts: SentPrompt[] = [];
   /** Esc was pressed with nothing running: the next Esc rewinds. */
   private rewindArmed = false;
   /** `!` commands running, shown as running tools are. */
@@ -555,7 +553,6 @@ export class InteractiveApp {
     if (resume !== undefined) await this.showHistory();
     this.slash.reset();
     this.lastAnswer = undefined;
-    this.prompts = [];
     this.model = undefined;
     void this.options.session.currentModel().then(
       (model) => {
@@ -572,11 +569,10 @@ export class InteractiveApp {
       this.say("Wait for the running turn to end (or press Esc), then rewind.", "dim");
       return;
     }
-    rewind(this.options.session, this.prompts, (title, items) => this.pick(title, items)).then(
+    rewind(this.options.session, (title, items) => this.pick(title, items)).then(
       (done) => {
         if (!done) return;
         for (const line of done.said) this.say(line, "dim");
-        if (done.index !== undefined) this.prompts = this.prompts.slice(0, done.index);
         if (done.prompt !== undefined) this.editor.set(done.prompt);
         this.draw();
       },
@@ -643,7 +639,6 @@ export class InteractiveApp {
         ? [...shell, ...(mentioned ?? [{ type: "text" as const, text: entry.text }])]
         : mentioned;
     const userMessageId = randomUuid();
-    this.prompts.push({ text: entry.text, userMessageId });
     const batches = session.promptBatches(
       { text: entry.text, ...(content ? { content } : {}) },
       // A prompt sent while a turn runs joins it where it next calls the model (the reference's

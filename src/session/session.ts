@@ -49,6 +49,15 @@ import type {
 } from "./events.js";
 import { SessionFileCheckpoints } from "./file-checkpoints.js";
 import { type PermissionSettings, SessionPermissions } from "./permissions.js";
+import {
+  type ConversationPrompt,
+  conversationPrompts,
+  type PromptMark,
+  type RewindOptions,
+  type RewindTarget,
+  rewindSession,
+  type SessionRewind,
+} from "./rewind.js";
 import { SpendTotals } from "./spend-totals.js";
 import { SteeringInbox } from "./steering.js";
 import { TurnGate, type WhenBusy } from "./turn-gate.js";
@@ -160,6 +169,8 @@ export class Session {
   private transcriptStore: TranscriptStore | undefined;
   private opened: OpenedSession | undefined;
   private opening: Promise<OpenedSession> | undefined;
+  /** The prompts this session sent, where they start in the history (rewind.ts). */
+  private readonly promptMarks: PromptMark[] = [];
   private readonly notices: { tag: NoticeTag; content: string }[] = [];
   /** Events raised beside the engine's stream, merged into the running turn's events. */
   private readonly side = new EventChannel<SessionOwnEvent>();
@@ -415,6 +426,26 @@ export class Session {
     const { resume, fork } = this.setup.opening;
     const sessionId = this.opened?.sessionId ?? (fork ? undefined : resume);
     return this.fileCheckpoints.rewind(sessionId, userMessageId, options);
+  }
+
+  /** The conversation's prompts, oldest first (a rewind picker's list: rewind.ts). */
+  prompts(): ConversationPrompt[] {
+    return conversationPrompts(this.history, this.promptMarks);
+  }
+
+  /**
+   * Back to before a prompt (rewind.ts): the conversation is cut there (the model forgets it and
+   * everything after it) and the cut recorded in the transcript, so a resume continues from it;
+   * with `files`, the files the tools changed since are restored from the file checkpoints.
+   */
+  rewind(target: RewindTarget, options: RewindOptions = {}): Promise<SessionRewind> {
+    const host = {
+      history: this.history,
+      marks: this.promptMarks,
+      busy: this.busy,
+      writer: this.opened?.writer,
+    };
+    return rewindSession({ ...host, rewindFiles: (id) => this.rewindFiles(id) }, target, options);
   }
 
   /**
@@ -681,7 +712,10 @@ export class Session {
         : this.setup.opening.cleared
           ? "clear"
           : "startup";
-    const beforeFileChange = this.fileCheckpoints.begin(sessionId, options.userMessageId ?? randomUuid());
+    const userMessageId = options.userMessageId ?? randomUuid();
+    if (!options.continuation)
+      this.promptMarks.push({ userMessageId, at: this.history.length, text: input.text });
+    const beforeFileChange = this.fileCheckpoints.begin(sessionId, userMessageId);
     this.sessionStarted = true;
     const loop = await assembled.loopOptions(
       this.turnSpec(input, options, run, sessionId, sessionStart, model, beforeFileChange, steering),
