@@ -445,7 +445,7 @@ export class InteractiveApp {
     this.draw();
   }
 
-  /** `!command` (shell-mode.ts): its output is shown, and joins the conversation with the next prompt. */
+  /** `!command` (shell-mode.ts): its output is shown, and joins the conversation (and the transcript) at once. */
   private async runShell(command: string): Promise<void> {
     const { styles } = this.options;
     this.commit("", undefined);
@@ -468,7 +468,14 @@ export class InteractiveApp {
         for (const line of output.join("\n").split("\n").slice(-200)) this.commit(line, undefined, "  ");
         if (result.note) this.commit(result.note, styles.yellow, "  ");
       } else this.commit(`Not run: ${result.why}`, styles.red, "  ");
-      this.shellHistory.push(...shellRecords(command, result));
+      // In the conversation and the transcript at once, as the reference keeps it; while a turn runs
+      // (its tool calls and results stay together), with the next prompt.
+      const records = shellRecords(command, result);
+      const added = await this.options.session.addUserMessage(records).catch((error: unknown) => {
+        this.commit(error instanceof Error ? error.message : String(error), styles.red, "  ");
+        return false;
+      });
+      if (!added) this.shellHistory.push(...records);
     } catch (error) {
       this.commit(error instanceof Error ? error.message : String(error), styles.red, "  ");
     } finally {

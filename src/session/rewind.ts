@@ -1,4 +1,4 @@
-import type { ConversationMessage } from "../engine/messages.js";
+import type { ConversationMessage, PromptBlock } from "../engine/messages.js";
 import type { RewindFilesResult } from "../sessions/checkpoints.js";
 import { boundaryUuids } from "../sessions/message-uuids.js";
 import type { TranscriptWriter } from "../sessions/transcript-store.js";
@@ -43,8 +43,11 @@ export function conversationPrompts(
     const text = promptText(message);
     if (text === undefined) return;
     // Its text, unless a command was expanded (a compaction since moved the prompts: no match).
+    // (one position on when the prompt joined a `!` command's message before it: addUserMessage)
     const mark = marks.find(
-      (entry) => entry.at === index && (text.includes(entry.text) || entry.text.startsWith("/")),
+      (entry) =>
+        (entry.at === index || entry.at === index + 1) &&
+        (text.includes(entry.text) || entry.text.startsWith("/")),
     );
     prompts.push({ index, text: mark?.text ?? text, ...(mark ? { userMessageId: mark.userMessageId } : {}) });
   });
@@ -90,6 +93,35 @@ export async function cutHistory(
     if (recording) await recording;
   }
   return removed;
+}
+
+/**
+ * Appends a user message of text the user did not type as a prompt (a `!` command's record) to the
+ * history and the transcript. It joins a user message of text before it (two `!` commands), and the
+ * next prompt joins it (`addPrompt`), so the history still alternates; the transcript's reader merges
+ * consecutive user records the same way.
+ */
+export async function addUserMessage(
+  history: ConversationMessage[],
+  content: PromptBlock[],
+  writer: TranscriptWriter | undefined,
+): Promise<void> {
+  const last = history.at(-1);
+  if (
+    last?.role === "user" &&
+    Array.isArray(last.content) &&
+    last.content.every((block) => block.type === "text")
+  )
+    history[history.length - 1] = { role: "user", content: [...last.content, ...content] };
+  else history.push({ role: "user", content: [...content] });
+  if (writer && !writer.closed) {
+    const recording = writer.append({
+      type: "user",
+      ts: new Date().toISOString(),
+      message: { role: "user", content },
+    });
+    if (recording) await recording;
+  }
 }
 
 /**

@@ -50,6 +50,7 @@ import type {
 import { SessionFileCheckpoints } from "./file-checkpoints.js";
 import { type PermissionSettings, SessionPermissions } from "./permissions.js";
 import {
+  addUserMessage,
   type ConversationPrompt,
   conversationPrompts,
   type PromptMark,
@@ -169,6 +170,8 @@ export class Session {
   private transcriptStore: TranscriptStore | undefined;
   private opened: OpenedSession | undefined;
   private opening: Promise<OpenedSession> | undefined;
+  /** How many messages the opened transcript brought (a resumed session's SessionStart says `resume`). */
+  private resumedMessages = 0;
   /** The prompts this session sent, where they start in the history (rewind.ts). */
   private readonly promptMarks: PromptMark[] = [];
   private readonly notices: { tag: NoticeTag; content: string }[] = [];
@@ -426,6 +429,18 @@ export class Session {
     const { resume, fork } = this.setup.opening;
     const sessionId = this.opened?.sessionId ?? (fork ? undefined : resume);
     return this.fileCheckpoints.rewind(sessionId, userMessageId, options);
+  }
+
+  /**
+   * A user message the model reads with the next prompt (the interactive mode's `!` commands, kept
+   * as the reference keeps them): in the history and the transcript at once (rewind.ts). Not while a
+   * turn runs (its tool calls and results must stay together): false then, and nothing is added.
+   */
+  async addUserMessage(content: PromptBlock[]): Promise<boolean> {
+    const opened = await this.open();
+    if (this.busy) return false;
+    await addUserMessage(this.history, content, opened.writer);
+    return true;
   }
 
   /** The conversation's prompts, oldest first (a rewind picker's list: rewind.ts). */
@@ -707,7 +722,7 @@ export class Session {
     const sessionId = session?.sessionId ?? this.newSessionId;
     const sessionStart = this.sessionStarted
       ? undefined
-      : this.history.length > 0
+      : this.resumedMessages > 0
         ? "resume"
         : this.setup.opening.cleared
           ? "clear"
@@ -846,6 +861,7 @@ export class Session {
       await this.store.updateMeta(session.sessionId, cwd, { title: opening.title });
     this.opened = session;
     this.history.push(...(opening.opened ? opening.opened(session) : session.history));
+    this.resumedMessages = this.history.length;
     for (const content of session.warnings) this.notices.push({ tag: "session", content });
     return session;
   }
