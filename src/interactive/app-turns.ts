@@ -179,4 +179,6 @@ export function turnEnded(app: InteractiveApp, end: RunEndEvent | undefined, dur
   app.branch = gitBranch(app.options.cwd);
   if (app.turns <= 1) app.title(false);
   app.notifier.turnEnded(durationMs, end?.isError ? "cairn: the turn failed" : "cairn: the turn is done");
+  // After the turn's last frame (drawn on the next turn of the event loop): memory-reclaim.ts.
+  setTimeout(() => app.memory.turnEnded(), 0);
 }

@@ -14,6 +14,7 @@ import type { HistorySearch } from "./history-search.js";
 import { type Key, KeyReader } from "./keys.js";
 import { ListPicker, type PickerItem } from "./list-picker.js";
 import * as live from "./live-region.js";
+import { MemoryReclaim } from "./memory-reclaim.js";
 import { MentionMenu } from "./mentions.js";
 import { PastedTexts } from "./pasted-texts.js";
 import { PromptHistory } from "./prompt-history.js";
@@ -61,6 +62,7 @@ export type AppOptions = {
 export class InteractiveApp {
   readonly renderer: InlineRenderer;
   readonly keyReader = new KeyReader();
+  readonly memory = new MemoryReclaim();
   readonly editor = new Editor();
   readonly history: PromptHistory;
   search: HistorySearch | undefined;
@@ -177,7 +179,9 @@ export class InteractiveApp {
   async showHistory(): Promise<void> {
     const { session, styles } = this.options;
     try {
-      const [history, modules] = await Promise.all([session.resumedHistory(), loadRenderModules()]);
+      // A new session (nearly every start) waits for nothing: its first prompt goes at once.
+      const history = await session.resumedHistory();
+      const modules = history.length > 0 ? await loadRenderModules() : undefined;
       if (history.length > 0)
         drawHistory(history, {
           commit: (text, style, indent, wrapped) => this.commit(text, style, indent, wrapped),
