@@ -1,12 +1,13 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, test } from "vitest";
+import { describe, expect, onTestFinished, test } from "vitest";
 import type { ConversationMessage } from "../../src/engine/messages.js";
 import { JsonlTranscriptStore } from "../../src/sessions/store.js";
 import { reply } from "../../src/testing/index.js";
-import { workspace } from "../conformance/pm/helpers.js";
-import { ENTER, ready, skipped, startCairn, userTexts } from "./cairn-terminal.js";
+import { CLI, MODEL, serverEnv, startServer, workspace } from "../conformance/pm/helpers.js";
+import { ENTER, load, ready, skipped, startCairn, userTexts } from "./cairn-terminal.js";
+import { openTerminal } from "./pty-terminal.js";
 
 /**
  * A resumed session shows its history (docs/interactive.md, "Resuming"): `--resume <id>`,
@@ -121,7 +122,7 @@ describe(`interactive resume${skipped}`, () => {
   );
 
   test.skipIf(skipped !== "")(
-    "a long session is drawn from its last 40 turns, the number not drawn said; --continue picks the latest session",
+    "a long session is drawn from its last 40 turns, the number not drawn said; `cairn resume` picks the latest session",
     async () => {
       const home = mkdtempSync(join(tmpdir(), "cairn-home-"));
       const dir = workspace();
@@ -130,7 +131,14 @@ describe(`interactive resume${skipped}`, () => {
         answer: `Answer ${i + 1}.`,
       }));
       await storedSession(home, dir, turns);
-      const { t } = await startCairn([], ["--continue"], { dir, env: { CAIRN_HOME: home } });
+      // `cairn resume` is `cairn --continue`: the latest session of the directory.
+      if ("reason" in load) throw new Error(load.reason);
+      const server = await startServer([]);
+      const t = openTerminal(load, process.execPath, [CLI, "resume", "--model", MODEL], {
+        cwd: dir,
+        env: { ...serverEnv(server), CAIRN_HOME: home },
+      });
+      onTestFinished(() => t.kill("SIGKILL"));
       await ready(t);
       await t.waitFor((text) => text.includes("the conversation so far"), "the history drawn");
       const all = t.all().join("\n");
