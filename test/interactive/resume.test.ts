@@ -148,4 +148,34 @@ describe(`interactive resume${skipped}`, () => {
       expect(all).toContain("Answer 45.");
     },
   );
+
+  test.skipIf(skipped !== "")(
+    "--screen-reader --resume <id> prints the conversation so far as plain lines before the first prompt",
+    async () => {
+      const home = mkdtempSync(join(tmpdir(), "cairn-home-"));
+      const dir = workspace();
+      const id = await storedSession(home, dir, [
+        {
+          prompt: "Read the notes",
+          answer: "The notes say **hello**.",
+          tool: { name: "Read", input: { file_path: "notes.txt" } },
+        },
+      ]);
+      const { t, server } = await startCairn(
+        [reply().text("Plain answer.")],
+        ["--screen-reader", "--resume", id],
+        {
+          dir,
+          env: { CAIRN_HOME: home },
+        },
+      );
+      await t.waitFor((text) => text.includes("the conversation so far"), "the history printed");
+      const printed = t.all().join("\n");
+      expect(printed).toMatch(/› Read the notes\n✓ Read notes\.txt\n\nThe notes say \*\*hello\*\*\./);
+      expect(t.output()).not.toContain("\x1b[");
+      t.type(`And now?${ENTER}`);
+      await t.waitFor((text) => text.includes("Plain answer."), "the answer");
+      expect(userTexts(server.requests[0]!.body)).toEqual(["Read the notes", "And now?"]);
+    },
+  );
 });
