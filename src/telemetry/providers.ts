@@ -1,0 +1,114 @@
+import { setGlobalErrorHandler } from "@opentelemetry/core";
+import { OTLPMetricExporter as JsonMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
+import { OTLPMetricExporter as ProtoMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
+import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as ProtoTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
+import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
+import type { TelemetrySettings } from "./settings.js";
+
+/** How long one export may take, and the whole flush at a run's end: never hang on a dead collector. */
+const EXPORT_TIMEOUT_MS = 5_000;
+
+/**
+ * The process's tracer and meter providers for one set of settings (a process whose sessions all
+ * have the same environment, the usual case, has one pair). They are made when the first session
+ * that exports starts and live as long as the process; each session flushes them when it ends.
+ * Exports go straight to the endpoint over node:http(s), not through cairn's proxy settings
+ * (docs/telemetry.md).
+ */
+export type Providers = {
+  tracer?: import("@opentelemetry/api").Tracer;
+  meter?: import("@opentelemetry/api").Meter;
+  /** Exports what is pending, within EXPORT_TIMEOUT_MS; resolves with the first failure, if any. */
+  flush(): Promise<string | undefined>;
+};
+
+const made = new Map<string, Providers>();
+/** Export failures the SDK reported through its global error handler since the last flush. */
+let failures: string[] = [];
+let handlerSet = false;
+
+export function providersFor(settings: TelemetrySettings): Providers {
+  const key = JSON.stringify([
+    settings.tracesUrl,
+    settings.metricsUrl,
+    settings.protocol,
+    settings.headers,
+    settings.serviceName,
+    settings.resourceAttributes,
+    settings.metricIntervalMs,
+  ]);
+  const existing = made.get(key);
+  if (existing) return existing;
+  if (!handlerSet) {
+    handlerSet = true;
+    // The SDK reports a failed export here (by default to its silent diagnostics logger): kept for
+    // the one line a run prints at its end.
+    setGlobalErrorHandler((error) => {
+      failures.push(error instanceof Error ? error.message : String(error));
+    });
+  }
+  const resource = resourceFromAttributes({
+    "service.name": settings.serviceName,
+    ...settings.resourceAttributes,
+  });
+  const json = settings.protocol === "http/json";
+  const common = { headers: settings.headers, timeoutMillis: EXPORT_TIMEOUT_MS, keepAlive: false };
+  let tracerProvider: TracerProvider | undefined;
+  if (settings.tracesUrl) {
+    const exporter = json
+      ? new JsonTraceExporter({ ...common, url: settings.tracesUrl })
+      : new ProtoTraceExporter({ ...common, url: settings.tracesUrl });
+    tracerProvider = new TracerProvider({
+      resource,
+      spanProcessors: [new BatchSpanProcessor({ exporter, exportTimeoutMillis: EXPORT_TIMEOUT_MS })],
+    });
+  }
+  let meterProvider: MeterProvider | undefined;
+  if (settings.metricsUrl) {
+    const exporter = json
+      ? new JsonMetricExporter({ ...common, url: settings.metricsUrl })
+      : new ProtoMetricExporter({ ...common, url: settings.metricsUrl });
+    meterProvider = new MeterProvider({
+      resource,
+      readers: [
+        new PeriodicExportingMetricReader({
+          exporter,
+          exportIntervalMillis: settings.metricIntervalMs,
+          exportTimeoutMillis: Math.min(EXPORT_TIMEOUT_MS, settings.metricIntervalMs),
+        }),
+      ],
+    });
+  }
+  const providers: Providers = {
+    ...(tracerProvider ? { tracer: tracerProvider.getTracer("cairn") } : {}),
+    ...(meterProvider ? { meter: meterProvider.getMeter("cairn") } : {}),
+    async flush() {
+      const flushed = Promise.all([
+        tracerProvider?.forceFlush().catch((error: unknown) => void failures.push(messageOf(error))),
+        meterProvider?.forceFlush().catch((error: unknown) => void failures.push(messageOf(error))),
+      ]);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<string>((resolve) => {
+        timer = setTimeout(
+          () => resolve(`no answer within ${EXPORT_TIMEOUT_MS / 1000} s`),
+          EXPORT_TIMEOUT_MS + 500,
+        );
+        timer.unref();
+      });
+      const timedOut = await Promise.race([flushed.then(() => undefined), late]);
+      clearTimeout(timer);
+      const first = timedOut ?? failures[0];
+      failures = [];
+      return first;
+    },
+  };
+  made.set(key, providers);
+  return providers;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
