@@ -15,6 +15,7 @@ import {
   transcriptLines,
 } from "./database.js";
 import { DurableSteps, type RunStep } from "./durable-steps.js";
+import { envWithTraceContext, runExtrasOf, writeRunReport } from "./run-extras.js";
 
 /** How often a running run looks whether it was cancelled. */
 const CANCEL_POLL_MS = 500;
@@ -71,13 +72,15 @@ async function driveRun(
     const pending: { seq: number; event: { type: string } }[] = [];
     const flush = () => storeEvents(pool, runId, pending.splice(0));
     const steps = new DurableSteps(runStep, randomUuid(), flush);
+    const extras = await runExtrasOf(pool, runId);
+    const env = envWithTraceContext(deps.env, extras);
     const session = new Session({
       cwd: agent.cwd,
-      env: deps.env,
+      env,
       store,
       assembly: () => ({
         cwd: agent.cwd,
-        env: deps.env,
+        env,
         ...(agent.model ? { model: agent.model } : {}),
         tools: builtinTools(),
         steps,
@@ -122,6 +125,7 @@ async function driveRun(
     // they are not DBOS steps: a cancelled workflow can run no further step, and its interrupted
     // turn's transcript is kept all the same, for the agent's next run.
     await commitTranscript(pool, runId, agent.session_id, lines);
+    if (extras.report) await writeRunReport(pool, runId, file);
     const status = end && !end.isError ? RUN_STATUS.finished : RUN_STATUS.error;
     await finishRun(pool, runId, status, end);
     return status;

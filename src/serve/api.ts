@@ -13,10 +13,12 @@ import {
   type RunRow,
 } from "../durable/database.js";
 import { loadDbos } from "../durable/libraries.js";
+import { type RunExtras, saveRunExtras } from "../durable/run-extras.js";
 import { APPLICATION, RUN_QUEUE, RUN_WORKFLOW } from "../durable/worker.js";
 import { catalogModels } from "../providers/offered-models.js";
 import { randomUuid } from "../util/random-id.js";
 import { type ApiKey, findApiKey, presentedKey } from "./api-keys.js";
+import { runExtrasOfRequest, sendRunReport } from "./run-report.js";
 import { streamRunEvents } from "./run-stream.js";
 
 export type ApiOptions = {
@@ -43,6 +45,10 @@ export class ApiError extends Error {
 }
 
 type Context = { pool: Pool; client: DBOSClient; options: ApiOptions };
+
+const fail = (status: number, code: string, message: string): never => {
+  throw new ApiError(status, code, message);
+};
 
 /**
  * The HTTP API of `cairn serve`: the reference's Cloud Agents API v1, the subset docs/serve.md
@@ -105,8 +111,14 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
     });
   if (resource !== "agents") throw notFound(url.pathname);
   if (!agentId) {
-    if (method === "POST")
-      return sendJson(response, 200, await createAgent(context, account, await readJson(request)));
+    if (method === "POST") {
+      const body = await readJson(request);
+      return sendJson(
+        response,
+        200,
+        await createAgent(context, account, body, runExtrasOfRequest(body, request, fail)),
+      );
+    }
     if (method === "GET")
       return sendJson(response, 200, await listAgents(context, account, url.searchParams));
     throw methodNotAllowed(method, url.pathname);
@@ -115,10 +127,12 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
   if (!sub && method === "GET") return sendJson(response, 200, agentJson(agent));
   if (sub !== "runs") throw notFound(url.pathname);
   if (!runId) {
-    if (method === "POST")
+    if (method === "POST") {
+      const body = await readJson(request);
       return sendJson(response, 200, {
-        run: runJson(await followUp(context, agent, await readJson(request))),
+        run: runJson(await followUp(context, agent, body, runExtrasOfRequest(body, request, fail))),
       });
+    }
     if (method === "GET")
       return sendJson(response, 200, { items: (await runsOf(context, agent)).map(runJson) });
     throw methodNotAllowed(method, url.pathname);
@@ -131,6 +145,8 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
       throw new ApiError(400, "invalid_request", "Last-Event-ID must be an event id.");
     return streamRunEvents(context.pool, run.id, after, request, response);
   }
+  if (action === "report" && method === "GET")
+    return sendRunReport(context.pool, run, ACTIVE_RUN_STATUSES.includes(run.status), response, fail);
   if (action === "cancel" && method === "POST")
     return sendJson(response, 200, runJson(await cancelRun(context, run)));
   throw notFound(url.pathname);
@@ -197,7 +213,12 @@ function workspaceOf(context: Context, body: Record<string, unknown>, agentId: s
   return path;
 }
 
-async function createAgent(context: Context, account: ApiKey, body: Record<string, unknown>) {
+async function createAgent(
+  context: Context,
+  account: ApiKey,
+  body: Record<string, unknown>,
+  extras: RunExtras,
+) {
   const text = promptText(body);
   const model = body.model as { id?: unknown } | undefined;
   if (model !== undefined && typeof model?.id !== "string")
@@ -210,11 +231,16 @@ async function createAgent(context: Context, account: ApiKey, body: Record<strin
     [id, account.hash, name, cwd, (model?.id as string | undefined) ?? null, randomUuid()],
   );
   const agent = result.rows[0] as AgentRow;
-  const run = await enqueueRun(context, agent, text);
+  const run = await enqueueRun(context, agent, text, extras);
   return { agent: agentJson({ ...agent, latest_run_id: run.id }), run: runJson(run) };
 }
 
-async function enqueueRun(context: Context, agent: AgentRow, text: string): Promise<RunRow> {
+async function enqueueRun(
+  context: Context,
+  agent: AgentRow,
+  text: string,
+  extras: RunExtras,
+): Promise<RunRow> {
   const runId = `run-${randomUuid()}`;
   const connection = await context.pool.connect();
   let run: RunRow;
@@ -239,6 +265,7 @@ async function enqueueRun(context: Context, agent: AgentRow, text: string): Prom
       [runId, agent.id, text, RUN_STATUS.queued],
     );
     run = inserted.rows[0] as RunRow;
+    await saveRunExtras(connection, runId, extras);
     await connection.query("UPDATE cairn.agents SET latest_run_id = $2 WHERE id = $1", [agent.id, runId]);
     await connection.query("COMMIT");
   } catch (error) {
@@ -259,8 +286,13 @@ async function enqueueRun(context: Context, agent: AgentRow, text: string): Prom
   return run;
 }
 
-async function followUp(context: Context, agent: AgentRow, body: Record<string, unknown>): Promise<RunRow> {
-  return enqueueRun(context, agent, promptText(body));
+async function followUp(
+  context: Context,
+  agent: AgentRow,
+  body: Record<string, unknown>,
+  extras: RunExtras,
+): Promise<RunRow> {
+  return enqueueRun(context, agent, promptText(body), extras);
 }
 
 async function listAgents(context: Context, account: ApiKey, params: URLSearchParams) {
