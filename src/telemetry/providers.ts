@@ -1,4 +1,4 @@
-import { setGlobalErrorHandler } from "@opentelemetry/core";
+import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
 import { OTLPMetricExporter as JsonMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
 import { OTLPMetricExporter as ProtoMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
 import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
@@ -26,9 +26,8 @@ export type Providers = {
 };
 
 const made = new Map<string, Providers>();
-/** Export failures the SDK reported through its global error handler since the last flush. */
+/** Export failures since the last flush (what the exporters answered). */
 let failures: string[] = [];
-let handlerSet = false;
 
 export function providersFor(settings: TelemetrySettings): Providers {
   const key = JSON.stringify([
@@ -42,14 +41,6 @@ export function providersFor(settings: TelemetrySettings): Providers {
   ]);
   const existing = made.get(key);
   if (existing) return existing;
-  if (!handlerSet) {
-    handlerSet = true;
-    // The SDK reports a failed export here (by default to its silent diagnostics logger): kept for
-    // the one line a run prints at its end.
-    setGlobalErrorHandler((error) => {
-      failures.push(error instanceof Error ? error.message : String(error));
-    });
-  }
   const resource = resourceFromAttributes({
     "service.name": settings.serviceName,
     ...settings.resourceAttributes,
@@ -59,8 +50,8 @@ export function providersFor(settings: TelemetrySettings): Providers {
   let tracerProvider: TracerProvider | undefined;
   if (settings.tracesUrl) {
     const exporter = json
-      ? new JsonTraceExporter({ ...common, url: settings.tracesUrl })
-      : new ProtoTraceExporter({ ...common, url: settings.tracesUrl });
+      ? watched(new JsonTraceExporter({ ...common, url: settings.tracesUrl }))
+      : watched(new ProtoTraceExporter({ ...common, url: settings.tracesUrl }));
     tracerProvider = new TracerProvider({
       resource,
       spanProcessors: [new BatchSpanProcessor({ exporter, exportTimeoutMillis: EXPORT_TIMEOUT_MS })],
@@ -69,8 +60,8 @@ export function providersFor(settings: TelemetrySettings): Providers {
   let meterProvider: MeterProvider | undefined;
   if (settings.metricsUrl) {
     const exporter = json
-      ? new JsonMetricExporter({ ...common, url: settings.metricsUrl })
-      : new ProtoMetricExporter({ ...common, url: settings.metricsUrl });
+      ? watched(new JsonMetricExporter({ ...common, url: settings.metricsUrl }))
+      : watched(new ProtoMetricExporter({ ...common, url: settings.metricsUrl }));
     meterProvider = new MeterProvider({
       resource,
       readers: [
@@ -107,6 +98,23 @@ export function providersFor(settings: TelemetrySettings): Providers {
   };
   made.set(key, providers);
   return providers;
+}
+
+/**
+ * The exporter, its failures kept for the one line a run prints at its end. Not the SDK's global
+ * error handler: that is the embedding program's, when it uses OpenTelemetry itself.
+ */
+function watched<T extends { export(items: never, done: (result: ExportResult) => void): void }>(
+  exporter: T,
+): T {
+  const original = exporter.export.bind(exporter);
+  exporter.export = (items: never, done: (result: ExportResult) => void) =>
+    original(items, (result) => {
+      if (result.code !== ExportResultCode.SUCCESS)
+        failures.push(result.error?.message ?? "the collector refused it");
+      done(result);
+    });
+  return exporter;
 }
 
 function messageOf(error: unknown): string {

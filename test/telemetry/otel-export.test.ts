@@ -1,7 +1,10 @@
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
 import { runCli } from "../conformance/pm/helpers.js";
+import { tempDir } from "../helpers/temp.js";
 import { metricSum, type ReceivedSpan, startReceiver } from "./otlp-receiver.js";
 
 /**
@@ -155,6 +158,27 @@ describe("OpenTelemetry export", () => {
     expect(
       metricSum(receiver, "cairn.tool.decisions", { decision: "reject", "gen_ai.tool.name": "Bash" }),
     ).toBe(1);
+  });
+
+  test("the config's telemetry key turns the export on without any OTEL_ variable; grpc is said once and http/protobuf is sent instead", async () => {
+    const receiver = await startReceiver();
+    const home = tempDir("cairn-otel-home-");
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        telemetry: { endpoint: receiver.url, protocol: "grpc", headers: { "x-team": "tools" } },
+      }),
+    );
+    const run = await runCli({ steps: steps(), files: { "a.txt": "x\n" }, env: { CAIRN_HOME: home } });
+    expect(run.code).toBe(0);
+    expect(run.stderr.split("\n").filter(Boolean)).toEqual([
+      expect.stringMatching(
+        /^cairn: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported .*exporting http\/protobuf/,
+      ),
+    ]);
+    expect(receiver.contentTypes.every((type) => type === "application/x-protobuf")).toBe(true);
+    expect(receiver.headers.every((headers) => headers["x-team"] === "tools")).toBe(true);
+    expect(receiver.spans.some((span) => span.name === "invoke_agent cairn")).toBe(true);
   });
 
   test("OTEL_SDK_DISABLED=true exports nothing, whatever the endpoint", async () => {

@@ -73,4 +73,50 @@ describe("OpenTelemetry export from the SDK", () => {
     });
     expect(retried?.parentSpanId).toBe(subTurn!.spanId);
   });
+
+  test("the decision's source: a person asked (canUseTool) is user, a PreToolUse hook's deny is hook", async () => {
+    const receiver = await startReceiver();
+    const server = await startServer([
+      reply().tool("Write", { file_path: "out.txt", content: "x" }).tool("Bash", { command: "touch marker" }),
+      reply().text("Done."),
+    ]);
+    const query = await sdkQuery();
+    for await (const _ of query({
+      prompt: "Write and touch",
+      options: {
+        cwd: workspace(),
+        env: {
+          ...envFor(server),
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+          OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        },
+        canUseTool: async (_name, input) => ({ behavior: "allow", updatedInput: input }),
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: "Bash",
+              hooks: [
+                async () => ({
+                  hookSpecificOutput: {
+                    hookEventName: "PreToolUse" as const,
+                    permissionDecision: "deny" as const,
+                    permissionDecisionReason: "no shell here",
+                  },
+                }),
+              ],
+            },
+          ],
+        },
+      },
+    })) {
+    }
+    expect(byName(receiver.spans, "execute_tool Write").attributes).toMatchObject({
+      "cairn.tool.decision": "accept",
+      "cairn.tool.decision.source": "user",
+    });
+    expect(byName(receiver.spans, "execute_tool Bash").attributes).toMatchObject({
+      "cairn.tool.decision": "reject",
+      "cairn.tool.decision.source": "hook",
+    });
+  });
 });

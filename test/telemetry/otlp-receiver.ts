@@ -29,6 +29,8 @@ export type Receiver = {
   metrics: Map<string, ReceivedPoint[]>;
   /** Raw bodies, as text (protobuf is binary: strings in it still show). */
   bodies: string[];
+  /** Each request's headers. */
+  headers: Record<string, unknown>[];
 };
 
 const receivers: Server[] = [];
@@ -43,6 +45,7 @@ export async function startReceiver(): Promise<Receiver> {
     resources: [],
     metrics: new Map(),
     bodies: [],
+    headers: [],
   };
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -51,6 +54,7 @@ export async function startReceiver(): Promise<Receiver> {
       const body = Buffer.concat(chunks);
       const type = String(request.headers["content-type"] ?? "");
       received.contentTypes.push(type);
+      received.headers.push({ ...request.headers });
       received.bodies.push(body.toString("latin1"));
       const json = type.includes("json");
       if (request.url === "/v1/traces") {
