@@ -31,7 +31,7 @@ export async function startTelemetry(
       new URL("../telemetry/start.js", import.meta.url),
       import.meta.url,
     );
-    return startSessionTelemetry(settings, warn);
+    return await startSessionTelemetry(settings, warn);
   } catch (error) {
     warn(`telemetry is off: ${(error as Error).message}`);
     return undefined;

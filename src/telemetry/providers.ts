@@ -1,8 +1,4 @@
 import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
-import { OTLPMetricExporter as JsonMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
-import { OTLPMetricExporter as ProtoMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
-import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { OTLPTraceExporter as ProtoTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
@@ -25,11 +21,11 @@ export type Providers = {
   flush(): Promise<string | undefined>;
 };
 
-const made = new Map<string, Providers>();
+const made = new Map<string, Promise<Providers>>();
 /** Export failures since the last flush (what the exporters answered). */
 let failures: string[] = [];
 
-export function providersFor(settings: TelemetrySettings): Providers {
+export function providersFor(settings: TelemetrySettings): Promise<Providers> {
   const key = JSON.stringify([
     settings.tracesUrl,
     settings.metricsUrl,
@@ -41,6 +37,13 @@ export function providersFor(settings: TelemetrySettings): Providers {
   ]);
   const existing = made.get(key);
   if (existing) return existing;
+  const providers = makeProviders(settings);
+  made.set(key, providers);
+  return providers;
+}
+
+/** Only the signals and the protocol in use are loaded (each exporter package costs start-up time). */
+async function makeProviders(settings: TelemetrySettings): Promise<Providers> {
   const resource = resourceFromAttributes({
     "service.name": settings.serviceName,
     ...settings.resourceAttributes,
@@ -49,9 +52,10 @@ export function providersFor(settings: TelemetrySettings): Providers {
   const common = { headers: settings.headers, timeoutMillis: EXPORT_TIMEOUT_MS, keepAlive: false };
   let tracerProvider: TracerProvider | undefined;
   if (settings.tracesUrl) {
-    const exporter = json
-      ? watched(new JsonTraceExporter({ ...common, url: settings.tracesUrl }))
-      : watched(new ProtoTraceExporter({ ...common, url: settings.tracesUrl }));
+    const { OTLPTraceExporter } = json
+      ? await import("@opentelemetry/exporter-trace-otlp-http")
+      : await import("@opentelemetry/exporter-trace-otlp-proto");
+    const exporter = watched(new OTLPTraceExporter({ ...common, url: settings.tracesUrl }));
     tracerProvider = new TracerProvider({
       resource,
       spanProcessors: [new BatchSpanProcessor({ exporter, exportTimeoutMillis: EXPORT_TIMEOUT_MS })],
@@ -59,9 +63,10 @@ export function providersFor(settings: TelemetrySettings): Providers {
   }
   let meterProvider: MeterProvider | undefined;
   if (settings.metricsUrl) {
-    const exporter = json
-      ? watched(new JsonMetricExporter({ ...common, url: settings.metricsUrl }))
-      : watched(new ProtoMetricExporter({ ...common, url: settings.metricsUrl }));
+    const { OTLPMetricExporter } = json
+      ? await import("@opentelemetry/exporter-metrics-otlp-http")
+      : await import("@opentelemetry/exporter-metrics-otlp-proto");
+    const exporter = watched(new OTLPMetricExporter({ ...common, url: settings.metricsUrl }));
     meterProvider = new MeterProvider({
       resource,
       readers: [
@@ -73,7 +78,7 @@ export function providersFor(settings: TelemetrySettings): Providers {
       ],
     });
   }
-  const providers: Providers = {
+  return {
     ...(tracerProvider ? { tracer: tracerProvider.getTracer("cairn") } : {}),
     ...(meterProvider ? { meter: meterProvider.getMeter("cairn") } : {}),
     async flush() {
@@ -96,8 +101,6 @@ export function providersFor(settings: TelemetrySettings): Providers {
       return first;
     },
   };
-  made.set(key, providers);
-  return providers;
 }
 
 /**

@@ -16,11 +16,11 @@ export type SessionTelemetry = {
  * packages load only when a session exports (src/session/telemetry.ts decides), apart from the CLI's
  * bundle, so a run without telemetry pays nothing for them.
  */
-export function startSessionTelemetry(
+export async function startSessionTelemetry(
   settings: TelemetrySettings,
   warn: (line: string) => void,
-): SessionTelemetry {
-  const providers = providersFor(settings);
+): Promise<SessionTelemetry> {
+  const providers = await providersFor(settings);
   const instruments = providers.meter ? instrumentsOf(providers.meter) : undefined;
   const parent = callerContext(settings, warn);
   let run: RunSpans | undefined;
