@@ -29,7 +29,8 @@ export function providersFor(settings: TelemetrySettings): Promise<Providers> {
   const key = JSON.stringify([
     settings.tracesUrl,
     settings.metricsUrl,
-    settings.protocol,
+    settings.tracesProtocol,
+    settings.metricsProtocol,
     settings.headers,
     settings.serviceName,
     settings.resourceAttributes,
@@ -48,13 +49,13 @@ async function makeProviders(settings: TelemetrySettings): Promise<Providers> {
     "service.name": settings.serviceName,
     ...settings.resourceAttributes,
   });
-  const json = settings.protocol === "http/json";
   const common = { headers: settings.headers, timeoutMillis: EXPORT_TIMEOUT_MS, keepAlive: false };
   let tracerProvider: TracerProvider | undefined;
   if (settings.tracesUrl) {
-    const { OTLPTraceExporter } = json
-      ? await import("@opentelemetry/exporter-trace-otlp-http")
-      : await import("@opentelemetry/exporter-trace-otlp-proto");
+    const { OTLPTraceExporter } =
+      settings.tracesProtocol === "http/json"
+        ? await import("@opentelemetry/exporter-trace-otlp-http")
+        : await import("@opentelemetry/exporter-trace-otlp-proto");
     const exporter = watched(new OTLPTraceExporter({ ...common, url: settings.tracesUrl }));
     tracerProvider = new TracerProvider({
       resource,
@@ -63,9 +64,10 @@ async function makeProviders(settings: TelemetrySettings): Promise<Providers> {
   }
   let meterProvider: MeterProvider | undefined;
   if (settings.metricsUrl) {
-    const { OTLPMetricExporter } = json
-      ? await import("@opentelemetry/exporter-metrics-otlp-http")
-      : await import("@opentelemetry/exporter-metrics-otlp-proto");
+    const { OTLPMetricExporter } =
+      settings.metricsProtocol === "http/json"
+        ? await import("@opentelemetry/exporter-metrics-otlp-http")
+        : await import("@opentelemetry/exporter-metrics-otlp-proto");
     const exporter = watched(new OTLPMetricExporter({ ...common, url: settings.metricsUrl }));
     meterProvider = new MeterProvider({
       resource,

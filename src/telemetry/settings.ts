@@ -9,7 +9,9 @@ export type TelemetrySettings = {
   /** Full URLs of the OTLP/HTTP endpoints; a signal without one is not exported. */
   tracesUrl?: string;
   metricsUrl?: string;
-  protocol: "http/protobuf" | "http/json";
+  /** Per signal: `OTEL_EXPORTER_OTLP_{TRACES,METRICS}_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`. */
+  tracesProtocol: Protocol;
+  metricsProtocol: Protocol;
   headers: Record<string, string>;
   serviceName: string;
   /** `OTEL_RESOURCE_ATTRIBUTES`, parsed. */
@@ -28,6 +30,7 @@ export type TelemetrySettings = {
 };
 
 type TelemetryConfig = NonNullable<LoadedConfig["telemetry"]>;
+type Protocol = "http/protobuf" | "http/json";
 
 const DEFAULT_METRIC_INTERVAL_MS = 60_000;
 
@@ -55,24 +58,29 @@ export function telemetrySettings(
       );
     return warnings.length > 0 ? disabledWithWarnings(warnings) : undefined;
   }
-  const protocolName = value(env.OTEL_EXPORTER_OTLP_PROTOCOL) ?? config?.protocol ?? "http/protobuf";
-  let protocol: TelemetrySettings["protocol"] = "http/protobuf";
-  if (protocolName === "http/json") protocol = "http/json";
-  else if (protocolName === "grpc")
+  const general = value(env.OTEL_EXPORTER_OTLP_PROTOCOL) ?? config?.protocol ?? "http/protobuf";
+  const protocolOf = (signal: "TRACES" | "METRICS"): Protocol => {
+    const own = value(env[`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`]);
+    const name = own ? `OTEL_EXPORTER_OTLP_${signal}_PROTOCOL` : "OTEL_EXPORTER_OTLP_PROTOCOL";
+    const given = own ?? general;
+    if (given === "http/json" || given === "http/protobuf") return given;
     warnings.push(
-      "OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported (cairn exports OTLP over HTTP only, to keep gRPC's libraries out of the package); exporting http/protobuf to the same endpoint",
+      given === "grpc"
+        ? `${name}=grpc is not supported (cairn exports OTLP over HTTP only, to keep gRPC's libraries out of the package); exporting http/protobuf to the same endpoint`
+        : `${name}=${given} is not an OTLP protocol; exporting http/protobuf`,
     );
-  else if (protocolName !== "http/protobuf")
-    warnings.push(
-      `OTEL_EXPORTER_OTLP_PROTOCOL=${protocolName} is not an OTLP protocol; exporting http/protobuf`,
-    );
+    return "http/protobuf";
+  };
+  const tracesProtocol = protocolOf("TRACES");
+  const metricsProtocol = protocolOf("METRICS");
   const interval = Number(value(env.OTEL_METRIC_EXPORT_INTERVAL) ?? DEFAULT_METRIC_INTERVAL_MS);
   const traceparent = value(env.TRACEPARENT);
   const tracestate = value(env.TRACESTATE);
   return {
     ...(tracesUrl ? { tracesUrl } : {}),
     ...(metricsUrl ? { metricsUrl } : {}),
-    protocol,
+    tracesProtocol,
+    metricsProtocol,
     headers: { ...(config?.headers ?? {}), ...pairs(env.OTEL_EXPORTER_OTLP_HEADERS) },
     serviceName: value(env.OTEL_SERVICE_NAME) ?? "cairn",
     resourceAttributes: pairs(env.OTEL_RESOURCE_ATTRIBUTES),
@@ -88,7 +96,8 @@ export function telemetrySettings(
 /** Settings that export nothing but still have something to say. */
 function disabledWithWarnings(warnings: string[]): TelemetrySettings {
   return {
-    protocol: "http/protobuf",
+    tracesProtocol: "http/protobuf",
+    metricsProtocol: "http/protobuf",
     headers: {},
     serviceName: "cairn",
     resourceAttributes: {},

@@ -181,6 +181,24 @@ describe("OpenTelemetry export", () => {
     expect(receiver.spans.some((span) => span.name === "invoke_agent cairn")).toBe(true);
   });
 
+  test("a per-signal endpoint and protocol: only traces, as http/json, to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT's URL", async () => {
+    const receiver = await startReceiver();
+    const run = await runCli({
+      steps: steps(),
+      files: { "a.txt": "x\n" },
+      env: {
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`,
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json",
+      },
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe("");
+    expect(receiver.contentTypes.length).toBeGreaterThan(0);
+    expect(receiver.contentTypes.every((type) => type === "application/json")).toBe(true);
+    expect(receiver.spans.some((span) => span.name === "invoke_agent cairn")).toBe(true);
+    expect(receiver.metrics.size).toBe(0);
+  });
+
   test("OTEL_SDK_DISABLED=true exports nothing, whatever the endpoint", async () => {
     const { receiver, run } = await tracedRun({ OTEL_SDK_DISABLED: "true" });
     expect(run.code).toBe(0);
