@@ -199,6 +199,27 @@ describe("OpenTelemetry export", () => {
     expect(receiver.metrics.size).toBe(0);
   });
 
+  test("telemetry.enabled: false in the config wins over the environment's endpoint; enabled: true without an endpoint is said once", async () => {
+    const receiver = await startReceiver();
+    const off = tempDir("cairn-otel-home-");
+    writeFileSync(join(off, "config.json"), JSON.stringify({ telemetry: { enabled: false } }));
+    const run = await runCli({
+      steps: steps(),
+      files: { "a.txt": "x\n" },
+      env: { CAIRN_HOME: off, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe("");
+    expect(receiver.bodies).toEqual([]);
+    const on = tempDir("cairn-otel-home-");
+    writeFileSync(join(on, "config.json"), JSON.stringify({ telemetry: { enabled: true } }));
+    const nowhere = await runCli({ steps: steps(), files: { "a.txt": "x\n" }, env: { CAIRN_HOME: on } });
+    expect(nowhere.code).toBe(0);
+    expect(nowhere.stderr).toBe(
+      "cairn: telemetry.enabled is set but no endpoint is (telemetry.endpoint or OTEL_EXPORTER_OTLP_ENDPOINT)\n",
+    );
+  });
+
   test("OTEL_SDK_DISABLED=true exports nothing, whatever the endpoint", async () => {
     const { receiver, run } = await tracedRun({ OTEL_SDK_DISABLED: "true" });
     expect(run.code).toBe(0);
