@@ -224,7 +224,7 @@ export class RunSpans {
     responseModel: string,
     usage: Usage,
     stopReason: string | null,
-    event: { durationMs: number; costUsd: number | null; requestId?: string },
+    event: { durationMs: number; costUsd: number | null; requestId?: string; message: { id: string } },
   ): void {
     const attributes = {
       ...this.modelAttributes(),
@@ -243,7 +243,8 @@ export class RunSpans {
           ? { "gen_ai.usage.cache_creation.input_tokens": usage.cache_creation_input_tokens }
           : {}),
         "gen_ai.response.finish_reasons": stopReason ? [stopReason] : [],
-        ...(event.requestId ? { "gen_ai.response.id": event.requestId } : {}),
+        ...(event.message.id ? { "gen_ai.response.id": event.message.id } : {}),
+        ...(event.requestId ? { "cairn.request_id": event.requestId } : {}),
         ...(event.costUsd !== null ? { "cairn.cost.usd": event.costUsd } : {}),
       });
       this.chat.end(this.chatStartedAt + event.durationMs);

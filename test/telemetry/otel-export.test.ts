@@ -70,6 +70,7 @@ describe("OpenTelemetry export", () => {
       "gen_ai.response.finish_reasons": ["tool_use"],
     });
     expect(first.attributes["gen_ai.response.model"]).toEqual(expect.any(String));
+    expect(first.attributes["gen_ai.response.id"]).toMatch(/^msg_/);
     expect(second.attributes).toMatchObject({
       "gen_ai.usage.input_tokens": 200,
       "gen_ai.usage.output_tokens": 12,
