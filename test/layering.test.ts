@@ -12,6 +12,7 @@ import { type SourceImport, SRC, sourceImports } from "./helpers/source-imports.
  *   permission gate and hooks injected, so it reaches for no provider, config file or front door.
  * - `run/`: the run assembly, which puts the parts together.
  * - `session/`: the session controller every door drives.
+ * - `flags/`: the one table of the reference CLIs' flags that every door parses its argv with.
  * - The doors: `cli/`, `sdk/`, `acp/`, `claude-protocol/`, `interactive/`. No door imports another, except where
  *   one is built on another (DOOR_EXCEPTIONS, file by file, with the reason).
  * - `entry/`: the executable, which picks the door; `index.ts`: the package's root export.
@@ -34,7 +35,7 @@ const PARTS = [
   "hooks",
   "telemetry",
 ];
-const BELOW_DOORS = [...UTIL, ...PARTS, "run", "session", "report"];
+const BELOW_DOORS = [...UTIL, ...PARTS, "run", "session", "report", "flags"];
 const DOORS = ["cli", "sdk", "acp", "claude-protocol", "interactive"];
 
 /** What each top-level folder or file of src/ may import besides itself. */
@@ -59,6 +60,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // A session's HTML report (docs/report.md): reads transcripts, prices calls; loaded only by
   // `cairn report`, print mode's --report and the SDK's renderReport.
   report: ["util", "engine", "providers", "sessions"],
+  // The flag table (src/flags/): each flag's spellings, value, doors and the option it sets; it
+  // names the choices the parts define (permission modes, sandbox modes).
+  flags: ["util", "permissions", "sandbox"],
   cli: BELOW_DOORS,
   sdk: BELOW_DOORS,
   acp: BELOW_DOORS,
@@ -139,6 +143,17 @@ describe("layering", () => {
     expect([...new Set(across.map(({ from, to }) => `${from} → ${layerOf(to)}/`))].sort()).toEqual(
       named.sort(),
     );
+  });
+
+  test("each door reads its argv with the one flag table, and the entry picks the door", () => {
+    const readers = imports.filter((one) => layerOf(one.to) === "flags" && one.to === "flags/flag-table.ts");
+    const doorsReading = new Set(readers.map((one) => layerOf(one.from)));
+    for (const door of ["cli", "claude-protocol", "acp"]) expect(doorsReading).toContain(door);
+    // The entry loads the door it picks; no door is loaded by another to parse its flags.
+    const entryLoads = new Set(
+      imports.filter((one) => layerOf(one.from) === "entry").map((one) => layerOf(one.to)),
+    );
+    for (const door of ["cli", "claude-protocol", "acp"]) expect(entryLoads).toContain(door);
   });
 
   test("src/testing/ is imported by no production module", () => {

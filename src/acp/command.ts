@@ -1,5 +1,7 @@
 import { Readable, Writable } from "node:stream";
 import { agent as acpAgent, methods, ndJsonStream } from "@agentclientprotocol/sdk";
+import { findFlag } from "../flags/flag-table.js";
+import { numberValue, readFlags } from "../flags/flag-values.js";
 import { EXIT, UsageError } from "../util/exit-codes.js";
 import type { Interrupts } from "../util/signals.js";
 import { CairnAgent } from "./agent.js";
@@ -46,25 +48,19 @@ export async function runAcp(
   return interrupts.exitCode ?? EXIT.success;
 }
 
+/** `cairn acp`'s flags: those of the one flag table (src/flags/flag-table.ts) with the door `acp`. */
 function parseAcpArgs(args: string[]): { model?: string; maxTurns?: number } {
   const settings: { model?: string; maxTurns?: number } = {};
-  for (let i = 0; i < args.length; i++) {
-    const [flag, inline] = args[i]!.startsWith("--") ? splitInline(args[i]!) : [args[i]!, undefined];
-    const value = inline ?? args[i + 1];
-    if ((flag !== "--model" && flag !== "--max-turns") || value === undefined) throw new UsageError(USAGE);
-    if (inline === undefined) i++;
-    if (flag === "--model") settings.model = value;
+  for (const read of readFlags(args, (spelling) => findFlag("acp", spelling))) {
+    if (read.type !== "flag" || read.value === undefined || read.value === "") throw new UsageError(USAGE);
+    if (read.spec.doors.acp === "model") settings.model = read.value;
     else {
-      const turns = Number(value);
-      if (!Number.isInteger(turns) || turns < 1)
+      try {
+        settings.maxTurns = numberValue(read.spec, read.value);
+      } catch {
         throw new UsageError(`--max-turns must be a positive integer. ${USAGE}`);
-      settings.maxTurns = turns;
+      }
     }
   }
   return settings;
-}
-
-function splitInline(arg: string): [string, string | undefined] {
-  const equals = arg.indexOf("=");
-  return equals === -1 ? [arg, undefined] : [arg.slice(0, equals), arg.slice(equals + 1)];
 }

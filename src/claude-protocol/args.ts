@@ -1,3 +1,5 @@
+import { type FlagSpec, findFlag } from "../flags/flag-table.js";
+import { listValue, readFlags } from "../flags/flag-values.js";
 import type { Options } from "../sdk/options.js";
 import { readCappedText } from "../util/read-capped.js";
 
@@ -17,224 +19,163 @@ export type ProtocolArgs = {
   warnings: string[];
 };
 
-/** Flags that take a value. */
-const VALUE_FLAGS = new Set([
-  "output-format",
-  "input-format",
-  "model",
-  "max-turns",
-  "allowedTools",
-  "allowed-tools",
-  "disallowedTools",
-  "disallowed-tools",
-  "tools",
-  "permission-mode",
-  "permission-prompt-tool",
-  "resume",
-  "session-id",
-  "setting-sources",
-  "mcp-config",
-  "add-dir",
-  "json-schema",
-  "max-budget-usd",
-  "fallback-model",
-  "effort",
-  "thinking",
-  "max-thinking-tokens",
-  "system-prompt",
-  "append-system-prompt",
-  "settings",
-  "agent",
-  "betas",
-  "debug-file",
-  "permission-prompts",
-  "task-budget",
-  "thinking-display",
-  "channels",
-  "project-config-root",
-  "plugin-dir",
-  "plugin-dir-no-mcp",
-  "resume-session-at",
-  "resume-drops-turn",
-  "initialize-fields",
-  "managed-settings",
-]);
-
-/** Flags accepted for compatibility that have nothing to do in cairn (no reason to warn). */
-const NO_OP_FLAGS = new Set([
-  "verbose",
-  "output-format",
-  "input-format",
-  "allow-dangerously-skip-permissions",
-  "print",
-]);
-
+/**
+ * Parses the SDKs' argv with the one flag table (src/flags/flag-table.ts, door `protocol`): which
+ * flags take a value, which option each sets, and the line a flag accepted but not applied reports.
+ * Values are handed on as they come: the SDK's options schema (`query()`) checks them.
+ */
 export function parseProtocolArgs(argv: readonly string[]): ProtocolArgs {
   const options: Options = {};
   const warnings: string[] = [];
   const result: ProtocolArgs = { options, permissionPromptStdio: false, replayUserMessages: false, warnings };
-  const list = (value: string) =>
-    value
-      .split(",")
-      .map((item) => item.trim())
-      .filter(Boolean);
-  const ignored = (flag: string, why: string) => warnings.push(`--${flag} is accepted but ${why}`);
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (!arg.startsWith("--")) {
-      warnings.push(`unexpected argument ${JSON.stringify(arg)} ignored (the prompt comes on stdin)`);
+  const find = (spelling: string) => (spelling.startsWith("--") ? findFlag("protocol", spelling) : undefined);
+  for (const read of readFlags(argv, find)) {
+    if (read.type === "argument") {
+      warnings.push(`unexpected argument ${JSON.stringify(read.text)} ignored (the prompt comes on stdin)`);
       continue;
     }
-    const eq = arg.indexOf("=");
-    const flag = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-    let value: string | undefined = eq === -1 ? undefined : arg.slice(eq + 1);
-    if (value === undefined && VALUE_FLAGS.has(flag)) value = argv[++i] ?? "";
-    if (
-      value === undefined &&
-      !VALUE_FLAGS.has(flag) &&
-      argv[i + 1] !== undefined &&
-      !argv[i + 1]!.startsWith("--") &&
-      !KNOWN_BOOLEANS.has(flag)
-    )
-      value = argv[++i]; // an unknown flag's value (`extraArgs` as `--k v`)
-    if (NO_OP_FLAGS.has(flag)) continue;
-    switch (flag) {
-      case "model":
-        options.model = value!;
-        break;
-      case "max-turns":
-        options.maxTurns = Number(value);
-        break;
-      case "allowedTools":
-      case "allowed-tools":
-        options.allowedTools = [...(options.allowedTools ?? []), ...list(value!)];
-        break;
-      case "disallowedTools":
-      case "disallowed-tools":
-        options.disallowedTools = [...(options.disallowedTools ?? []), ...list(value!)];
-        break;
-      case "tools":
-        if (value !== "default") options.tools = list(value!);
-        break;
-      case "permission-mode":
-        options.permissionMode = value as Options["permissionMode"] & string;
-        break;
-      case "permission-prompt-tool":
-        if (value === "stdio") result.permissionPromptStdio = true;
-        else
-          ignored(
-            flag,
-            `only "stdio" is supported (got ${JSON.stringify(value)}); calls that would ask are denied`,
-          );
-        break;
-      case "include-partial-messages":
-        options.includePartialMessages = true;
-        break;
-      case "include-hook-events":
-        options.includeHookEvents = true;
-        break;
-      case "forward-subagent-text":
-        options.forwardSubagentText = true;
-        break;
-      case "replay-user-messages":
-        result.replayUserMessages = true;
-        break;
-      case "settings":
-        // The SDK passes its `sandbox` option here too (merged into `{"sandbox": …}`).
-        options.settings = value!;
-        break;
-      case "resume-session-at":
-        options.resumeSessionAt = value!;
-        break;
-      case "resume":
-        options.resume = value!;
-        break;
-      case "continue":
-        options.continue = true;
-        break;
-      case "fork-session":
-        options.forkSession = true;
-        break;
-      case "session-id":
-        options.sessionId = value!;
-        break;
-      case "no-session-persistence":
-        options.persistSession = false;
-        break;
-      case "plugin-dir":
-      case "plugin-dir-no-mcp":
-        options.plugins = [
-          ...(options.plugins ?? []),
-          {
-            type: "local",
-            path: value!,
-            ...(flag === "plugin-dir-no-mcp" ? { skipMcpDiscovery: true } : {}),
-          },
-        ];
-        break;
-      case "setting-sources":
-        options.settingSources = list(value!) as Options["settingSources"] & string[];
-        break;
-      case "mcp-config":
-        options.mcpServers = { ...options.mcpServers, ...mcpServersOf(value!) };
-        break;
-      case "strict-mcp-config":
-        options.strictMcpConfig = true;
-        break;
-      case "add-dir":
-        options.additionalDirectories = [...(options.additionalDirectories ?? []), value!];
-        break;
-      case "json-schema":
-        options.outputFormat = { type: "json_schema", schema: JSON.parse(value!) as Record<string, unknown> };
-        break;
-      case "system-prompt":
-        options.systemPrompt = value!;
-        break;
-      case "append-system-prompt":
-        options.systemPrompt = { type: "preset", preset: "claude_code", append: value! };
-        break;
-      case "max-budget-usd":
-        options.maxBudgetUsd = Number(value);
-        break;
-      case "fallback-model":
-        options.fallbackModel = value!;
-        break;
-      case "effort":
-        options.effort = value as Options["effort"];
-        break;
-      case "max-thinking-tokens":
-        options.maxThinkingTokens = Number(value);
-        break;
-      case "thinking":
-        options.thinking = { type: value } as Options["thinking"] & object;
-        break;
-      default:
-        warnings.push(
-          `--${flag}${value !== undefined ? ` ${value}` : ""} is not supported by cairn and was ignored`,
-        );
+    if (read.type === "unknown") {
+      warnings.push(
+        `${read.flag}${read.value !== undefined ? ` ${read.value}` : ""} is not supported by cairn and was ignored`,
+      );
+      continue;
     }
+    const { spec, value } = read;
+    const unapplied = spec.unapplied?.protocol;
+    if (unapplied) warnings.push(`${spec.flag} is accepted but ${unapplied}`);
+    else apply(spec, value ?? "", result);
   }
   return result;
 }
 
-/** Boolean flags: never followed by a value. */
-const KNOWN_BOOLEANS = new Set([
-  "verbose",
-  "include-partial-messages",
-  "include-hook-events",
-  "forward-subagent-text",
-  "replay-user-messages",
-  "continue",
-  "fork-session",
-  "no-session-persistence",
-  "strict-mcp-config",
-  "allow-dangerously-skip-permissions",
-  "debug",
-  "session-mirror",
-  "await-initialize",
-  "managed-settings-in-initialize",
-  "print",
-]);
+/** Sets what one flag of the table means in the SDK's options (`spec.doors.protocol` names it). */
+function apply(spec: FlagSpec, value: string, result: ProtocolArgs): void {
+  const { options } = result;
+  switch (spec.doors.protocol) {
+    case "-":
+      return;
+    case "model":
+      options.model = value;
+      return;
+    case "maxTurns":
+      options.maxTurns = Number(value);
+      return;
+    case "allowedTools":
+      options.allowedTools = [...(options.allowedTools ?? []), ...listValue(value)];
+      return;
+    case "disallowedTools":
+      options.disallowedTools = [...(options.disallowedTools ?? []), ...listValue(value)];
+      return;
+    case "tools":
+      if (value !== "default") options.tools = listValue(value);
+      return;
+    case "permissionMode":
+      options.permissionMode = value as Options["permissionMode"] & string;
+      return;
+    case "permissionPromptStdio":
+      if (value === "stdio") result.permissionPromptStdio = true;
+      else
+        result.warnings.push(
+          `${spec.flag} is accepted but only "stdio" is supported (got ${JSON.stringify(value)}); calls that would ask are denied`,
+        );
+      return;
+    case "includePartialMessages":
+      options.includePartialMessages = true;
+      return;
+    case "includeHookEvents":
+      options.includeHookEvents = true;
+      return;
+    case "forwardSubagentText":
+      options.forwardSubagentText = true;
+      return;
+    case "replayUserMessages":
+      result.replayUserMessages = true;
+      return;
+    case "settings":
+      // The SDK passes its `sandbox` option here too (merged into `{"sandbox": …}`).
+      options.settings = value;
+      return;
+    case "resumeSessionAt":
+      options.resumeSessionAt = value;
+      return;
+    case "resume":
+      options.resume = value;
+      return;
+    case "continue":
+      options.continue = true;
+      return;
+    case "forkSession":
+      options.forkSession = true;
+      return;
+    case "sessionId":
+      options.sessionId = value;
+      return;
+    case "persistSession":
+      options.persistSession = false;
+      return;
+    case "plugins":
+      options.plugins = [
+        ...(options.plugins ?? []),
+        {
+          type: "local",
+          path: value,
+          ...(spec.flag === "--plugin-dir-no-mcp" ? { skipMcpDiscovery: true } : {}),
+        },
+      ];
+      return;
+    case "settingSources":
+      options.settingSources = listValue(value) as Options["settingSources"] & string[];
+      return;
+    case "mcpServers":
+      options.mcpServers = { ...options.mcpServers, ...mcpServersOf(value) };
+      return;
+    case "strictMcpConfig":
+      options.strictMcpConfig = true;
+      return;
+    case "additionalDirectories":
+      options.additionalDirectories = [...(options.additionalDirectories ?? []), value];
+      return;
+    case "outputFormat":
+      options.outputFormat = { type: "json_schema", schema: JSON.parse(value) as Record<string, unknown> };
+      return;
+    case "systemPrompt":
+      options.systemPrompt =
+        spec.flag === "--append-system-prompt"
+          ? { type: "preset", preset: "claude_code", append: value }
+          : value;
+      return;
+    case "maxBudgetUsd":
+      options.maxBudgetUsd = Number(value);
+      return;
+    case "fallbackModel":
+      options.fallbackModel = value;
+      return;
+    case "effort":
+      options.effort = value as Options["effort"];
+      return;
+    case "maxThinkingTokens":
+      options.maxThinkingTokens = Number(value);
+      return;
+    case "thinking":
+      options.thinking = { type: value } as Options["thinking"] & object;
+      return;
+    case "agent":
+      options.agent = value;
+      return;
+    case "betas":
+      options.betas = [...(options.betas ?? []), ...listValue(value)];
+      return;
+    case "debug":
+      options.debug = true;
+      return;
+    case "debugFile":
+      options.debugFile = value;
+      return;
+    default:
+      // A flag the table gives this door without saying what it sets here: said, not dropped.
+      result.warnings.push(`${spec.flag} is accepted but not applied by cairn`);
+  }
+}
 
 /** `--mcp-config`: inline JSON or a file, each `{"mcpServers": {…}}`. */
 function mcpServersOf(value: string): Record<string, never> {

@@ -1,16 +1,16 @@
-import { Command, CommanderError, Option } from "commander";
-import { parseSettingSources, type SettingSource } from "../config/setting-sources.js";
+import { Command, CommanderError } from "commander";
+import type { SettingSource } from "../config/setting-sources.js";
 import type { EffortLevel, ThinkingSetting } from "../engine/provider.js";
-import { PERMISSION_MODES, type PermissionMode } from "../permissions/types.js";
+import type { PermissionMode } from "../permissions/types.js";
 import { checkModelName } from "../providers/model-names.js";
 import { referenceModel } from "../providers/reference-models.js";
-import { domainPatternProblem } from "../sandbox/domain-policy.js";
-import { SANDBOX_MODES, type SandboxMode } from "../sandbox/policy.js";
+import type { SandboxMode } from "../sandbox/policy.js";
 import { UsageError } from "../util/exit-codes.js";
-import { OUTPUT_FORMATS, type OutputFormat } from "./formats/types.js";
+import { printModeOptions } from "./flag-options.js";
+import type { OutputFormat } from "./formats/types.js";
 import { HELP } from "./help.js";
 import { refuseReferenceOnlyFlags } from "./reference-flags.js";
-import { TOOL_PAYLOAD_SHAPES, type ToolPayloadShape } from "./tool-payload-shape.js";
+import type { ToolPayloadShape } from "./tool-payload-shape.js";
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -75,6 +75,11 @@ export type CliOptions = {
   report?: string;
   /** What the flags ask that does not apply, one line each, for stderr (absent: nothing). */
   notes?: string[];
+  /**
+   * No prompt argument, because a list flag (`--allowedTools <rules...>`) took every word after it,
+   * the last one too, as the reference CLI's parser does: why, for the "no prompt" error.
+   */
+  promptTakenBy?: string;
   /** Long sessions and spend (docs/context.md): --max-budget-usd, --fallback-model, --context-window, --thinking, --max-thinking-tokens, --effort. */
   longSession: LongSessionFlags;
 };
@@ -87,61 +92,16 @@ export type LongSessionFlags = {
   effort?: EffortLevel;
 };
 
-const EFFORT_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;
-
 /**
  * Parses argv (without node and script). Returns "handled" when --help or --version printed
  * something; throws UsageError with a one-line message for anything it cannot accept.
  */
 export function parseArgs(argv: string[], version: string): CliOptions | "handled" {
   refuseReferenceOnlyFlags(argv);
-  const program = new Command()
-    .name("cairn")
-    .argument("[prompt...]")
-    .option("-p, --print", "", false)
-    .addOption(new Option("--output-format <format>").choices(OUTPUT_FORMATS).default("text"))
-    // `stream-json` selects the agent SDK's protocol before this parser runs (src/entry/); `text`,
-    // the reference's default, is accepted as the same thing as saying nothing.
-    .addOption(new Option("--input-format <format>").choices(["text", "stream-json"]))
-    .option("--stream-partial-output", "", false)
-    .option("-m, --model <model>")
-    .option("--api-key <key>")
-    .option("--base-url <url>")
-    .option("-f, --force", "", false)
-    .option("--yolo", "", false)
-    .option("--workspace <dir>")
-    .option("--max-turns <n>", "", parsePositiveInt)
-    .option("-r, --resume [id]")
-    .option("-c, --continue", "", false)
-    .option("--fork-session", "", false)
-    .addOption(new Option("--permission-mode <mode>").choices(PERMISSION_MODES))
-    .option("--allowed-tools, --allowedTools <rules...>")
-    .option("--disallowed-tools, --disallowedTools <rules...>")
-    .option("--add-dir <dir...>")
-    .option("--fail-on-denial", "", false)
-    .option("--mcp-config <config>", "", (value: string, list: string[]) => [...list, value], [] as string[])
-    .option("--strict-mcp-config", "", false)
-    .option("--approve-mcps", "", false)
-    .option("--trust", "", false)
-    .option("--setting-sources <sources>", "", (value) => settingSourcesFlag(value))
-    .addOption(new Option("--mode <mode>").choices(["plan", "ask"]))
-    .option("--plan", "", false)
-    .option("--new-session-id <uuid>")
-    .option("--list-models", "", false)
-    .option("--screen-reader", "", false)
-    .addOption(new Option("--tool-payloads <shape>").choices(TOOL_PAYLOAD_SHAPES))
-    .option("--print-thinking", "", false)
-    .option("-H, --header <header>", "", (value: string, list: string[]) => [...list, value], [] as string[])
-    .option("--max-budget-usd <usd>", "", (value) => parseNumber("--max-budget-usd", value, 0))
-    .option("--fallback-model <model>")
-    .option("--context-window <tokens>", "", (value) => parseNumber("--context-window", value, 1024, true))
-    .addOption(new Option("--thinking <mode>").choices(["adaptive", "enabled", "disabled"]))
-    .option("--max-thinking-tokens <n>", "", (value) => parseNumber("--max-thinking-tokens", value, 0, true))
-    .addOption(new Option("--effort <level>").choices(EFFORT_LEVELS))
-    .addOption(new Option("--sandbox <mode>").choices(SANDBOX_MODES))
-    .option("--sandbox-network", "", false)
-    .option("--sandbox-allow-domain <domain>", "", sandboxDomainFlag, [] as string[])
-    .option("--report <file>")
+  const program = new Command().name("cairn").argument("[prompt...]");
+  // Every flag from the one table (src/flags/flag-table.ts); --version and --help are commander's.
+  for (const option of printModeOptions()) program.addOption(option);
+  program
     .version(version, "-v, --version")
     .helpOption("-h, --help")
     .configureHelp({ formatHelp: () => HELP })
@@ -289,6 +249,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     sandboxNetwork: opts.sandboxNetwork,
     sandboxAllowDomains: opts.sandboxAllowDomain,
     ...(words.length > 0 ? { prompt: words.join(" ") } : {}),
+    ...(words.length === 0 ? promptTakenBy(program, argv) : {}),
     ...(notes.length > 0 ? { notes } : {}),
     longSession: {
       ...(opts.maxBudgetUsd !== undefined ? { maxBudgetUsd: opts.maxBudgetUsd } : {}),
@@ -338,33 +299,21 @@ function parseHeaders(values: readonly string[]): Record<string, string> {
   return headers;
 }
 
-/** One `--sandbox-allow-domain` value, checked (domain-policy.ts), added to the list. */
-function sandboxDomainFlag(value: string, list: string[]): string[] {
-  const problem = domainPatternProblem(value);
-  if (problem) throw new UsageError(`--sandbox-allow-domain: ${problem}`);
-  return [...list, value];
-}
-
-function parseNumber(flag: string, value: string, min: number, integer = false): number {
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n)))
-    throw new UsageError(
-      `${flag} must be ${integer ? "a whole number" : "a number"} of at least ${min}, got "${value}"`,
-    );
-  return n;
-}
-
-function parsePositiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0)
-    throw new UsageError(`--max-turns must be a positive integer, got "${value}"`);
-  return n;
-}
-
-function settingSourcesFlag(value: string): SettingSource[] {
-  try {
-    return parseSettingSources(value);
-  } catch (error) {
-    throw new UsageError(`--setting-sources: ${(error as Error).message} (see cairn --help)`);
+/**
+ * No prompt argument, and a list flag took two words or more (`--allowedTools "Bash(x:*)" "fix
+ * it"`): its last word was most likely meant as the prompt. The reference CLI parses the same way
+ * (its `--allowedTools <tools...>` takes the prompt too, and it then says the input is missing);
+ * cairn keeps the parse and says what happened.
+ */
+function promptTakenBy(program: Command, argv: readonly string[]): { promptTakenBy?: string } {
+  for (const option of program.options) {
+    const values = program.getOptionValue(option.attributeName()) as unknown;
+    if (!option.variadic || !Array.isArray(values) || values.length < 2) continue;
+    const spellings = option.flags.split(/[ ,]+/).filter((word) => word.startsWith("-"));
+    const flag = argv.findLast((word) => spellings.includes(word)) ?? spellings[0]; // as the user spelled it
+    return {
+      promptTakenBy: `${flag} takes every word after it, so it took ${JSON.stringify(values.at(-1))} too; give the prompt before ${flag}, or end its list with --`,
+    };
   }
+  return {};
 }

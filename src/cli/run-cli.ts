@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { isatty } from "node:tty";
+import { flagsOf } from "../flags/flag-table.js";
 import type { InteractiveLaunch } from "../session/launch.js";
 import { EXIT, UsageError } from "../util/exit-codes.js";
 import type { Interrupts } from "../util/signals.js";
@@ -61,7 +62,7 @@ export async function runCli(
   }
   const prompt = interactive
     ? options.prompt
-    : await resolvePrompt(options.prompt, terminal, interrupts.signal);
+    : await resolvePrompt(options.prompt, terminal, interrupts.signal, options.promptTakenBy);
   if (!interactive && options.streamPartialOutput && options.outputFormat !== "stream-json") {
     // Documented as ignored (PM-28): wrappers often pass it with every format.
     writeError("--stream-partial-output only applies to --output-format stream-json; ignored.");
@@ -105,15 +106,22 @@ export async function runCli(
   return exitCode(outcome, interrupts, options.failOnDenial);
 }
 
-async function resolvePrompt(argument: string | undefined, terminal: Terminal, signal: AbortSignal) {
+async function resolvePrompt(
+  argument: string | undefined,
+  terminal: Terminal,
+  signal: AbortSignal,
+  takenBy: string | undefined,
+) {
   const source = promptSource(argument, terminal);
+  // A list flag took the words meant as the prompt (args.ts): the error says so.
+  const why = takenBy ? ` (${takenBy})` : "";
   if (source.from === "none") {
-    throw new UsageError('No prompt given. Usage: cairn -p "<prompt>", or pipe the prompt on stdin.');
+    throw new UsageError(`No prompt given${why}. Usage: cairn -p "<prompt>", or pipe the prompt on stdin.`);
   }
   const text = source.from === "argument" ? source.text : await readPromptFromStdin(signal);
   if (text.trim() === "") {
     throw new UsageError(
-      source.from === "stdin" ? "The prompt read from stdin is empty." : "The prompt is empty.",
+      source.from === "stdin" ? `The prompt read from stdin is empty${why}.` : "The prompt is empty.",
     );
   }
   return text;
@@ -146,17 +154,10 @@ function exitCode(outcome: PrintOutcome, interrupts: Interrupts, failOnDenial: b
   return EXIT.success;
 }
 
-/** Print mode's own flags, given to the interactive mode: each said once, as not applied. */
+/** Print mode's own flags, given to the interactive mode: each said once, with the table's reason. */
 function printModeOnly(argv: readonly string[]): string[] {
-  const flags = [
-    "--output-format",
-    "--stream-partial-output",
-    "--print-thinking",
-    "--tool-payloads",
-    "--fail-on-denial",
-    "--report",
-  ];
-  return flags
-    .filter((flag) => argv.some((arg) => arg === flag || arg.startsWith(`${flag}=`)))
-    .map((flag) => `${flag} only applies to print mode (-p); ignored in the interactive mode.`);
+  return flagsOf("print")
+    .filter((spec) => spec.unapplied?.interactive !== undefined)
+    .filter((spec) => argv.some((arg) => arg === spec.flag || arg.startsWith(`${spec.flag}=`)))
+    .map((spec) => `${spec.flag} ${spec.unapplied!.interactive}.`);
 }

@@ -11,7 +11,7 @@ export type RunExtras = { report: boolean; traceparent?: string; tracestate?: st
 
 export const RUN_EXTRAS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS cairn.run_extras (
-  run_id text PRIMARY KEY REFERENCES cairn.runs(id), report boolean NOT NULL DEFAULT false,
+  run_id text PRIMARY KEY REFERENCES cairn.runs(id) ON DELETE CASCADE, report boolean NOT NULL DEFAULT false,
   traceparent text, tracestate text, report_html text);
 `;
 

@@ -15,6 +15,7 @@ import {
   transcriptLines,
 } from "./database.js";
 import { DurableSteps, type RunStep } from "./durable-steps.js";
+import { commitWorkspace, prepareWorkspace } from "./git-workspace.js";
 import { envWithTraceContext, runExtrasOf, writeRunReport } from "./run-extras.js";
 
 /** How often a running run looks whether it was cancelled. */
@@ -60,6 +61,8 @@ async function driveRun(
   { run, agent }: { run: RunRow; agent: AgentRow },
 ): Promise<string> {
   const { pool, runStep } = deps;
+  // An agent on a git repository works in its clone, made before its first run (a failure ends the run ERROR).
+  await prepareWorkspace(pool, agent, deps.env);
   const home = mkdtempSync(join(deps.scratch, "run-"));
   try {
     const store = new JsonlTranscriptStore({ cairnHome: home });
@@ -118,6 +121,7 @@ async function driveRun(
       await session.close();
     }
     await flush();
+    await commitWorkspace(pool, agent, run.prompt, deps.env);
     const lines = readFileSync(file, "utf8")
       .split("\n")
       .filter((line) => line !== "");

@@ -26,6 +26,12 @@ export type WorkerOptions = {
   id: string;
   /** Runs this worker drives at once. */
   concurrency: number;
+  /**
+   * Runs of one API key under way at once over all workers (0: no such limit). The API enqueues
+   * each run under its key's partition; DBOS starts queued runs partition by partition, so a key
+   * with a hundred runs queued does not hold back another key's one.
+   */
+  keyConcurrency?: number;
   /** Same on every worker of a deployment: a run is resumed only by a worker of its version. */
   version: string;
 };
@@ -65,7 +71,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     logLevel: "error",
   });
   await DBOS.launch();
-  await DBOS.registerQueue(RUN_QUEUE, { workerConcurrency: options.concurrency, minPollingIntervalMs: 200 });
+  await DBOS.registerQueue(RUN_QUEUE, {
+    workerConcurrency: options.concurrency,
+    minPollingIntervalMs: 200,
+    ...(options.keyConcurrency ? { partitionConcurrency: options.keyConcurrency } : {}),
+  });
   return {
     async stop() {
       await DBOS.shutdown();

@@ -3,6 +3,7 @@ import { availableParallelism } from "node:os";
 import { basename, resolve } from "node:path";
 import type { ModelStreamEvent, StopReason, StreamedMessage, Usage } from "../engine/messages.js";
 import { open } from "../util/fs-async.js";
+import { importPackage } from "../util/import-package.js";
 import { reportLibraryWarning } from "./library-warnings.js";
 import { type LlamaChatHistoryItem, toLlamaHistory } from "./llama-history.js";
 import { dropNullMembers, ToolInputStream, toGrammarSchema } from "./llama-json.js";
@@ -196,9 +197,9 @@ async function checkGgufFile(path: string): Promise<void> {
 
 async function importNodeLlamaCpp(importModule?: () => Promise<unknown>): Promise<NodeLlamaCpp> {
   try {
-    // A specifier in a variable: type-checking and bundling must not need the optional package.
-    const specifier = "node-llama-cpp";
-    const lib = (await (importModule ?? (() => import(specifier)))()) as Partial<NodeLlamaCpp>;
+    // Through importPackage: an import() inside the CLI's code-cached bundle fails on Node 20, and
+    // the optional package is neither type-checked nor bundled from here.
+    const lib = (await (importModule ?? (() => importPackage("node-llama-cpp")))()) as Partial<NodeLlamaCpp>;
     if (typeof lib.getLlama !== "function" || typeof lib.LlamaChat !== "function") {
       throw new Error("the module does not export getLlama and LlamaChat");
     }

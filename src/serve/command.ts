@@ -5,19 +5,34 @@ import { parseArgs } from "node:util";
 import { UsageError } from "../util/exit-codes.js";
 import type { Interrupts } from "../util/signals.js";
 
+/** Requests a minute per API key, unless --rate-limit says otherwise. */
+const DEFAULT_RATE_LIMIT = 600;
+
 export const SERVE_HELP = `Usage: cairn serve [options]
        cairn serve create-key <name> [--database-url URL]
-       cairn worker [--database-url URL] [--id NAME] [--concurrency N]
+       cairn worker [--database-url URL] [--id NAME] [--concurrency N] [--key-concurrency N]
 
-Runs the Cloud Agents API (v1; docs/serve.md) over PostgreSQL, and with --workers the workers that
-run the agents' turns as durable jobs: a worker killed at any point loses nothing.
+Runs the Cloud Agents API (v1, and v0 with its signed webhooks; docs/serve.md) over PostgreSQL,
+and with --workers the workers that run the agents' turns as durable jobs: a worker killed at any
+point loses nothing. An agent's workspace is a git repository (https, ssh, file:// URL, or a local
+path with a ref) that a worker clones, or a local directory worked in place.
 
 Options:
   --port <n>            port of the HTTP API (default 8080; 0: any free port)
   --host <address>      address to listen on (default 127.0.0.1)
   --database-url <url>  PostgreSQL database (default: $DATABASE_URL)
   --workers <n>         also run n workers in this command, restarted when they die (default 0)
-  --workspaces <dir>    where agents without a workspace get an empty directory
+  --workspaces <dir>    where each agent gets its directory: the clone of its repository, or an
+                        empty one (default: cairn-workspaces in the system's temporary folder);
+                        a worker on another machine clones into the same path there
+  --rate-limit <n>      requests a minute one API key may make before it gets 429 with Retry-After
+                        (default ${DEFAULT_RATE_LIMIT}; 0: no limit); shared by all serve processes
+  --key-concurrency <n> (serve --workers, and worker) runs of one API key under way at once over
+                        the workers, so one key's queue does not hold back another's (default 0:
+                        no such limit; give all workers the same value)
+
+cairn worker also takes --id <name> (its stable name; default worker-1) and --concurrency <n>
+(runs it drives at once; default 4).
   -h, --help            this help
 
 cairn serve prints the API's URL on stdout once it listens. create-key prints a new API key
@@ -51,6 +66,8 @@ export async function runServe(
     "database-url": { type: "string" },
     workers: { type: "string" },
     workspaces: { type: "string" },
+    "rate-limit": { type: "string" },
+    "key-concurrency": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -81,9 +98,16 @@ export async function runServe(
     host: (values.host as string | undefined) ?? "127.0.0.1",
     workspaces: (values.workspaces as string | undefined) ?? join(tmpdir(), "cairn-workspaces"),
     version,
+    rateLimit: positiveInt("--rate-limit", values["rate-limit"] as string | undefined, DEFAULT_RATE_LIMIT),
   });
+  const keyConcurrency = positiveInt("--key-concurrency", values["key-concurrency"] as string | undefined, 0);
   const supervised = Array.from({ length: workers }, (_, i) =>
-    superviseWorker(`worker-${i + 1}`, databaseUrl, env),
+    superviseWorker(
+      `worker-${i + 1}`,
+      databaseUrl,
+      env,
+      keyConcurrency ? ["--key-concurrency", String(keyConcurrency)] : [],
+    ),
   );
   process.stdout.write(`${api.url}\n`);
   await new Promise<void>((resolve) =>
@@ -98,11 +122,16 @@ export async function runServe(
  * One worker process of `cairn serve --workers`, started again under the same name whenever it
  * dies: DBOS resumes a worker's unfinished runs when a worker of that name starts.
  */
-function superviseWorker(id: string, databaseUrl: string, env: NodeJS.ProcessEnv): { stop(): void } {
+function superviseWorker(
+  id: string,
+  databaseUrl: string,
+  env: NodeJS.ProcessEnv,
+  extraArgs: string[],
+): { stop(): void } {
   let child: ChildProcess | undefined;
   let stopping = false;
   const start = () => {
-    child = spawn(process.execPath, [process.argv[1]!, "worker", "--id", id], {
+    child = spawn(process.execPath, [process.argv[1]!, "worker", "--id", id, ...extraArgs], {
       stdio: ["ignore", "ignore", "inherit"],
       env: { ...env, DATABASE_URL: databaseUrl },
     });
@@ -130,6 +159,7 @@ export async function runWorker(
     "database-url": { type: "string" },
     id: { type: "string" },
     concurrency: { type: "string" },
+    "key-concurrency": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -143,6 +173,7 @@ export async function runWorker(
     env,
     id: (values.id as string | undefined) ?? "worker-1",
     concurrency: positiveInt("--concurrency", values.concurrency as string | undefined, 4, 1),
+    keyConcurrency: positiveInt("--key-concurrency", values["key-concurrency"] as string | undefined, 0),
     version,
   });
   await new Promise<void>((resolve) =>

@@ -2,9 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Pool } from "pg";
 import type { RunExtras } from "../durable/run-extras.js";
 import { runReportOf } from "../durable/run-extras.js";
-
-/** Throws the API's error (api.ts's ApiError, handed in: this file is imported by api.ts). */
-export type Fail = (status: number, code: string, message: string) => never;
+import { ApiError } from "./http-json.js";
 
 /** W3C traceparent: version, 32-hex trace id, 16-hex parent id, flags. */
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
@@ -14,16 +12,12 @@ const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
  * (an HTML report written when the run ends) and the `traceparent` / `tracestate` headers (the run's
  * spans go under the caller's trace, docs/telemetry.md).
  */
-export function runExtrasOfRequest(
-  body: Record<string, unknown>,
-  request: IncomingMessage,
-  fail: Fail,
-): RunExtras {
+export function runExtrasOfRequest(body: Record<string, unknown>, request: IncomingMessage): RunExtras {
   if (body.report !== undefined && typeof body.report !== "boolean")
-    fail(400, "invalid_request", "report must be true or false.");
+    throw new ApiError(400, "invalid_request", "report must be true or false.");
   const traceparent = header(request, "traceparent");
   if (traceparent !== undefined && !TRACEPARENT.test(traceparent))
-    fail(400, "invalid_request", "The traceparent header is not a W3C traceparent.");
+    throw new ApiError(400, "invalid_request", "The traceparent header is not a W3C traceparent.");
   const tracestate = header(request, "tracestate");
   return {
     report: body.report === true,
@@ -38,16 +32,23 @@ export async function sendRunReport(
   run: { id: string; status: string; error: string | null },
   active: boolean,
   response: ServerResponse,
-  fail: Fail,
 ): Promise<void> {
   const runId = run.id;
   const report = await runReportOf(pool, runId);
   if (report === "absent")
-    fail(404, "not_found", `Run ${runId} was not created with report: true, so it has no report.`);
+    throw new ApiError(
+      404,
+      "not_found",
+      `Run ${runId} was not created with report: true, so it has no report.`,
+    );
   if (report === "pending" && active)
-    fail(409, "conflict", `Run ${runId} has not ended yet; its report is written when it does.`);
+    throw new ApiError(
+      409,
+      "conflict",
+      `Run ${runId} has not ended yet; its report is written when it does.`,
+    );
   if (report === "pending")
-    fail(
+    throw new ApiError(
       404,
       "not_found",
       `Run ${runId} ended (${run.status}) before its session ran, so it has no report${run.error ? `: ${run.error}` : "."}`,

@@ -23,7 +23,7 @@ import {
 } from "../run/assemble.js";
 import type { PromptExpansion } from "../run/customize.js";
 import type { RunModel } from "../run/model.js";
-import { FileCheckpoints, type RewindFilesResult } from "../sessions/checkpoints.js";
+import { memoryFileCheckpoints, type RewindFilesResult } from "../sessions/checkpoints.js";
 import {
   defaultTranscriptStore,
   type OpenedSession,
@@ -193,7 +193,7 @@ export class Session {
       },
     );
     this.fileCheckpoints = new SessionFileCheckpoints(setup.fileCheckpointing === true, (id) =>
-      this.persists() ? this.store.fileCheckpoints(id, setup.cwd) : new FileCheckpoints(undefined),
+      this.persists() ? this.store.fileCheckpoints(id, setup.cwd) : memoryFileCheckpoints(),
     );
   }
 

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { createRequire } from "node:module";
 import path from "node:path";
 import { mkdir, readFile, rm, writeFile } from "../util/fs-async.js";
+import type { FileCheckpointStore } from "./transcript-store.js";
 import { DIR_MODE, FILE_MODE } from "./writer.js";
 
 /**
@@ -34,7 +35,13 @@ export type RewindFilesResult = {
 type Checkpoint = { userMessageId: string; files: Record<string, string | null> };
 type Index = { version: 1; checkpoints: Checkpoint[] };
 
-export class FileCheckpoints {
+/** The checkpoints of a session that keeps no transcript: in this process's memory. */
+export function memoryFileCheckpoints(): FileCheckpointStore {
+  return new FileCheckpoints(undefined);
+}
+
+/** The JSONL store's checkpoints (`TranscriptStore.fileCheckpoints`), or in memory without a directory. */
+export class FileCheckpoints implements FileCheckpointStore {
   private readonly index: Index;
   private readonly memory = new Map<string, Buffer>();
   private current: Checkpoint | undefined;

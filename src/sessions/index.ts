@@ -5,6 +5,8 @@
  * them, and a loader that rebuilds the conversation. See docs/security.md ("Transcripts").
  */
 
+export { FileCheckpoints, memoryFileCheckpoints, type RewindFilesResult } from "./checkpoints.js";
+export { SessionLockedError } from "./lock.js";
 export {
   defaultTranscriptStore,
   type OpenedSession,
@@ -42,6 +44,7 @@ export {
   workspaceKey,
 } from "./store.js";
 export type {
+  FileCheckpointStore,
   ForkedSession,
   ForkOptions,
   LoadedSession,

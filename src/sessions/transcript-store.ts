@@ -1,6 +1,6 @@
 import type { EngineEvent } from "../engine/events.js";
 import type { ConversationMessage } from "../engine/messages.js";
-import type { FileCheckpoints } from "./checkpoints.js";
+import type { RewindFilesResult } from "./checkpoints.js";
 import type { LoadedTranscript, TranscriptWarning } from "./reader.js";
 import type { TranscriptRecord } from "./records.js";
 
@@ -59,7 +59,23 @@ export interface TranscriptStore {
   /** Removes the session (its transcript and its metadata). */
   delete(sessionId: string, cwd?: string): Promise<void>;
   /** The session's file checkpoints (SDK `enableFileCheckpointing`), read back when it has some. */
-  fileCheckpoints(sessionId: string, cwd: string): FileCheckpoints;
+  fileCheckpoints(sessionId: string, cwd: string): FileCheckpointStore;
+}
+
+/**
+ * One session's file checkpoints, kept by its transcript store (the JSONL store's: files beside the
+ * transcript, checkpoints.ts; without a transcript: in memory). Each user message opens a
+ * checkpoint; a file's content is saved before a tool first changes it in that message's turn; a
+ * rewind puts the files back as they were when the message was sent. A store that must wait for its
+ * storage returns promises; the session waits for `begin` before the turn's first save.
+ */
+export interface FileCheckpointStore {
+  /** A user message's turn starts: later saves go to its checkpoint (an existing one is reused). */
+  begin(userMessageId: string): void | Promise<void>;
+  /** Saves `file`'s content (or its absence) once per checkpoint; throws when it cannot be saved. */
+  beforeChange(file: string): Promise<void>;
+  /** Puts the files back as they were when `userMessageId` was sent; `dryRun` only reports. */
+  rewind(userMessageId: string, options?: { dryRun?: boolean }): Promise<RewindFilesResult>;
 }
 
 /**

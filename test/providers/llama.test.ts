@@ -11,6 +11,7 @@ import { defineTool } from "../../src/tools/define.js";
 import { builtinTools } from "../../src/tools/index.js";
 import { readTool } from "../../src/tools/read.js";
 import { writeTool } from "../../src/tools/write.js";
+import { cleanEnv, spawnCli, workspace } from "../conformance/pm/helpers.js";
 import { buildTinyLlama, DEFAULT_SCRIPT, writeTinyLlama } from "../fixtures/tiny-llama.js";
 import { collect, echoTool } from "../helpers/loop.js";
 
@@ -329,4 +330,32 @@ describe.skipIf(missing !== undefined)("local GGUF provider (node-llama-cpp, a g
     controller.abort();
     await expect(provider.stream(request(), controller.signal)).rejects.toThrow(/aborted/);
   });
+
+  test("the built CLI runs a local: model (node-llama-cpp loaded from the code-cached bundle)", async () => {
+    // Every tool denied, so the tiny model takes its no-tools path and the prompt stays short.
+    const init = spawnCli(["-p", "hi", "--output-format", "stream-json", "--model", `local:${modelPath}`], {
+      cwd: workspace(),
+      env: cleanEnv({ CAIRN_LOCAL_THREADS: "1" }),
+    });
+    // Only its system/init line is needed: the tools a run offers.
+    await new Promise<void>((resolve) => {
+      init.child.stdout!.on("data", () => {
+        if (init.out.stdout.includes("\n")) resolve();
+      });
+      void init.exited.then(() => resolve());
+    });
+    init.child.kill();
+    const offered = (JSON.parse(init.out.stdout.split("\n")[0]!) as { tools: string[] }).tools;
+    const cli = spawnCli(["--disallowedTools", ...offered, "-p", "hi", "--model", `local:${modelPath}`], {
+      cwd: workspace(),
+      env: cleanEnv({ CAIRN_LOCAL_THREADS: "1" }),
+      timeoutMs: 120_000,
+    });
+    const { code } = await cli.exited;
+    expect({ code, stdout: cli.out.stdout, stderr: cli.out.stderr }).toEqual({
+      code: 0,
+      stdout: `${DEFAULT_SCRIPT.reply.join("")}\n`,
+      stderr: "",
+    });
+  }, 180_000);
 });

@@ -13,6 +13,9 @@ describe("cairn serve on the command line", () => {
       "--database-url",
       "DATABASE_URL",
       "--workers",
+      "--rate-limit",
+      "--key-concurrency",
+      "--workspaces",
       "create-key",
       "cairn worker",
     ])

@@ -43,10 +43,12 @@ export type Deployment = {
   model: ScriptedServer;
   env: NodeJS.ProcessEnv;
   api: string;
+  /** The `cairn serve` process answering at `api`. */
+  apiProcess: ChildProcess;
   key: string;
   workers: Map<string, ChildProcess>;
   /** Starts (or starts again) the worker of this name. */
-  startWorker(id: string): ChildProcess;
+  startWorker(id: string, args?: string[]): ChildProcess;
   /** SIGKILLs the worker of this name and waits for it to be gone. */
   killWorker(id: string): Promise<void>;
   // biome-ignore lint/suspicious/noExplicitAny: the API's JSON answers, which the tests' expectations check.
@@ -58,6 +60,8 @@ export type Deployment = {
 export async function startDeployment(
   model: Pick<ScriptedServerOptions, "steps" | "respond">,
   pg?: ThrowawayPostgres,
+  /** More flags of `cairn serve` (`--rate-limit 3`). */
+  serveArgs: string[] = [],
 ): Promise<Deployment> {
   const database = pg ?? (await startThrowawayPostgres());
   // A database of its own in the cluster: no other deployment's worker takes its runs.
@@ -76,7 +80,7 @@ export async function startDeployment(
   });
   if (created.status !== 0) throw new Error(`create-key failed: ${created.stderr}`);
   const key = created.stdout.trim();
-  const api = spawn(process.execPath, [CLI, "serve", "--port", "0"], {
+  const api = spawn(process.execPath, [CLI, "serve", "--port", "0", ...serveArgs], {
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -99,10 +103,11 @@ export async function startDeployment(
     model: server,
     env,
     api: url,
+    apiProcess: api,
     key,
     workers,
-    startWorker(id) {
-      const child = spawn(process.execPath, [CLI, "worker", "--id", id], {
+    startWorker(id, args = []) {
+      const child = spawn(process.execPath, [CLI, "worker", "--id", id, ...args], {
         env,
         stdio: ["ignore", "ignore", "pipe"],
       });
@@ -224,4 +229,34 @@ export async function readStream(
   }
   controller.abort();
   return events;
+}
+
+/** Issues one more API key on the deployment's database (`cairn serve create-key`). */
+export function createKey(deployment: Deployment, name: string): string {
+  const created = spawnSync(process.execPath, [CLI, "serve", "create-key", name], {
+    env: deployment.env,
+    encoding: "utf8",
+  });
+  if (created.status !== 0) throw new Error(`create-key failed: ${created.stderr}`);
+  return created.stdout.trim();
+}
+
+/** Starts one more `cairn serve --port 0` on the deployment's database; resolves with its URL. */
+export async function startServe(
+  deployment: Deployment,
+  args: string[] = [],
+): Promise<{ url: string; process: ChildProcess }> {
+  const child = spawn(process.execPath, [CLI, "serve", "--port", "0", ...args], {
+    env: deployment.env,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (chunk) => {
+      out += chunk;
+      if (out.includes("\n")) resolve(out.trim());
+    });
+    child.on("exit", () => reject(new Error("cairn serve exited")));
+  });
+  return { url, process: child };
 }

@@ -3,7 +3,7 @@
  * alone: no test here reads a file, so a store that is not files runs the same suite. Add a store
  * to `STORES` and it must pass.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import type { EngineEvent } from "../../src/engine/events.js";
@@ -11,7 +11,9 @@ import { runAgentLoop } from "../../src/engine/loop.js";
 import type { ConversationMessage } from "../../src/engine/messages.js";
 import { ReplayProvider } from "../../src/providers/replay.js";
 import {
+  type FileCheckpointStore,
   JsonlTranscriptStore,
+  memoryFileCheckpoints,
   resumeTranscript,
   SessionNotFoundError,
   type TranscriptStore,
@@ -231,5 +233,54 @@ describe.each(STORES)("a transcript store ($name)", ({ make }) => {
     expect(await again.rewind("message-1")).toMatchObject({ canRewind: true, filesChanged: [file] });
     expect(readFileSync(file, "utf8")).toBe("before\n");
     expect((await store.fileCheckpoints("other", cwd).rewind("message-1")).canRewind).toBe(false);
+  });
+});
+
+/**
+ * What a store's file checkpoints must do (`FileCheckpointStore`), through the interface alone: the
+ * JSONL store's, and the in-memory ones of a session that keeps no transcript.
+ */
+const CHECKPOINT_STORES: { name: string; make: (base: string) => () => FileCheckpointStore }[] = [
+  ...STORES.map(({ name, make }) => ({
+    name: `${name} store`,
+    make: (base: string) => {
+      const store = make(base);
+      return () => store.fileCheckpoints("cp", path.join(base, "project"));
+    },
+  })),
+  {
+    name: "memory",
+    make: () => {
+      const checkpoints = memoryFileCheckpoints();
+      return () => checkpoints;
+    },
+  },
+];
+
+describe.each(CHECKPOINT_STORES)("file checkpoints ($name)", ({ make }) => {
+  test("a rewind puts back the files as they were when the message was sent: changed ones restored, new ones removed", async () => {
+    const dir = tempDir("cairn-checkpointed-", { "notes.txt": "one\ntwo\n" });
+    const [notes, created] = [path.join(dir, "notes.txt"), path.join(dir, "created.txt")];
+    const checkpointsOf = make(tempDir("cairn-store-"));
+    const checkpoints = checkpointsOf();
+    await checkpoints.begin("message-1");
+    await checkpoints.beforeChange(notes);
+    writeFileSync(notes, "one\nthree\nfour\n");
+    await checkpoints.beforeChange(created);
+    writeFileSync(created, "new\n");
+    // The next message's turn saves what it finds then; a rewind to the first goes back further.
+    await checkpoints.begin("message-2");
+    await checkpoints.beforeChange(notes);
+    writeFileSync(notes, "five\n");
+
+    const preview = await checkpointsOf().rewind("message-1", { dryRun: true });
+    expect(preview).toMatchObject({ canRewind: true, insertions: 2, deletions: 2 });
+    expect(new Set(preview.filesChanged)).toEqual(new Set([notes, created]));
+    expect(readFileSync(notes, "utf8")).toBe("five\n");
+
+    expect((await checkpointsOf().rewind("message-1")).canRewind).toBe(true);
+    expect(readFileSync(notes, "utf8")).toBe("one\ntwo\n");
+    expect(existsSync(created)).toBe(false);
+    expect(await checkpointsOf().rewind("never-sent")).toMatchObject({ canRewind: false });
   });
 });
