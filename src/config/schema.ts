@@ -27,6 +27,21 @@ const permissionsSchema = () =>
   );
 
 /** The sandbox's network policy (docs/security.md, "Network policy"); patterns are checked when applied. */
+const telemetrySchema = () =>
+  z.object(
+    {
+      enabled: z.boolean({ error: "must be true or false" }).optional(),
+      endpoint: z.url({ error: "must be a URL" }).optional(),
+      protocol: z
+        .enum(["http/protobuf", "http/json", "grpc"], { error: "must be http/protobuf, http/json or grpc" })
+        .optional(),
+      headers: z.record(z.string(), z.string(), { error: "must be an object of strings" }).optional(),
+      logUserPrompts: z.boolean({ error: "must be true or false" }).optional(),
+      logToolDetails: z.boolean({ error: "must be true or false" }).optional(),
+    },
+    { error: "must be an object" },
+  );
+
 const sandboxSchema = () =>
   z.object(
     {
@@ -78,6 +93,8 @@ export const cairnConfigSchema = once(() =>
     noProxy: z.string({ error: "must be a string" }).optional(),
     /** A SearXNG instance for the WebSearch tool when the provider has no search of its own (docs/tools.md). */
     searxngUrl: z.string({ error: "must be a URL" }).min(1, { error: "must not be empty" }).optional(),
+    /** OpenTelemetry export (docs/telemetry.md); the standard OTEL_* variables override it. */
+    telemetry: telemetrySchema().optional(),
   }),
 );
 
@@ -99,6 +116,12 @@ export const CAIRN_CONFIG_KEYS: readonly string[] = [
   "proxy",
   "noProxy",
   "searxngUrl",
+  "telemetry.enabled",
+  "telemetry.endpoint",
+  "telemetry.protocol",
+  "telemetry.headers",
+  "telemetry.logUserPrompts",
+  "telemetry.logToolDetails",
   "permissions.allow",
   "permissions.deny",
   "permissions.ask",

@@ -61,6 +61,7 @@ import {
 } from "./rewind.js";
 import { SpendTotals } from "./spend-totals.js";
 import { SteeringInbox } from "./steering.js";
+import { flushTelemetry, startTelemetry } from "./telemetry.js";
 import { TurnGate, type WhenBusy } from "./turn-gate.js";
 
 export { BusyError } from "./turn-gate.js";
@@ -199,6 +200,8 @@ export class Session {
   private sessionEnded = false;
   /** `close()` ran: what the session started has ended. */
   private ended = false;
+  /** The OpenTelemetry export, started before the first turn when asked for (docs/telemetry.md). */
+  private telemetry: Promise<import("../telemetry/start.js").SessionTelemetry | undefined> | undefined;
 
   constructor(private readonly setup: SessionSetup) {
     this.newSessionId = setup.opening.sessionId ?? randomUuid();
@@ -494,6 +497,7 @@ export class Session {
     for await (const _ of this.end()) {
     }
     await this.opened?.writer?.close();
+    await flushTelemetry(this.telemetry);
     this.ended = true;
     if (this.assembling) await (await this.assembling.catch(() => undefined))?.close();
   }
@@ -713,6 +717,13 @@ export class Session {
     | undefined
   > {
     const assembled = await this.assembly();
+    this.telemetry ??= this.config()
+      .then((config) => startTelemetry(this.env(), config))
+      .then((telemetry) => {
+        if (telemetry) this.watch((_, event) => telemetry.observe(event));
+        return telemetry;
+      });
+    await this.telemetry;
     const model = this.model ?? assembled.model;
     if (this.closed) return undefined;
     let session = this.opened;
