@@ -33,6 +33,7 @@ const PARTS = [
   "sessions",
   "agents",
   "hooks",
+  "telemetry",
 ];
 const BELOW_DOORS = [...UTIL, ...PARTS, "run", "session", "report", "flags"];
 const DOORS = ["cli", "sdk", "acp", "claude-protocol", "interactive"];
@@ -52,6 +53,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // commands and skills read their files where the config's setting sources say.
   agents: ["util", "config", "engine", "tools"],
   hooks: ["util", "config", "engine", "sandbox", "tools"],
+  // OpenTelemetry export: the session's events as spans and metrics; loaded only when asked for.
+  telemetry: ["util", "config", "engine"],
   run: [...UTIL, ...PARTS],
   session: [...UTIL, ...PARTS, "run"],
   // A session's HTML report (docs/report.md): reads transcripts, prices calls; loaded only by

@@ -6,7 +6,7 @@ import { keysOf, parseWith, readJsonObject } from "./files.js";
 import { foreignFiles, loadForeignRules } from "./foreign.js";
 import { type ConfiguredHooks, cursorHookFiles, loadCursorHooks } from "./hooks.js";
 import { rulesOf } from "./rules-of.js";
-import { CAIRN_CONFIG_KEYS, cairnConfigSchema, PROJECT_CONFIG_KEYS } from "./schema.js";
+import { CAIRN_CONFIG_KEYS, type CairnConfigFile, cairnConfigSchema, PROJECT_CONFIG_KEYS } from "./schema.js";
 import { ALL_SETTING_SOURCES, type SettingSource } from "./setting-sources.js";
 
 /**
@@ -55,6 +55,8 @@ export type LoadedConfig = {
    * sandbox checks them when it applies them.
    */
   sandboxDomains: { allowed: ConfiguredDomain[]; denied: ConfiguredDomain[] };
+  /** `telemetry` of the user file (src/telemetry/settings.ts). */
+  telemetry?: NonNullable<CairnConfigFile["telemetry"]>;
   /** `proxy` and `noProxy` of the user file (src/util/network-proxy.ts). */
   proxy?: { proxy?: string; noProxy?: string };
   /** `searxngUrl` of the user file (src/tools/web-search.ts). */
@@ -148,6 +150,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       };
     if (config.searxngUrl !== undefined) loaded.searxngUrl = config.searxngUrl;
     if (config.webSearch !== undefined) loaded.webSearch = config.webSearch;
+    if (config.telemetry !== undefined) loaded.telemetry = config.telemetry;
     for (const key of keysOf(user, NESTED_KEYS))
       if (!CAIRN_CONFIG_KEYS.includes(key)) loaded.warnings.push(`${userFile}: unknown key ${key} ignored`);
   }
@@ -176,7 +179,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
 }
 
 /** The objects whose keys are listed one level down (`sandbox.network` two: `sandbox.network.x`). */
-const NESTED_KEYS = ["permissions", "sandbox", "sandbox.network"];
+const NESTED_KEYS = ["permissions", "sandbox", "sandbox.network", "telemetry"];
 
 function domainsOf(file: string, key: string, patterns: readonly string[] | undefined): ConfiguredDomain[] {
   return (patterns ?? []).map((pattern, index) => ({

@@ -27,6 +27,21 @@ const permissionsSchema = () =>
   );
 
 /** The sandbox's network policy (docs/security.md, "Network policy"); patterns are checked when applied. */
+const telemetrySchema = () =>
+  z.object(
+    {
+      enabled: z.boolean({ error: "must be true or false" }).optional(),
+      endpoint: z.url({ error: "must be a URL" }).optional(),
+      protocol: z
+        .enum(["http/protobuf", "http/json", "grpc"], { error: "must be http/protobuf, http/json or grpc" })
+        .optional(),
+      headers: z.record(z.string(), z.string(), { error: "must be an object of strings" }).optional(),
+      logUserPrompts: z.boolean({ error: "must be true or false" }).optional(),
+      logToolDetails: z.boolean({ error: "must be true or false" }).optional(),
+    },
+    { error: "must be an object" },
+  );
+
 const sandboxSchema = () =>
   z.object(
     {
@@ -82,6 +97,8 @@ export const cairnConfigSchema = once(() =>
     webSearch: z
       .enum(["provider", "searxng", "off"], { error: 'must be "provider", "searxng" or "off"' })
       .optional(),
+    /** OpenTelemetry export (docs/telemetry.md); the standard OTEL_* variables override it. */
+    telemetry: telemetrySchema().optional(),
   }),
 );
 
@@ -104,6 +121,12 @@ export const CAIRN_CONFIG_KEYS: readonly string[] = [
   "noProxy",
   "searxngUrl",
   "webSearch",
+  "telemetry.enabled",
+  "telemetry.endpoint",
+  "telemetry.protocol",
+  "telemetry.headers",
+  "telemetry.logUserPrompts",
+  "telemetry.logToolDetails",
   "permissions.allow",
   "permissions.deny",
   "permissions.ask",

@@ -1,5 +1,6 @@
 import type { Pool } from "pg";
 import { loadPg } from "./libraries.js";
+import { RUN_EXTRAS_SCHEMA } from "./run-extras.js";
 
 /**
  * cairn's own tables, beside DBOS's (schema `dbos`) in the same PostgreSQL database: API keys,
@@ -71,6 +72,7 @@ export async function migrate(pool: Pool): Promise<void> {
     // Two processes starting together must not race on CREATE ... IF NOT EXISTS.
     await client.query("SELECT pg_advisory_lock(4242001)");
     await client.query(SCHEMA);
+    await client.query(RUN_EXTRAS_SCHEMA);
   } finally {
     await client.query("SELECT pg_advisory_unlock(4242001)").catch(() => {});
     client.release();

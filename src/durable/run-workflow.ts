@@ -17,6 +17,7 @@ import {
 import { whileDatabaseAway } from "./database-outage.js";
 import { DurableSteps, type RunStep } from "./durable-steps.js";
 import { commitWorkspace, prepareWorkspace } from "./git-workspace.js";
+import { envWithTraceContext, runExtrasOf, writeRunReport } from "./run-extras.js";
 
 /** How often a running run looks whether it was cancelled. */
 const CANCEL_POLL_MS = 500;
@@ -82,13 +83,15 @@ async function driveRun(
       return whileDatabaseAway(() => storeEvents(pool, runId, batch));
     };
     const steps = new DurableSteps(runStep, randomUuid(), flush);
+    const extras = await runExtrasOf(pool, runId);
+    const env = envWithTraceContext(deps.env, extras);
     const session = new Session({
       cwd: agent.cwd,
-      env: deps.env,
+      env,
       store,
       assembly: () => ({
         cwd: agent.cwd,
-        env: deps.env,
+        env,
         ...(agent.model ? { model: agent.model } : {}),
         tools: builtinTools(),
         steps,
@@ -141,6 +144,7 @@ async function driveRun(
     // they are not DBOS steps: a cancelled workflow can run no further step, and its interrupted
     // turn's transcript is kept all the same, for the agent's next run.
     await whileDatabaseAway(() => commitTranscript(pool, runId, agent.session_id, lines, subagents));
+    if (extras.report) await whileDatabaseAway(() => writeRunReport(pool, runId, file));
     const status = end && !end.isError ? RUN_STATUS.finished : RUN_STATUS.error;
     await whileDatabaseAway(() => finishRun(pool, runId, status, end));
     return status;

@@ -70,7 +70,7 @@ export type LoopOptions = {
   /** The hooks to run (docs/hooks.md); none: no hook points. */
   hooks?: HookDispatcher;
   /** Fire SessionStart before the first model call: this run starts (or resumes) a session. */
-  sessionStart?: "startup" | "resume";
+  sessionStart?: "startup" | "resume" | "clear";
   /** The model's context window and when to compact (the run assembly reads them from the catalog). */
   context?: ContextLimits;
   /** Called around every compaction (hooks: PreCompact / PostCompact). */

@@ -4,7 +4,9 @@ import type { PermissionAnswer, PermissionRequest, SessionEvent } from "../sessi
 import type { Session } from "../session/session.js";
 import { asksUserOf } from "./ask-for.js";
 import { diffLines } from "./diff-rows.js";
+import { drawHistory } from "./history-rows.js";
 import { LineQuestion } from "./line-questions.js";
+import { stylesFor } from "./style.js";
 import { printable } from "./text-width.js";
 
 export type LineModeOptions = {
@@ -23,6 +25,8 @@ export type LineModeOptions = {
  */
 export async function runLineMode({ session, prompt, maxTurns, signal }: LineModeOptions): Promise<void> {
   const out = (text: string) => process.stdout.write(text);
+  // A resumed session's conversation first, as plain lines (history-rows.ts); stdin waits meanwhile.
+  await printResumed(session, out);
   const lines = createInterface({ input: process.stdin, terminal: false });
   const questions: { request: PermissionRequest; form?: LineQuestion }[] = [];
   let turns = Promise.resolve();
@@ -132,4 +136,20 @@ export async function runLineMode({ session, prompt, maxTurns, signal }: LineMod
   lines.close();
   if (signal.aborted) session.stopTurns(signal.reason);
   await turns;
+}
+
+/** `--resume` / `--continue` in line mode: the conversation so far, plain, once, before the first prompt. */
+async function printResumed(session: Session, out: (text: string) => void): Promise<void> {
+  const history = await session.resumedHistory().catch((error: unknown) => {
+    out(`Error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return [];
+  });
+  if (history.length === 0) return;
+  drawHistory(history, {
+    commit: (text, _style, indent = "") => out(`${indent}${text}\n`),
+    styles: stylesFor({ NO_COLOR: "1" }),
+    width: Number.MAX_SAFE_INTEGER,
+    modules: undefined,
+    title: (name, input) => printable(session.describe(name, input, { live: false }).title),
+  });
 }

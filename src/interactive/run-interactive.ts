@@ -61,7 +61,8 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
         new Session({
           ...setup,
           opening: {
-            ...(resume !== undefined ? { resume } : {}),
+            // SessionStart hooks of a session that replaces a cleared one get `source: "clear"`.
+            ...(resume !== undefined ? { resume } : { cleared: true }),
             ...(setup.opening.persist !== undefined ? { persist: setup.opening.persist } : {}),
           },
         }),
@@ -85,6 +86,7 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
         if (trust === true) await rememberTrust(needed).catch(() => undefined);
       }
       void assemble().then((run) => app.assembled(run));
+      await app.showHistory();
       app.sendFirst(launch.prompt);
       await app.done;
     } finally {

@@ -3,6 +3,7 @@ import type { Session } from "../session/session.js";
 import type { Editor } from "./editor.js";
 import type { Key } from "./keys.js";
 import type { PickerItem } from "./list-picker.js";
+import { modelChoices } from "./model-choices.js";
 import type { Styles } from "./style.js";
 import { truncate } from "./text-width.js";
 
@@ -10,6 +11,10 @@ import { truncate } from "./text-width.js";
 export type SlashHost = {
   readonly session: Session;
   readonly cwd: string;
+  /** The environment the session reads (which providers have keys, for `/model`'s list). */
+  readonly env: NodeJS.ProcessEnv;
+  /** The session's model changed (the footer shows it). */
+  modelChanged(model: string): void;
   /** Writes a notice into the conversation (the scrollback). */
   say(text: string, tone?: "plain" | "dim" | "error"): void;
   /** Sends `text` as a prompt, as if typed; `shown` is what the conversation shows of it. */
@@ -78,7 +83,8 @@ export const BUILTINS: Builtin[] = [
     description: "Start a new session (the screen's scrollback stays)",
     async run(_args, host) {
       await host.newSession();
-      host.say("Started a new session.", "dim");
+      // The scrollback stays: a separator shows where the new session's conversation begins.
+      host.say("──── Started a new session. The conversation above is not sent to the model. ────", "dim");
     },
   },
   {
@@ -93,15 +99,18 @@ export const BUILTINS: Builtin[] = [
   {
     name: "model",
     argumentHint: "[model]",
-    description: "Show or set the model for the next turns",
+    description: "Pick the model for the next turns (or /model <name>)",
     async run(args, host) {
-      if (args === "") {
-        const model = await host.session.currentModel();
-        host.say(`Model: ${model.model} (/model <name> changes it; /model default goes back)`);
-        return;
+      let name: string | undefined = args || undefined;
+      if (name === undefined) {
+        const { items, start } = modelChoices((await host.session.currentModel()).model, host.env);
+        name = await host.pick("Model for the next turns? (/model <name> takes any other)", items, start);
+        if (name === undefined) return;
       }
-      await host.session.setModel(args === "default" ? undefined : args);
-      host.say(`Model: ${(await host.session.currentModel()).model}`);
+      await host.session.setModel(name === "default" ? undefined : name);
+      const model = (await host.session.currentModel()).model;
+      host.modelChanged(model);
+      host.say(`Model: ${model}`);
     },
   },
   {

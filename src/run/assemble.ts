@@ -215,7 +215,7 @@ export type TurnSpec = {
   /** Where a subagent's transcript goes, by agent id (the transcript store's; none: not persisted). */
   subagentTranscriptPath?: (agentId: string) => string;
   /** This run starts or resumes the session: SessionStart hooks fire before the first model call. */
-  sessionStart?: "startup" | "resume";
+  sessionStart?: "startup" | "resume" | "clear";
   /** Over the spec's thinking from this prompt on (SDK `setMaxThinkingTokens`). */
   thinking?: ThinkingSetting;
   /** Over the spec's budget (what is left of a query's budget after its earlier turns). */

@@ -3,6 +3,7 @@ import { isAbsolute, join } from "node:path";
 import type { DBOSClient } from "@dbos-inc/dbos-sdk";
 import type { Pool } from "pg";
 import { ACTIVE_RUN_STATUSES, type AgentRow, RUN_STATUS, type RunRow } from "../durable/database.js";
+import { type RunExtras, saveRunExtras } from "../durable/run-extras.js";
 import { RUN_QUEUE, RUN_WORKFLOW } from "../durable/worker.js";
 import { randomUuid } from "../util/random-id.js";
 import type { ApiKey } from "./api-keys.js";
@@ -80,6 +81,8 @@ export type NewAgent = {
   branchName?: string;
   autoCreatePr?: boolean;
   webhook?: { url: string; secret: string | null };
+  /** The first run's report option and trace context (src/serve/run-report.ts). */
+  extras?: RunExtras;
 };
 
 /** Stores a new agent (and what it was launched with), then enqueues its first run. */
@@ -124,12 +127,17 @@ export async function createAgentRecord(
   } finally {
     connection.release();
   }
-  const run = await enqueueRun(context, row, agent.text);
+  const run = await enqueueRun(context, row, agent.text, agent.extras);
   return { agent: { ...row, ...options, latest_run_id: run.id }, run };
 }
 
 /** Enqueues a run of the agent; 409 while it has an active one (one active run per agent). */
-export async function enqueueRun(context: Context, agent: AgentRow, text: string): Promise<RunRow> {
+export async function enqueueRun(
+  context: Context,
+  agent: AgentRow,
+  text: string,
+  extras: RunExtras = { report: false },
+): Promise<RunRow> {
   const runId = `run-${randomUuid()}`;
   const connection = await context.pool.connect();
   let run: RunRow;
@@ -154,6 +162,7 @@ export async function enqueueRun(context: Context, agent: AgentRow, text: string
       [runId, agent.id, text, RUN_STATUS.queued],
     );
     run = inserted.rows[0] as RunRow;
+    await saveRunExtras(connection, runId, extras);
     await connection.query("UPDATE cairn.agents SET latest_run_id = $2 WHERE id = $1", [agent.id, runId]);
     await connection.query("COMMIT");
   } catch (error) {

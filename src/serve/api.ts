@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { RunRow } from "../durable/database.js";
-import { migrate, openPool } from "../durable/database.js";
+import { ACTIVE_RUN_STATUSES, migrate, openPool, type RunRow } from "../durable/database.js";
 import { isDatabaseUnavailable } from "../durable/database-outage.js";
 import { loadDbos } from "../durable/libraries.js";
+import type { RunExtras } from "../durable/run-extras.js";
 import { APPLICATION } from "../durable/worker.js";
 import { catalogModels } from "../providers/offered-models.js";
 import { randomUuid } from "../util/random-id.js";
@@ -34,6 +34,7 @@ import {
   sendJson,
 } from "./http-json.js";
 import { countRequest } from "./rate-limit.js";
+import { runExtrasOfRequest, sendRunReport } from "./run-report.js";
 import { streamRunEvents } from "./run-stream.js";
 import { migrateServe } from "./serve-schema.js";
 import { startWebhookDeliveries } from "./webhooks.js";
@@ -122,8 +123,14 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
     });
   if (resource !== "agents") throw notFound(url.pathname);
   if (!agentId) {
-    if (method === "POST")
-      return sendJson(response, 200, await createAgent(context, account, await readJson(request)));
+    if (method === "POST") {
+      const body = await readJson(request);
+      return sendJson(
+        response,
+        200,
+        await createAgent(context, account, body, runExtrasOfRequest(body, request)),
+      );
+    }
     if (method === "GET") {
       const page = await listAgentRows(context, account, url.searchParams);
       return sendJson(response, 200, {
@@ -141,10 +148,12 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
   }
   if (sub !== "runs") throw notFound(url.pathname);
   if (!runId) {
-    if (method === "POST")
+    if (method === "POST") {
+      const body = await readJson(request);
       return sendJson(response, 200, {
-        run: runJson(await enqueueRun(context, agent, promptText(await readJson(request)))),
+        run: runJson(await enqueueRun(context, agent, promptText(body), runExtrasOfRequest(body, request))),
       });
+    }
     if (method === "GET")
       return sendJson(response, 200, { items: (await runsOf(context, agent)).map(runJson) });
     throw methodNotAllowed(method, url.pathname);
@@ -157,13 +166,20 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
       throw new ApiError(400, "invalid_request", "Last-Event-ID must be an event id.");
     return streamRunEvents(context.pool, run.id, after, request, response);
   }
+  if (action === "report" && method === "GET")
+    return sendRunReport(context.pool, run, ACTIVE_RUN_STATUSES.includes(run.status), response);
   if (action === "cancel" && method === "POST")
     return sendJson(response, 200, runJson(await cancelRun(context, run)));
   throw notFound(url.pathname);
 }
 
 /** v1's create: `prompt.text`, `model.id`, `repos[0].url` (and `ref`), `name`. */
-async function createAgent(context: Context, account: ApiKey, body: Record<string, unknown>) {
+async function createAgent(
+  context: Context,
+  account: ApiKey,
+  body: Record<string, unknown>,
+  extras: RunExtras,
+) {
   const text = promptText(body);
   const model = body.model as { id?: unknown } | undefined;
   if (model !== undefined && typeof model?.id !== "string")
@@ -191,6 +207,7 @@ async function createAgent(context: Context, account: ApiKey, body: Record<strin
     ...(typeof body.name === "string" ? { name: body.name } : {}),
     ...(model ? { model: model.id as string } : {}),
     source,
+    extras,
   });
   return { agent: agentJson(created.agent), run: runJson(created.run) };
 }

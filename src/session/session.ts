@@ -6,6 +6,7 @@ import type { PluginConfig } from "../agents/plugins.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { SettingSource } from "../config/setting-sources.js";
 import type { EngineEvent, RunEndEvent } from "../engine/events.js";
+import type { SessionEndHookInput } from "../engine/hooks.js";
 import { runAgentLoopBatches } from "../engine/loop.js";
 import type { SteeringPrompt } from "../engine/loop-steering.js";
 import type { ConversationMessage, PromptBlock } from "../engine/messages.js";
@@ -48,8 +49,19 @@ import type {
 } from "./events.js";
 import { SessionFileCheckpoints } from "./file-checkpoints.js";
 import { type PermissionSettings, SessionPermissions } from "./permissions.js";
+import {
+  addUserMessage,
+  type ConversationPrompt,
+  conversationPrompts,
+  type PromptMark,
+  type RewindOptions,
+  type RewindTarget,
+  rewindSession,
+  type SessionRewind,
+} from "./rewind.js";
 import { SpendTotals } from "./spend-totals.js";
 import { SteeringInbox } from "./steering.js";
+import { flushTelemetry, startTelemetry } from "./telemetry.js";
 import { TurnGate, type WhenBusy } from "./turn-gate.js";
 
 export { BusyError } from "./turn-gate.js";
@@ -64,6 +76,8 @@ export type SessionOpening = Pick<
 > & {
   /** The session's custom title (SDK `title`), written to its metadata once it is opened. */
   title?: string;
+  /** A new session replacing a cleared one (the interactive mode's `/clear`): its SessionStart `source`. */
+  cleared?: boolean;
   /**
    * Called once the session is opened, before its history goes to the model: returns the history
    * to continue from (the SDK's `resumeSessionAt` cuts it).
@@ -132,6 +146,8 @@ export type PromptOptions = {
   continuation?: boolean;
 };
 
+export type SessionEndReason = SessionEndHookInput["reason"];
+
 /** SessionEnd hooks get this long in all, whatever their own timeouts (the session is over). */
 const SESSION_END_LIMIT_MS = 60_000;
 
@@ -154,6 +170,11 @@ export class Session {
   private readonly newSessionId: string;
   private transcriptStore: TranscriptStore | undefined;
   private opened: OpenedSession | undefined;
+  private opening: Promise<OpenedSession> | undefined;
+  /** How many messages the opened transcript brought (a resumed session's SessionStart says `resume`). */
+  private resumedMessages = 0;
+  /** The prompts this session sent, where they start in the history (rewind.ts). */
+  private readonly promptMarks: PromptMark[] = [];
   private readonly notices: { tag: NoticeTag; content: string }[] = [];
   /** Events raised beside the engine's stream, merged into the running turn's events. */
   private readonly side = new EventChannel<SessionOwnEvent>();
@@ -179,6 +200,8 @@ export class Session {
   private sessionEnded = false;
   /** `close()` ran: what the session started has ended. */
   private ended = false;
+  /** The OpenTelemetry export, started before the first turn when asked for (docs/telemetry.md). */
+  private telemetry: Promise<import("../telemetry/start.js").SessionTelemetry | undefined> | undefined;
 
   constructor(private readonly setup: SessionSetup) {
     this.newSessionId = setup.opening.sessionId ?? randomUuid();
@@ -412,16 +435,49 @@ export class Session {
   }
 
   /**
+   * A user message the model reads with the next prompt (the interactive mode's `!` commands, kept
+   * as the reference keeps them): in the history and the transcript at once (rewind.ts). Not while a
+   * turn runs (its tool calls and results must stay together): false then, and nothing is added.
+   */
+  async addUserMessage(content: PromptBlock[]): Promise<boolean> {
+    const opened = await this.open();
+    if (this.busy) return false;
+    await addUserMessage(this.history, content, opened.writer);
+    return true;
+  }
+
+  /** The conversation's prompts, oldest first (a rewind picker's list: rewind.ts). */
+  prompts(): ConversationPrompt[] {
+    return conversationPrompts(this.history, this.promptMarks);
+  }
+
+  /**
+   * Back to before a prompt (rewind.ts): the conversation is cut there (the model forgets it and
+   * everything after it) and the cut recorded in the transcript, so a resume continues from it;
+   * with `files`, the files the tools changed since are restored from the file checkpoints.
+   */
+  rewind(target: RewindTarget, options: RewindOptions = {}): Promise<SessionRewind> {
+    const host = {
+      history: this.history,
+      marks: this.promptMarks,
+      busy: this.busy,
+      writer: this.opened?.writer,
+    };
+    return rewindSession({ ...host, rewindFiles: (id) => this.rewindFiles(id) }, target, options);
+  }
+
+  /**
    * Ends the session, once, if a turn ever ran: SessionEnd hooks run (their records go to the
    * transcript and are yielded for a door still showing them). `close()` runs them if nobody did.
+   * `reason` is the hooks' (the interactive mode's `/clear` and `/resume` end a session with theirs).
    */
-  async *end(): AsyncGenerator<SessionEndEvent, void> {
+  async *end(reason: SessionEndReason = "other"): AsyncGenerator<SessionEndEvent, void> {
     if (this.sessionEnded || !this.sessionStarted || !this.assembling) return;
     this.sessionEnded = true;
     const hooks = (await this.assembling.catch(() => undefined))?.hooks;
     if (!hooks?.has("SessionEnd")) return;
     const verdict = await hooks.run(
-      { hook_event_name: "SessionEnd", reason: "other" },
+      { hook_event_name: "SessionEnd", reason },
       { signal: AbortSignal.timeout(SESSION_END_LIMIT_MS) },
     );
     for (const record of verdict.records) {
@@ -441,6 +497,7 @@ export class Session {
     for await (const _ of this.end()) {
     }
     await this.opened?.writer?.close();
+    await flushTelemetry(this.telemetry);
     this.ended = true;
     if (this.assembling) await (await this.assembling.catch(() => undefined))?.close();
   }
@@ -660,6 +717,13 @@ export class Session {
     | undefined
   > {
     const assembled = await this.assembly();
+    this.telemetry ??= this.config()
+      .then((config) => startTelemetry(this.env(), config))
+      .then((telemetry) => {
+        if (telemetry) this.watch((_, event) => telemetry.observe(event));
+        return telemetry;
+      });
+    await this.telemetry;
     const model = this.model ?? assembled.model;
     if (this.closed) return undefined;
     let session = this.opened;
@@ -667,8 +731,17 @@ export class Session {
     if (!session) await this.checkNewSessionId();
     if (this.closed) return undefined;
     const sessionId = session?.sessionId ?? this.newSessionId;
-    const sessionStart = this.sessionStarted ? undefined : this.history.length > 0 ? "resume" : "startup";
-    const beforeFileChange = this.fileCheckpoints.begin(sessionId, options.userMessageId ?? randomUuid());
+    const sessionStart = this.sessionStarted
+      ? undefined
+      : this.resumedMessages > 0
+        ? "resume"
+        : this.setup.opening.cleared
+          ? "clear"
+          : "startup";
+    const userMessageId = options.userMessageId ?? randomUuid();
+    if (!options.continuation)
+      this.promptMarks.push({ userMessageId, at: this.history.length, text: input.text });
+    const beforeFileChange = this.fileCheckpoints.begin(sessionId, userMessageId);
     this.sessionStarted = true;
     const loop = await assembled.loopOptions(
       this.turnSpec(input, options, run, sessionId, sessionStart, model, beforeFileChange, steering),
@@ -682,7 +755,7 @@ export class Session {
     options: PromptOptions,
     run: AbortController,
     sessionId: string,
-    sessionStart: "startup" | "resume" | undefined,
+    sessionStart: "startup" | "resume" | "clear" | undefined,
     model: RunModel,
     beforeFileChange: ((file: string) => Promise<void>) | undefined,
     steering: (() => SteeringPrompt[]) | undefined,
@@ -767,9 +840,22 @@ export class Session {
     });
   }
 
-  /** The session this door writes to, opened once, when the first turn starts. */
-  private async open(): Promise<OpenedSession> {
-    if (this.opened) return this.opened;
+  /**
+   * Opens a resumed session now, before its first turn (the interactive mode draws its history when
+   * it starts) and returns its history; a new session's is empty, and nothing is written for it.
+   */
+  async resumedHistory(): Promise<readonly ConversationMessage[]> {
+    if (this.resumes()) await this.open();
+    return this.history;
+  }
+
+  /** The session this door writes to, opened once, when the first turn starts (or `resumedHistory`). */
+  private open(): Promise<OpenedSession> {
+    this.opening ??= this.openNow();
+    return this.opening;
+  }
+
+  private async openNow(): Promise<OpenedSession> {
     const { cwd, opening } = this.setup;
     const session = await openSession({
       cwd,
@@ -786,6 +872,7 @@ export class Session {
       await this.store.updateMeta(session.sessionId, cwd, { title: opening.title });
     this.opened = session;
     this.history.push(...(opening.opened ? opening.opened(session) : session.history));
+    this.resumedMessages = this.history.length;
     for (const content of session.warnings) this.notices.push({ tag: "session", content });
     return session;
   }

@@ -169,8 +169,8 @@ export async function loadTranscript(file: string): Promise<LoadedTranscript> {
         continue;
       }
       if (record.type === "run_end") runs.push(record);
-      else if (record.type === "compact_boundary") {
-        // What came before was summarised: the history starts again from the compacted messages.
+      else if (record.type === "compact_boundary" || record.type === "rewind") {
+        // What came before was summarised (or rewound): the history starts again from the messages kept.
         messages.length = 0;
         record.messages.forEach((message, index) => {
           restoreUuids(message, record.uuids?.[index]);

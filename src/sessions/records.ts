@@ -165,6 +165,21 @@ export type CompactBoundaryRecord = {
   uuids?: ((string | null)[] | null)[];
 };
 
+/**
+ * The conversation was rewound to before one of its prompts (`Session.rewind`, the interactive
+ * mode's Esc Esc): from here on it is `messages` (what was kept) followed by the records after this
+ * one, as after a `compact_boundary`. The records before it stay, for audit; `--resume` continues
+ * the rewound conversation.
+ */
+export type RewindRecord = {
+  type: "rewind";
+  ts: string;
+  /** The messages taken out of the conversation. */
+  removed: number;
+  messages: ConversationMessage[];
+  uuids?: ((string | null)[] | null)[];
+};
+
 /** Written when a session is reopened after a crash cut its last line short: that line is to be ignored. */
 export type RepairRecord = { type: "repair"; ts: string; note: string };
 
@@ -176,6 +191,7 @@ export type TranscriptRecord =
   | RunEndRecord
   | HookRecord
   | CompactBoundaryRecord
+  | RewindRecord
   | RepairRecord;
 
 /** Serialises a record as one line (with its newline). `type` is the first key. */
@@ -234,14 +250,15 @@ export function validateRecord(
       return typeof value.event === "string" && typeof value.hook === "string"
         ? { record: value as HookRecord }
         : { problem: "hook record without event or hook" };
-    case "compact_boundary": {
+    case "compact_boundary":
+    case "rewind": {
       const messages = value.messages;
       if (
         !Array.isArray(messages) ||
         messages.some((m) => !isObject(m) || (m.role !== "user" && m.role !== "assistant"))
       )
-        return { problem: "compact_boundary record without its messages" };
-      return { record: value as CompactBoundaryRecord };
+        return { problem: `${type} record without its messages` };
+      return { record: value as CompactBoundaryRecord | RewindRecord };
     }
     default:
       return { unknownType: type };

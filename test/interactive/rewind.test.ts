@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
-import { ENTER, ESC, inputRows, ready, skipped, startCairn, userTexts } from "./cairn-terminal.js";
+import { CTRL_D, ENTER, ESC, inputRows, ready, skipped, startCairn, userTexts } from "./cairn-terminal.js";
 
 /**
  * Esc Esc in the interactive mode (docs/interactive.md, "Rewind"): back to an earlier prompt, the
@@ -48,6 +48,45 @@ describe(`interactive rewind${skipped}`, () => {
       t.type(`Something else${ENTER}`);
       await t.waitFor((text) => text.includes("A different answer."), "the answer after the rewind");
       expect(userTexts(server.requests[4]!.body)).toEqual(["Write the notes", "Something else"]);
+    },
+  );
+
+  test.skipIf(skipped !== "")(
+    "a rewind is recorded in the transcript (Session.rewind): --continue afterwards shows and sends the rewound conversation",
+    async () => {
+      const { t, server, dir } = await startCairn([
+        reply().text("Answer one."),
+        reply().text("Answer two."),
+        reply().text("Answer three."),
+      ]);
+      await ready(t);
+      t.type(`First question${ENTER}`);
+      await t.waitFor((text) => text.includes("Answer one."), "the first answer");
+      await ready(t);
+      t.type(`Second question${ENTER}`);
+      await t.waitFor((text) => text.includes("Answer two."), "the second answer");
+      await ready(t);
+      t.type(ESC);
+      await t.waitFor((text) => text.includes("Press Esc again to rewind"), "the hint");
+      t.type(ESC);
+      await t.waitFor((text) => text.includes("Rewind to which prompt?"), "the prompts");
+      t.type(ENTER);
+      await t.waitFor((text) => text.includes("Restore the conversation only"), "the choices");
+      t.type(ENTER);
+      await t.waitFor((text) => text.includes("Rewound the conversation"), "the rewind");
+      t.type("\x15");
+      t.type(CTRL_D);
+      expect((await t.exited).exitCode).toBe(0);
+
+      const again = await startCairn([], ["--continue"], { dir, server });
+      await ready(again.t);
+      await again.t.waitFor((text) => text.includes("the conversation so far"), "the history drawn");
+      const drawn = again.t.all().join("\n");
+      expect(drawn).toContain("› First question");
+      expect(drawn).not.toContain("Second question");
+      again.t.type(`Third question${ENTER}`);
+      await again.t.waitFor((text) => text.includes("Answer three."), "the answer after the resume");
+      expect(userTexts(server.requests[2]!.body)).toEqual(["First question", "Third question"]);
     },
   );
 });

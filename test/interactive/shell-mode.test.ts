@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
-import { ENTER, ready, skipped, startCairn, userTexts } from "./cairn-terminal.js";
+import { CTRL_D, ENTER, ready, skipped, startCairn, userTexts } from "./cairn-terminal.js";
 
 /**
  * `!` shell mode (docs/interactive.md, "Shell mode"): the user's command goes through the Bash
@@ -50,6 +50,34 @@ describe(`interactive ! shell mode${skipped}`, () => {
       t.type(ENTER);
       await t.waitFor((text) => text.includes("not run: the user said no"), "the no");
       expect(existsSync(join(dir, "made.txt"))).toBe(false);
+    },
+  );
+
+  test.skipIf(skipped !== "")(
+    "!command's record reaches the transcript at once: leaving right after it, --continue shows it and the model gets it",
+    async () => {
+      const { t, server, dir } = await startCairn(
+        [reply().text("Seen it.")],
+        ["--allowedTools", "Bash(echo:*)"],
+      );
+      await ready(t);
+      t.type(`!echo kept-in-the-transcript${ENTER}`);
+      await t.waitFor((text) => /\n\s+kept-in-the-transcript/.test(text), "the command's output");
+      await ready(t);
+      t.type(CTRL_D);
+      expect((await t.exited).exitCode).toBe(0);
+
+      const again = await startCairn([], ["--continue"], { dir, server });
+      await ready(again.t);
+      await again.t.waitFor((text) => text.includes("the conversation so far"), "the history drawn");
+      expect(again.t.all().join("\n")).toMatch(/! echo kept-in-the-transcript\n\s+kept-in-the-transcript/);
+      again.t.type(`What did it print?${ENTER}`);
+      await again.t.waitFor((text) => text.includes("Seen it."), "the answer");
+      expect(userTexts(server.requests[0]!.body)).toEqual([
+        "<bash-input>echo kept-in-the-transcript</bash-input>",
+        "<bash-stdout>kept-in-the-transcript</bash-stdout><bash-stderr></bash-stderr>",
+        "What did it print?",
+      ]);
     },
   );
 });

@@ -114,6 +114,8 @@ describe(`interactive / commands${skipped}`, () => {
       expect(screenText(t)).not.toContain("› A fresh question  ");
       t.type(ENTER);
       await t.waitFor((text) => text.includes("Resumed session"), "the session resumed");
+      // Its conversation is drawn again, below: the old answer is in the scrollback twice now.
+      expect(t.all().join("\n").split("First session's answer.").length - 1).toBe(2);
       t.type(`What was the word?${ENTER}`);
       await t.waitFor((text) => text.includes("Back in the first."), "the answer in the resumed session");
       expect(userTexts(server.requests[2]!.body)).toEqual([

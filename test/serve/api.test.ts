@@ -70,6 +70,9 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: the Cloud Agents API", { ti
       // The follow-up continued the conversation: the model saw the first prompt and answer.
       const last = d.model.requests.at(-1)!.body as { messages: { role: string }[] };
       expect(last.messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
+      // A healthy API says nothing on stderr, from its first start on a new database (where DBOS
+      // logs its migrations) to its end.
+      expect(await d.stopApi()).toBe("");
     },
   );
 
@@ -216,6 +219,10 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: the Cloud Agents API", { ti
           prompt: { text: "two" },
         });
         expect((await runEnded(followUp.run.id)).result).toBe("Two.");
+        // Nothing on stderr, also what is held until the process ends (a library's chatter).
+        const exited = new Promise((resolve) => serve.once("exit", resolve));
+        serve.kill("SIGTERM");
+        await exited;
         expect(stderr).toBe("");
       } finally {
         serve.kill("SIGTERM");

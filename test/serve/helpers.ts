@@ -53,6 +53,8 @@ export type Deployment = {
   killWorker(id: string): Promise<void>;
   // biome-ignore lint/suspicious/noExplicitAny: the API's JSON answers, which the tests' expectations check.
   request(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; json: any }>;
+  /** Stops the API as a user does (SIGTERM) and answers what it printed on stderr in its life. */
+  stopApi(): Promise<string>;
   stop(): Promise<void>;
 };
 
@@ -133,6 +135,14 @@ export async function startDeployment(
       });
       const text = await response.text();
       return { status: response.status, json: text ? JSON.parse(text) : undefined };
+    },
+    async stopApi() {
+      if (api.exitCode === null && api.signalCode === null) {
+        const gone = new Promise((resolve) => api.once("exit", resolve));
+        api.kill("SIGTERM");
+        await gone;
+      }
+      return stderr;
     },
     async stop() {
       // Stopped as a user stops them (SIGTERM), so each clears its scratch directory.
