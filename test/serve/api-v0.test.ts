@@ -1,8 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test } from "vitest";
 import { hang, reply } from "../../src/testing/index.js";
-import { startThrowawayPostgres, type ThrowawayPostgres } from "../helpers/postgres.js";
 import { tempDir } from "../helpers/temp.js";
 import { bareRepository, git } from "./git-fixtures.js";
 import {
@@ -10,26 +9,18 @@ import {
   type Deployment,
   PG_SKIP,
   pgTitle,
+  servingOnThrowawayPostgres,
   sql,
-  startDeployment,
   startServe,
   waitFor,
 } from "./helpers.js";
 import { startWebhookReceiver } from "./webhook-receiver.js";
 
-let pg: ThrowawayPostgres | undefined;
-let deployment: Deployment | undefined;
+const serving = servingOnThrowawayPostgres();
 const cleanups: (() => Promise<void> | void)[] = [];
-beforeAll(async () => {
-  if (!PG_SKIP) pg = await startThrowawayPostgres();
-}, 60_000);
+// Registered after the deployments' hook, so it runs before it.
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
-  await deployment?.stop();
-  deployment = undefined;
-});
-afterAll(async () => {
-  await pg?.stop();
 });
 
 const SECRET = "a-webhook-secret-of-at-least-32-characters";
@@ -52,17 +43,13 @@ describe.skipIf(PG_SKIP !== undefined)(
         "an agent launched on a file:// repository at a ref works in a shallow clone, commits on its target branch, reports FINISHED to its webhook signed with HMAC (retried after a 500), and takes a follow-up in the same clone",
       ),
       async () => {
-        deployment = await startDeployment(
-          {
-            steps: [
-              reply().tool("Write", { file_path: "NOTES.md", content: "notes\n" }),
-              reply().text("Wrote the notes."),
-              reply().text("Second."),
-            ],
-          },
-          pg,
-        );
-        const d = deployment;
+        const d = await serving.deploy({
+          steps: [
+            reply().tool("Write", { file_path: "NOTES.md", content: "notes\n" }),
+            reply().text("Wrote the notes."),
+            reply().text("Second."),
+          ],
+        });
         const repo = bareRepository();
         const receiver = await startWebhookReceiver(SECRET, [500]);
         cleanups.push(receiver.close);
@@ -152,8 +139,7 @@ describe.skipIf(PG_SKIP !== undefined)(
         "a repository that cannot be cloned ends the agent ERROR with git's message, and the URL's credentials are shown nowhere",
       ),
       async () => {
-        deployment = await startDeployment({ steps: [] }, pg);
-        const d = deployment;
+        const d = await serving.deploy({ steps: [] });
         d.startWorker("w1");
         const missing = await d.request("POST", "/v0/agents", {
           prompt: { text: "hi" },
@@ -183,8 +169,7 @@ describe.skipIf(PG_SKIP !== undefined)(
         "stop ends the running agent's run (ERROR, 'stopped'); bad launches are 400: no repository, a short secret, a branch on a directory worked in place",
       ),
       async () => {
-        deployment = await startDeployment({ steps: [hang()] }, pg);
-        const d = deployment;
+        const d = await serving.deploy({ steps: [hang()] });
         d.startWorker("w1");
         const dir = tempDir("cairn-v0-");
         const launched = await d.request("POST", "/v0/agents", {
@@ -221,8 +206,7 @@ describe.skipIf(PG_SKIP !== undefined)(
         "autoCreatePr is not silently dropped: the launch answers a warning that no pull request can be opened, and the work goes on a branch of its own",
       ),
       async () => {
-        deployment = await startDeployment({ steps: [reply().text("Done.")] }, pg);
-        const d = deployment;
+        const d = await serving.deploy({ steps: [reply().text("Done.")] });
         const repo = bareRepository();
         const launched = await d.request("POST", "/v0/agents", {
           prompt: { text: "x" },
@@ -243,8 +227,7 @@ describe.skipIf(PG_SKIP !== undefined)(
         "past --rate-limit requests a minute a key gets 429 with Retry-After; another key is not slowed",
       ),
       async () => {
-        deployment = await startDeployment({ steps: [] }, pg, ["--rate-limit", "3"]);
-        const d = deployment;
+        const d = await serving.deploy({ steps: [] }, ["--rate-limit", "3"]);
         const other = createKey(d, "other");
         const me = () => fetch(`${d.api}/v0/me`, { headers: { authorization: `Bearer ${d.key}` } });
         // A minute's window can end between two requests: then a few more are allowed, never more than 3 a window.
@@ -273,8 +256,7 @@ describe.skipIf(PG_SKIP !== undefined)(
         "a webhook owed when its cairn serve is SIGKILLed is delivered by the next one: the delivery is kept in the database",
       ),
       async () => {
-        deployment = await startDeployment({ steps: [reply().text("Done.")] }, pg);
-        const d = deployment;
+        const d = await serving.deploy({ steps: [reply().text("Done.")] });
         const receiver = await startWebhookReceiver(SECRET, [503, 503, 503, 503, 503, 503]);
         cleanups.push(receiver.close);
         const launched = await d.request("POST", "/v0/agents", {
@@ -315,8 +297,7 @@ describe.skipIf(PG_SKIP !== undefined)(
         "workers with --key-concurrency 1 share the queue between keys: a key with two runs queued first does not hold back another key's run",
       ),
       async () => {
-        deployment = await startDeployment({ respond: () => hang() }, pg);
-        const d = deployment;
+        const d = await serving.deploy({ respond: () => hang() });
         const other = createKey(d, "other");
         const create = async (key: string) => {
           const created = await d.request(
@@ -348,8 +329,7 @@ describe.skipIf(PG_SKIP !== undefined)(
         "v1: a local bare repository given by its path with a sha as repos[0].ref is cloned at that commit; a follow-up reuses the clone",
       ),
       async () => {
-        deployment = await startDeployment({ steps: [reply().text("One."), reply().text("Two.")] }, pg);
-        const d = deployment;
+        const d = await serving.deploy({ steps: [reply().text("One."), reply().text("Two.")] });
         const repo = bareRepository();
         d.startWorker("w1");
         const created = await d.request("POST", "/v1/agents", {

@@ -1,30 +1,22 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { hang, reply } from "../../src/testing/index.js";
 import { CLI } from "../conformance/pm/helpers.js";
-import { startThrowawayPostgres, type ThrowawayPostgres } from "../helpers/postgres.js";
 import { tempDir } from "../helpers/temp.js";
-import { type Deployment, PG_SKIP, pgTitle, readStream, sql, startDeployment, waitFor } from "./helpers.js";
+import {
+  PG_SKIP,
+  pgTitle,
+  readStream,
+  runEnded,
+  servingOnThrowawayPostgres,
+  sql,
+  waitFor,
+} from "./helpers.js";
 
-let pg: ThrowawayPostgres | undefined;
-let deployment: Deployment | undefined;
-beforeAll(async () => {
-  if (!PG_SKIP) pg = await startThrowawayPostgres();
-}, 60_000);
-afterEach(async () => {
-  await deployment?.stop();
-  deployment = undefined;
-});
-afterAll(async () => {
-  await pg?.stop();
-});
+const serving = servingOnThrowawayPostgres();
 
-const ended = (d: Deployment, agentId: string, runId: string) =>
-  waitFor(`run ${runId} to end`, async () => {
-    const run = await d.request("GET", `/v1/agents/${agentId}/runs/${runId}`);
-    return ["FINISHED", "ERROR", "CANCELLED"].includes(run.json.status) ? run.json : undefined;
-  });
+const ended = runEnded;
 
 describe.skipIf(PG_SKIP !== undefined)("cairn serve: the Cloud Agents API", { timeout: 180_000 }, () => {
   test(
@@ -32,11 +24,9 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: the Cloud Agents API", { ti
       "an agent is created with its first run, listed and read back; a follow-up while a run is active is refused with 409, then runs on the same conversation",
     ),
     async () => {
-      deployment = await startDeployment(
-        { steps: [reply().text("First answer."), reply().text("Second answer.")] },
-        pg,
-      );
-      const d = deployment;
+      const d = await serving.deploy({
+        steps: [reply().text("First answer."), reply().text("Second answer.")],
+      });
       const cwd = tempDir("cairn-api-");
       const created = await d.request("POST", "/v1/agents", {
         prompt: { text: "hello" },
@@ -81,11 +71,9 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: the Cloud Agents API", { ti
       "a run's SSE stream sends every stored event once, in order; a client that reconnects with Last-Event-ID gets exactly the rest",
     ),
     async () => {
-      deployment = await startDeployment(
-        { steps: [reply().text("Reading.").tool("LS", { path: "." }), reply().text("Done.")] },
-        pg,
-      );
-      const d = deployment;
+      const d = await serving.deploy({
+        steps: [reply().text("Reading.").tool("LS", { path: "." }), reply().text("Done.")],
+      });
       d.startWorker("w1");
       const created = await d.request("POST", "/v1/agents", {
         prompt: { text: "look" },
@@ -111,8 +99,7 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: the Cloud Agents API", { ti
       "a running run is cancelled: its model call is interrupted, its stream ends with an aborted run_end, and a follow-up continues the conversation",
     ),
     async () => {
-      deployment = await startDeployment({ steps: [hang(), reply().text("After.")] }, pg);
-      const d = deployment;
+      const d = await serving.deploy({ steps: [hang(), reply().text("After.")] });
       d.startWorker("w1");
       const created = await d.request("POST", "/v1/agents", {
         prompt: { text: "wait" },
@@ -139,8 +126,7 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: the Cloud Agents API", { ti
       "requests without a key cairn issued are refused with 401; bad input is 400 and unknown ids 404, as JSON errors",
     ),
     async () => {
-      deployment = await startDeployment({ steps: [] }, pg);
-      const d = deployment;
+      const d = await serving.deploy({ steps: [] });
       const anonymous = await fetch(`${d.api}/v1/me`);
       expect(anonymous.status).toBe(401);
       expect(await anonymous.json()).toEqual({
@@ -169,8 +155,7 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: the Cloud Agents API", { ti
       "cairn serve --workers 1 runs the API and a worker, and starts the worker again under its name when it dies",
     ),
     async () => {
-      deployment = await startDeployment({ steps: [reply().text("One."), reply().text("Two.")] }, pg);
-      const d = deployment;
+      const d = await serving.deploy({ steps: [reply().text("One."), reply().text("Two.")] });
       const serve = spawn(process.execPath, [CLI, "serve", "--port", "0", "--workers", "1"], {
         env: d.env,
         stdio: ["ignore", "pipe", "pipe"],
@@ -235,8 +220,7 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: the Cloud Agents API", { ti
       "a run that cannot start (a model cairn does not know) ends ERROR with the reason, and the agent takes a follow-up",
     ),
     async () => {
-      deployment = await startDeployment({ steps: [reply().text("Fine.")] }, pg);
-      const d = deployment;
+      const d = await serving.deploy({ steps: [reply().text("Fine.")] });
       d.startWorker("w1");
       const created = await d.request("POST", "/v1/agents", {
         prompt: { text: "hi" },

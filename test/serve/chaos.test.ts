@@ -1,9 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { UNKNOWN_OUTCOME } from "../../src/durable/durable-steps.js";
 import { type RecordedRequest, reply } from "../../src/testing/index.js";
-import { startThrowawayPostgres, type ThrowawayPostgres } from "../helpers/postgres.js";
 import { tempDir } from "../helpers/temp.js";
 import {
   type Deployment,
@@ -11,8 +10,8 @@ import {
   PG_SKIP,
   pgTitle,
   readStream,
+  servingOnThrowawayPostgres,
   sql,
-  startDeployment,
   waitFor,
 } from "./helpers.js";
 
@@ -44,17 +43,7 @@ function respond(request: RecordedRequest) {
   return reply().text(`Done task-${task}.`);
 }
 
-let pg: ThrowawayPostgres | undefined;
-const deployments: Deployment[] = [];
-beforeAll(async () => {
-  if (!PG_SKIP) pg = await startThrowawayPostgres();
-}, 60_000);
-afterEach(async () => {
-  for (const deployment of deployments.splice(0)) await deployment.stop();
-});
-afterAll(async () => {
-  await pg?.stop();
-});
+const serving = servingOnThrowawayPostgres();
 
 type Launched = { task: number; agentId: string; runId: string; cwd: string };
 
@@ -86,17 +75,14 @@ describe.skipIf(PG_SKIP !== undefined)("chaos", { timeout: 180_000 }, () => {
     "queued runs on three workers SIGKILLed at random: every run completes, transcripts equal an undisturbed run's, each shell effect at most once, SSE rebuilds the stored events",
   ), async () => {
     // The undisturbed run of the same scenario: one worker, nobody killed.
-    const baseline = await startDeployment({ respond }, pg);
-    deployments.push(baseline);
+    const baseline = await serving.deploy({ respond });
     baseline.startWorker("solo");
     const baselineRuns = await launchAll(baseline);
     await waitFor("the undisturbed runs", () => allEnded(baseline, baselineRuns) || undefined);
     const expected = baselineRuns.map((run) => transcriptOf(baseline, run));
     await baseline.stop();
-    deployments.splice(deployments.indexOf(baseline), 1);
 
-    const d = await startDeployment({ respond }, pg);
-    deployments.push(d);
+    const d = await serving.deploy({ respond });
     const names = ["w1", "w2", "w3"];
     for (const name of names) d.startWorker(name);
     const runs = await launchAll(d);

@@ -1,32 +1,20 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { UNKNOWN_OUTCOME } from "../../src/durable/durable-steps.js";
 import { hang, reply } from "../../src/testing/index.js";
-import { startThrowawayPostgres, type ThrowawayPostgres } from "../helpers/postgres.js";
 import { tempDir } from "../helpers/temp.js";
 import {
   type Deployment,
   normalizedTranscript,
   PG_SKIP,
   pgTitle,
+  servingOnThrowawayPostgres,
   sql,
-  startDeployment,
   waitFor,
 } from "./helpers.js";
 
-let pg: ThrowawayPostgres | undefined;
-let deployment: Deployment | undefined;
-beforeAll(async () => {
-  if (!PG_SKIP) pg = await startThrowawayPostgres();
-}, 60_000);
-afterEach(async () => {
-  await deployment?.stop();
-  deployment = undefined;
-});
-afterAll(async () => {
-  await pg?.stop();
-});
+const serving = servingOnThrowawayPostgres();
 
 /** Creates an agent working in `cwd` and returns its id and its first run's id. */
 async function createAgent(
@@ -60,22 +48,18 @@ describe.skipIf(PG_SKIP !== undefined)("durable runs", { timeout: 180_000 }, () 
     ),
     async () => {
       const cwd = tempDir("cairn-durable-");
-      deployment = await startDeployment(
-        {
-          steps: [
-            reply()
-              .text("Recording.")
-              .tool(
-                "Bash",
-                { command: "echo effect >> ledger.txt && echo started > started.txt && sleep 60" },
-                "toolu_1",
-              ),
-            reply().text("Noted."),
-          ],
-        },
-        pg,
-      );
-      const d = deployment;
+      const d = await serving.deploy({
+        steps: [
+          reply()
+            .text("Recording.")
+            .tool(
+              "Bash",
+              { command: "echo effect >> ledger.txt && echo started > started.txt && sleep 60" },
+              "toolu_1",
+            ),
+          reply().text("Noted."),
+        ],
+      });
       d.startWorker("w1");
       const { agentId, runId } = await createAgent(d, cwd, "record it");
       await waitFor("the command to start", () => existsSync(join(cwd, "started.txt")) || undefined);
@@ -111,8 +95,7 @@ describe.skipIf(PG_SKIP !== undefined)("durable runs", { timeout: 180_000 }, () 
     ),
     async () => {
       const cwd = tempDir("cairn-durable-");
-      deployment = await startDeployment({ steps: [hang(), reply().text("Answered.")] }, pg);
-      const d = deployment;
+      const d = await serving.deploy({ steps: [hang(), reply().text("Answered.")] });
       d.startWorker("w1");
       const { agentId, runId } = await createAgent(d, cwd, "answer");
       await waitFor("the model call", () => d.model.requests.length === 1 || undefined);

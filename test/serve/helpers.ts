@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import {
   type ScriptedServer,
   type ScriptedServerOptions,
@@ -270,3 +271,47 @@ export async function startServe(
   });
   return { url, process: child };
 }
+
+/**
+ * The lifecycle every serve test file shares: one throwaway PostgreSQL cluster for the file (none
+ * where PostgreSQL is absent: the tests skip), and each deployment a test starts stopped after it.
+ */
+export function servingOnThrowawayPostgres(): {
+  /** The file's cluster (undefined where PostgreSQL is absent). */
+  readonly pg: ThrowawayPostgres | undefined;
+  /** `startDeployment` on the file's cluster, stopped after the test. */
+  deploy(model: Pick<ScriptedServerOptions, "steps" | "respond">, serveArgs?: string[]): Promise<Deployment>;
+} {
+  let pg: ThrowawayPostgres | undefined;
+  const started: Deployment[] = [];
+  beforeAll(async () => {
+    if (!PG_SKIP) pg = await startThrowawayPostgres();
+  }, 60_000);
+  afterEach(async () => {
+    for (const deployment of started.splice(0)) await deployment.stop();
+  });
+  afterAll(async () => {
+    await pg?.stop();
+  });
+  return {
+    get pg() {
+      return pg;
+    },
+    async deploy(model, serveArgs = []) {
+      const deployment = await startDeployment(model, pg, serveArgs);
+      // Stopped once, whether the test stopped it already or not.
+      const stop = deployment.stop.bind(deployment);
+      let stopped: Promise<void> | undefined;
+      deployment.stop = () => (stopped ??= stop());
+      started.push(deployment);
+      return deployment;
+    },
+  };
+}
+
+/** Waits for a v1 run to end (FINISHED, ERROR or CANCELLED) and answers it. */
+export const runEnded = (d: Deployment, agentId: string, runId: string) =>
+  waitFor(`run ${runId} to end`, async () => {
+    const run = await d.request("GET", `/v1/agents/${agentId}/runs/${runId}`);
+    return ["FINISHED", "ERROR", "CANCELLED"].includes(run.json.status) ? run.json : undefined;
+  });

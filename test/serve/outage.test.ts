@@ -1,16 +1,14 @@
 import { spawn } from "node:child_process";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { type RecordedRequest, reply } from "../../src/testing/index.js";
 import { CLI } from "../conformance/pm/helpers.js";
-import { startThrowawayPostgres, type ThrowawayPostgres } from "../helpers/postgres.js";
 import { tempDir } from "../helpers/temp.js";
 import {
-  type Deployment,
   normalizedTranscript,
   PG_SKIP,
   pgTitle,
+  servingOnThrowawayPostgres,
   sql,
-  startDeployment,
   waitFor,
 } from "./helpers.js";
 
@@ -19,18 +17,7 @@ import {
  * started again. Neither the API nor the worker ends; the API answers 503 with a clear error while
  * the database is away; the run continues where it was once it is back.
  */
-let pg: ThrowawayPostgres | undefined;
-let deployment: Deployment | undefined;
-beforeAll(async () => {
-  if (!PG_SKIP) pg = await startThrowawayPostgres();
-}, 60_000);
-afterEach(async () => {
-  await deployment?.stop();
-  deployment = undefined;
-});
-afterAll(async () => {
-  await pg?.stop();
-});
+const serving = servingOnThrowawayPostgres();
 
 describe.skipIf(PG_SKIP !== undefined)("database outage", { timeout: 180_000 }, () => {
   test(
@@ -52,8 +39,7 @@ describe.skipIf(PG_SKIP !== undefined)("database outage", { timeout: 180_000 }, 
         await answered;
         return reply().text("Done.");
       };
-      deployment = await startDeployment({ respond }, pg);
-      const d = deployment;
+      const d = await serving.deploy({ respond });
       const worker = d.startWorker("w1");
       const cwd = tempDir("cairn-outage-");
       const created = await d.request("POST", "/v1/agents", {
@@ -65,7 +51,7 @@ describe.skipIf(PG_SKIP !== undefined)("database outage", { timeout: 180_000 }, 
       const runId = created.json.run.id as string;
       await waitFor("the second model call", () => d.model.requests.length === 2 || undefined);
 
-      pg!.halt();
+      serving.pg!.halt();
       const away = await d.request("GET", `/v1/agents/${agentId}/runs/${runId}`);
       expect(away.status).toBe(503);
       expect(away.json.error.code).toBe("database_unavailable");
@@ -76,7 +62,7 @@ describe.skipIf(PG_SKIP !== undefined)("database outage", { timeout: 180_000 }, 
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(worker.exitCode).toBeNull();
       expect((await d.request("GET", "/v1/me")).status).toBe(503);
-      pg!.restart();
+      serving.pg!.restart();
 
       const run = await waitFor("the run to end", async () => {
         const got = await d.request("GET", `/v1/agents/${agentId}/runs/${runId}`);
@@ -109,8 +95,7 @@ describe.skipIf(PG_SKIP !== undefined)("database outage", { timeout: 180_000 }, 
       "a worker whose scratch writes fail (a file size limit standing in for a full disk): the run ends ERROR saying so, and the worker stays up",
     ),
     async () => {
-      deployment = await startDeployment({ steps: [reply().text("A long enough answer. ".repeat(40))] }, pg);
-      const d = deployment;
+      const d = await serving.deploy({ steps: [reply().text("A long enough answer. ".repeat(40))] });
       // `ulimit -f 1`: a file of the worker's may not grow past 1 KiB, so writing the run's
       // transcript into its scratch directory fails (EFBIG), as it would on a full disk (ENOSPC).
       const worker = spawn(

@@ -1,11 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv } from "ajv";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
-import { startThrowawayPostgres, type ThrowawayPostgres } from "../helpers/postgres.js";
 import { bareRepository } from "./git-fixtures.js";
-import { type Deployment, PG_SKIP, pgTitle, sql, startDeployment, waitFor } from "./helpers.js";
+import { PG_SKIP, pgTitle, servingOnThrowawayPostgres, sql, waitFor } from "./helpers.js";
 import { startWebhookReceiver } from "./webhook-receiver.js";
 
 /** The reference's shapes, written from its public pages (each schema names its page). */
@@ -20,15 +19,7 @@ function shapeErrors(name: string, value: unknown): string[] {
     : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
 }
 
-let pg: ThrowawayPostgres | undefined;
-let deployment: Deployment | undefined;
-beforeAll(async () => {
-  if (!PG_SKIP) pg = await startThrowawayPostgres();
-}, 60_000);
-afterAll(async () => {
-  await deployment?.stop();
-  await pg?.stop();
-});
+const serving = servingOnThrowawayPostgres();
 
 describe.skipIf(PG_SKIP !== undefined)(
   "cairn serve answers in the reference's shapes",
@@ -39,11 +30,9 @@ describe.skipIf(PG_SKIP !== undefined)(
         "every v0 answer (launch, status, list, conversation, follow-up, stop, delete, me, models, repositories), the v0 webhook payload and v1's create validate against the reference's published shapes",
       ),
       async () => {
-        deployment = await startDeployment(
-          { steps: [reply().text("One."), reply().text("Two."), reply().text("Three.")] },
-          pg,
-        );
-        const d = deployment;
+        const d = await serving.deploy({
+          steps: [reply().text("One."), reply().text("Two."), reply().text("Three.")],
+        });
         const secret = "another-webhook-secret-32-characters-long";
         const receiver = await startWebhookReceiver(secret);
         try {

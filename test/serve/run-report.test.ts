@@ -1,33 +1,24 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
-import { startThrowawayPostgres, type ThrowawayPostgres } from "../helpers/postgres.js";
 import { tempDir } from "../helpers/temp.js";
 import { startReceiver } from "../telemetry/otlp-receiver.js";
-import { type Deployment, PG_SKIP, pgTitle, startDeployment, waitFor } from "./helpers.js";
+import {
+  type Deployment,
+  PG_SKIP,
+  pgTitle,
+  runEnded,
+  servingOnThrowawayPostgres,
+  waitFor,
+} from "./helpers.js";
 
 /**
  * A served run's extras (docs/serve.md): `report: true` writes the session's HTML report when the
  * run ends, downloadable from the API; the `traceparent` header of the request that created the run
  * puts the worker's spans under the caller's trace (docs/telemetry.md).
  */
-let pg: ThrowawayPostgres | undefined;
-let deployment: Deployment | undefined;
-beforeAll(async () => {
-  if (!PG_SKIP) pg = await startThrowawayPostgres();
-}, 60_000);
-afterEach(async () => {
-  await deployment?.stop();
-  deployment = undefined;
-});
-afterAll(async () => {
-  await pg?.stop();
-});
+const serving = servingOnThrowawayPostgres();
 
-const ended = (d: Deployment, agentId: string, runId: string) =>
-  waitFor(`run ${runId} to end`, async () => {
-    const run = await d.request("GET", `/v1/agents/${agentId}/runs/${runId}`);
-    return ["FINISHED", "ERROR", "CANCELLED"].includes(run.json.status) ? run.json : undefined;
-  });
+const ended = runEnded;
 
 /** A raw request (headers of our own, a body that is not JSON). */
 async function raw(
@@ -58,17 +49,13 @@ describe.skipIf(PG_SKIP !== undefined)(
         "a run created with report: true and a traceparent header: its HTML report downloads from /report when it ends, and its spans are under the caller's trace",
       ),
       async () => {
-        deployment = await startDeployment(
-          {
-            steps: [
-              reply().text("Reading.").tool("Read", { file_path: "notes.txt" }),
-              reply().text("The notes say: ship it."),
-              reply().text("Second run's answer."),
-            ],
-          },
-          pg,
-        );
-        const d = deployment;
+        const d = await serving.deploy({
+          steps: [
+            reply().text("Reading.").tool("Read", { file_path: "notes.txt" }),
+            reply().text("The notes say: ship it."),
+            reply().text("Second run's answer."),
+          ],
+        });
         const receiver = await startReceiver();
         d.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
         d.env.OTEL_EXPORTER_OTLP_PROTOCOL = "http/json";

@@ -1,14 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { hang, type RecordedRequest, reply } from "../../src/testing/index.js";
-import { startThrowawayPostgres, type ThrowawayPostgres } from "../helpers/postgres.js";
 import { tempDir } from "../helpers/temp.js";
 import {
   type Deployment,
   normalizedTranscript,
   PG_SKIP,
   pgTitle,
+  servingOnThrowawayPostgres,
   sql,
-  startDeployment,
   waitFor,
 } from "./helpers.js";
 
@@ -16,17 +15,7 @@ import {
  * Takeover (docs/serve.md, "On many machines"): a worker SIGKILLed mid-run that never comes back
  * has its run taken over by a live worker of another name once its heartbeat is stale.
  */
-let pg: ThrowawayPostgres | undefined;
-const deployments: Deployment[] = [];
-beforeAll(async () => {
-  if (!PG_SKIP) pg = await startThrowawayPostgres();
-}, 60_000);
-afterEach(async () => {
-  for (const deployment of deployments.splice(0)) await deployment.stop();
-});
-afterAll(async () => {
-  await pg?.stop();
-});
+const serving = servingOnThrowawayPostgres();
 
 /** The scenario: an edit, then a second model call, which hangs the first time when `hangOnce` is set. */
 function scenario(hangOnce: boolean) {
@@ -70,16 +59,14 @@ describe.skipIf(PG_SKIP !== undefined)("takeover", { timeout: 180_000 }, () => {
       "a worker SIGKILLed mid-run that never comes back: a live worker of another name takes the run over and finishes it, with the transcript of an undisturbed run",
     ),
     async () => {
-      const baseline = await startDeployment({ respond: scenario(false) }, pg);
-      deployments.push(baseline);
+      const baseline = await serving.deploy({ respond: scenario(false) });
       baseline.startWorker("solo", FLAGS);
       const baselineCwd = tempDir("cairn-takeover-");
       const undisturbed = await runOnce(baseline, baselineCwd);
       expect(await ended(baseline, undisturbed.runId)).toBe("FINISHED");
       const expected = transcriptOf(baseline, undisturbed.agentId, baselineCwd);
 
-      const d = await startDeployment({ respond: scenario(true) }, pg);
-      deployments.push(d);
+      const d = await serving.deploy({ respond: scenario(true) });
       d.startWorker("w1", FLAGS);
       const cwd = tempDir("cairn-takeover-");
       const { agentId, runId } = await runOnce(d, cwd);
@@ -105,8 +92,7 @@ describe.skipIf(PG_SKIP !== undefined)("takeover of a stalled worker", { timeout
       "a worker stalled (SIGSTOP) past the takeover delay, then resumed after its run was taken over: it records nothing more, and the run ends FINISHED with the transcript of an undisturbed run",
     ),
     async () => {
-      const baseline = await startDeployment({ respond: scenario(false) }, pg);
-      deployments.push(baseline);
+      const baseline = await serving.deploy({ respond: scenario(false) });
       baseline.startWorker("solo", FLAGS);
       const baselineCwd = tempDir("cairn-takeover-");
       const undisturbed = await runOnce(baseline, baselineCwd);
@@ -128,8 +114,7 @@ describe.skipIf(PG_SKIP !== undefined)("takeover of a stalled worker", { timeout
         }
         return scenario(false)(request);
       };
-      const d = await startDeployment({ respond }, pg);
-      deployments.push(d);
+      const d = await serving.deploy({ respond });
       const w1 = d.startWorker("w1", FLAGS);
       const cwd = tempDir("cairn-takeover-");
       const { agentId, runId } = await runOnce(d, cwd);

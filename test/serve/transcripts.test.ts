@@ -1,29 +1,17 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { type RecordedRequest, reply } from "../../src/testing/index.js";
 import { spawnCli } from "../conformance/pm/helpers.js";
-import { startThrowawayPostgres, type ThrowawayPostgres } from "../helpers/postgres.js";
 import { tempDir } from "../helpers/temp.js";
-import { type Deployment, PG_SKIP, pgTitle, sql, startDeployment, waitFor } from "./helpers.js";
+import { type Deployment, PG_SKIP, pgTitle, servingOnThrowawayPostgres, sql, waitFor } from "./helpers.js";
 
 /**
  * Transcripts in the database (docs/serve.md, "Transcripts"): a run's session is stored with the
  * records the JSONL store writes, exported to the local store for `cairn --resume` and `cairn
  * report`, and imported back so the agent's next run continues from the resumed turn.
  */
-let pg: ThrowawayPostgres | undefined;
-let deployment: Deployment | undefined;
-beforeAll(async () => {
-  if (!PG_SKIP) pg = await startThrowawayPostgres();
-}, 60_000);
-afterEach(async () => {
-  await deployment?.stop();
-  deployment = undefined;
-});
-afterAll(async () => {
-  await pg?.stop();
-});
+const serving = servingOnThrowawayPostgres();
 
 /** The model's answers, from the request alone: an edit, then an answer naming the last prompt. */
 function respond(request: RecordedRequest) {
@@ -64,8 +52,7 @@ describe.skipIf(PG_SKIP !== undefined)("transcripts in the database", { timeout:
       "a run's transcript read back from the database equals the JSONL store's; exported, it is resumed with cairn -p --resume and read by cairn report; imported back, the agent's next run continues from it",
     ),
     async () => {
-      deployment = await startDeployment({ respond }, pg);
-      const d = deployment;
+      const d = await serving.deploy({ respond });
       d.startWorker("w1");
       const cwd = tempDir("cairn-transcripts-");
       const created = await d.request("POST", "/v1/agents", {
@@ -157,8 +144,7 @@ describe.skipIf(PG_SKIP !== undefined)("transcripts in the database", { timeout:
           );
         return reply().text("Done.");
       };
-      deployment = await startDeployment({ respond: respondWithSubagent }, pg);
-      const d = deployment;
+      const d = await serving.deploy({ respond: respondWithSubagent });
       d.startWorker("w1");
       // A workspace agent: the Agent tool is offered where there are agents of one's own.
       const cwd = tempDir("cairn-transcripts-", {
