@@ -1,4 +1,4 @@
-import type { Pool } from "pg";
+import type { Pool, PoolClient } from "pg";
 import { loadPg } from "./libraries.js";
 import { RUN_EXTRAS_SCHEMA } from "./run-extras.js";
 
@@ -48,6 +48,25 @@ export const RUN_STATUS = {
 } as const;
 
 export const ACTIVE_RUN_STATUSES: readonly string[] = [RUN_STATUS.queued, RUN_STATUS.running];
+
+/**
+ * Runs `work` in one transaction on a connection of its own: committed when it resolves, rolled
+ * back when it throws (the error goes on), the connection released either way.
+ */
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
 
 /** A connection pool (pg is loaded when first needed: only `cairn serve` and `cairn worker` use it). */
 export async function openPool(databaseUrl: string, max = 5): Promise<Pool> {
@@ -132,9 +151,7 @@ export async function commitTranscript(
   lines: readonly string[],
   subagents: readonly { agentId: string; lines: readonly string[] }[] = [],
 ): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  await inTransaction(pool, async (client) => {
     const claimed = await client.query(
       "UPDATE cairn.runs SET transcript_committed = true WHERE id = $1 AND NOT transcript_committed RETURNING id",
       [runId],
@@ -165,13 +182,7 @@ export async function commitTranscript(
           [sessionId, agentId, agentLines.map((_, i) => i + 1), agentLines],
         );
     }
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** A session's stored transcript lines, in order. */

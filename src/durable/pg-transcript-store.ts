@@ -20,7 +20,7 @@ import type {
 } from "../sessions/transcript-store.js";
 import { DIR_MODE, FILE_MODE, SessionWriteError, type SessionWriter } from "../sessions/writer.js";
 import { randomUuid } from "../util/random-id.js";
-import { ACTIVE_RUN_STATUSES } from "./database.js";
+import { ACTIVE_RUN_STATUSES, inTransaction } from "./database.js";
 
 const WHERE = "the database";
 
@@ -155,9 +155,7 @@ export class PgTranscriptStore implements TranscriptStore {
   }
 
   async updateMeta(id: string, _cwd: string | undefined, change: SessionMeta): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
+    await inTransaction(this.pool, async (client) => {
       const row = await client.query("SELECT meta FROM cairn.sessions WHERE session_id = $1 FOR UPDATE", [
         id,
       ]);
@@ -165,29 +163,15 @@ export class PgTranscriptStore implements TranscriptStore {
       // JSON has no undefined: a key set to undefined is removed.
       const meta = JSON.parse(JSON.stringify({ ...(row.rows[0].meta as SessionMeta), ...change }));
       await client.query("UPDATE cairn.sessions SET meta = $2 WHERE session_id = $1", [id, meta]);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async delete(id: string, _cwd?: string): Promise<void> {
     const { file } = await this.pull(id);
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
+    await inTransaction(this.pool, async (client) => {
       for (const table of ["transcript_lines", "subagent_lines", "sessions"])
         await client.query(`DELETE FROM cairn.${table} WHERE session_id = $1`, [id]);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
     rmSync(file, { force: true });
     rmSync(metaPath(file), { force: true });
   }
@@ -203,9 +187,7 @@ export class PgTranscriptStore implements TranscriptStore {
   async storeLines(id: string, file: string, stored: number): Promise<number> {
     const lines = completeLines(file);
     const subagents = await this.local.subagents(id);
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
+    await inTransaction(this.pool, async (client) => {
       await client.query("UPDATE cairn.sessions SET updated_at = now() WHERE session_id = $1", [id]);
       await insertLines(client, "transcript_lines", id, null, lines.slice(stored), stored);
       for (const agentId of subagents) {
@@ -217,13 +199,9 @@ export class PgTranscriptStore implements TranscriptStore {
         const agentLines = completeLines(subagentTranscriptPath(file, agentId));
         await insertLines(client, "subagent_lines", id, agentId, agentLines.slice(from), from);
       }
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
+    }).catch((error: unknown) => {
       throw new SessionWriteError(`${WHERE} (session ${id})`, error);
-    } finally {
-      client.release();
-    }
+    });
     return lines.length;
   }
 

@@ -1,4 +1,5 @@
 import type { Pool } from "pg";
+import { inTransaction } from "./database.js";
 
 export type TakeoverOptions = {
   pool: Pool;
@@ -81,9 +82,7 @@ async function beat(pool: Pool, id: string): Promise<void> {
 
 /** Takes over one dead worker's runs; false when there is none. */
 async function takeOverOne({ pool, id, deadAfterMs, recover }: TakeoverOptions): Promise<boolean> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  return inTransaction(pool, async (client) => {
     const dead = await client.query(
       `SELECT id FROM cairn.workers
        WHERE id <> $1 AND heartbeat_at < now() - make_interval(secs => $2::double precision / 1000)
@@ -91,18 +90,9 @@ async function takeOverOne({ pool, id, deadAfterMs, recover }: TakeoverOptions):
       [id, deadAfterMs],
     );
     const deadWorker = dead.rows[0]?.id as string | undefined;
-    if (!deadWorker) {
-      await client.query("COMMIT");
-      return false;
-    }
+    if (!deadWorker) return false;
     await recover(deadWorker);
     await client.query("DELETE FROM cairn.workers WHERE id = $1", [deadWorker]);
-    await client.query("COMMIT");
     return true;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }

@@ -2,7 +2,13 @@ import { mkdirSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import type { DBOSClient } from "@dbos-inc/dbos-sdk";
 import type { Pool } from "pg";
-import { ACTIVE_RUN_STATUSES, type AgentRow, RUN_STATUS, type RunRow } from "../durable/database.js";
+import {
+  ACTIVE_RUN_STATUSES,
+  type AgentRow,
+  inTransaction,
+  RUN_STATUS,
+  type RunRow,
+} from "../durable/database.js";
 import { type RunExtras, saveRunExtras } from "../durable/run-extras.js";
 import { RUN_QUEUE, RUN_WORKFLOW } from "../durable/worker.js";
 import { randomUuid } from "../util/random-id.js";
@@ -93,18 +99,14 @@ export async function createAgentRecord(
   agent: NewAgent,
 ): Promise<{ agent: AgentView; run: RunRow }> {
   const name = agent.name ?? agent.text.slice(0, 60);
-  const connection = await context.pool.connect();
-  let row: AgentRow;
-  let options: AgentOptionsRow;
-  try {
-    await connection.query("BEGIN");
-    row = (
+  const { row, options } = await inTransaction(context.pool, async (connection) => {
+    const row = (
       await connection.query(
         "INSERT INTO cairn.agents (id, key_hash, name, cwd, model, session_id) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *",
         [id, account.hash, name, agent.source.cwd, agent.model ?? null, randomUuid()],
       )
     ).rows[0] as AgentRow;
-    options = (
+    const options = (
       await connection.query(
         `INSERT INTO cairn.agent_options (agent_id, repository, ref, clone, branch_name, auto_create_pr, webhook_url, webhook_secret)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
@@ -120,13 +122,8 @@ export async function createAgentRecord(
         ],
       )
     ).rows[0] as AgentOptionsRow;
-    await connection.query("COMMIT");
-  } catch (error) {
-    await connection.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    connection.release();
-  }
+    return { row, options };
+  });
   const run = await enqueueRun(context, row, agent.text, agent.extras);
   return { agent: { ...row, ...options, latest_run_id: run.id }, run };
 }
@@ -139,10 +136,7 @@ export async function enqueueRun(
   extras: RunExtras = { report: false },
 ): Promise<RunRow> {
   const runId = `run-${randomUuid()}`;
-  const connection = await context.pool.connect();
-  let run: RunRow;
-  try {
-    await connection.query("BEGIN");
+  const run = await inTransaction(context.pool, async (connection) => {
     // One active run per agent: the agent's row is locked while it is checked.
     await connection.query("SELECT id FROM cairn.agents WHERE id = $1 FOR UPDATE", [agent.id]);
     const active = await connection.query(
@@ -161,16 +155,10 @@ export async function enqueueRun(
        VALUES ($1, $2, (SELECT coalesce(max(number), 0) + 1 FROM cairn.runs WHERE agent_id = $2), $3, $4) RETURNING *`,
       [runId, agent.id, text, RUN_STATUS.queued],
     );
-    run = inserted.rows[0] as RunRow;
     await saveRunExtras(connection, runId, extras);
     await connection.query("UPDATE cairn.agents SET latest_run_id = $2 WHERE id = $1", [agent.id, runId]);
-    await connection.query("COMMIT");
-  } catch (error) {
-    await connection.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    connection.release();
-  }
+    return inserted.rows[0] as RunRow;
+  });
   await context.client.enqueue(
     {
       workflowName: RUN_WORKFLOW,
@@ -260,9 +248,7 @@ export async function cancelRun(context: Context, run: RunRow): Promise<RunRow> 
  */
 export async function deleteAgent(context: Context, agent: AgentRow): Promise<void> {
   for (const run of await runsOf(context, agent)) await cancelRun(context, run);
-  const connection = await context.pool.connect();
-  try {
-    await connection.query("BEGIN");
+  await inTransaction(context.pool, async (connection) => {
     await connection.query(
       "DELETE FROM cairn.run_events WHERE run_id IN (SELECT id FROM cairn.runs WHERE agent_id = $1)",
       [agent.id],
@@ -271,13 +257,7 @@ export async function deleteAgent(context: Context, agent: AgentRow): Promise<vo
     await connection.query("DELETE FROM cairn.runs WHERE agent_id = $1", [agent.id]);
     await connection.query("DELETE FROM cairn.transcript_lines WHERE session_id = $1", [agent.session_id]);
     await connection.query("DELETE FROM cairn.agents WHERE id = $1", [agent.id]);
-    await connection.query("COMMIT");
-  } catch (error) {
-    await connection.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    connection.release();
-  }
+  });
 }
 
 /** A repository URL as shown to clients and in webhooks: without the password or token it may hold. */
