@@ -34,9 +34,11 @@ const pkg = JSON.parse(readFileSync(path("package.json"), "utf8"));
 // Packages only the network paths load, on first use (a proxy agent, the web tools' HTML, PDF and
 // markdown converters): left out of the bundles and imported from node_modules when a run needs
 // them, so a run that never does neither reads nor compiles them (docs/performance.md).
-// DBOS and pg serve `cairn serve` / `cairn worker` alone, kept out for the same reason.
+// DBOS and pg serve `cairn serve` / `cairn worker` alone, and proxy-chain (with socks and ip-address)
+// the sandbox's domain policy alone: kept out for the same reason.
 const LOADED_ON_USE = [
   "undici",
+  "proxy-chain",
   "turndown",
   "@mozilla/readability",
   "linkedom",

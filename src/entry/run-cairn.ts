@@ -60,11 +60,15 @@ async function runDoor(
       await importApart<typeof import("../report/command.js")>(report, import.meta.url)
     ).runReportCommand(argv.slice(1), env);
   }
-  // The Cloud Agents API and its workers (docs/serve.md): DBOS and pg load only here.
-  if (argv[0] === "serve")
-    return (await import("../serve/command.js")).runServe(argv.slice(1), version, interrupts, env);
-  if (argv[0] === "worker")
-    return (await import("../serve/command.js")).runWorker(argv.slice(1), version, interrupts, env);
+  // The Cloud Agents API and its workers (docs/serve.md): their code, DBOS and pg load only here,
+  // kept apart from the CLI's bundle like the report's.
+  if (argv[0] === "serve" || argv[0] === "worker") {
+    const serve = await importApart<typeof import("../serve/command.js")>(
+      new URL("../serve/command.js", import.meta.url),
+      import.meta.url,
+    );
+    return serve.runServeCommand(argv[0], argv.slice(1), version, interrupts, env);
+  }
   // Print mode's contract never reads stream-json input; the CLI's subcommands read no input at all.
   const subcommand = argv[0] !== undefined && CLI_SUBCOMMANDS.includes(argv[0]);
   if (!subcommand && speaksAgentSdkProtocol(argv)) {

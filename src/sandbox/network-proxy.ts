@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { importPackage } from "../util/import-package.js";
 import { upstreamProxyFor } from "../util/network-proxy.js";
 import { type DomainPolicy, domainRefusal } from "./domain-policy.js";
 
@@ -61,8 +62,9 @@ export function sandboxProxy(policy: DomainPolicy): SandboxProxy {
 }
 
 async function listen(policy: DomainPolicy): Promise<{ socketPath: string; close(): Promise<void> }> {
-  // Loaded only by a run whose sandboxed commands use a domain list: print mode's start-up stays as it is.
-  const { Server, RequestError } = await import("proxy-chain");
+  // Loaded only by a run whose sandboxed commands use a domain list, and kept out of the CLI's bundle
+  // (scripts/post-build.mjs, LOADED_ON_USE): print mode's start-up stays as it is.
+  const { Server, RequestError } = await importPackage<typeof import("proxy-chain")>("proxy-chain");
   const dir = mkdtempSync(path.join(os.tmpdir(), "cairn-net-"));
   const socketPath = path.join(dir, "proxy.sock");
   const server = new Server({

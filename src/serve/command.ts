@@ -2,7 +2,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { UsageError } from "../util/exit-codes.js";
+import { ConfigFileError } from "../config/files.js";
+import { ConfigError } from "../providers/types.js";
+import { EXIT, UsageError } from "../util/exit-codes.js";
 import type { Interrupts } from "../util/signals.js";
 
 /** Requests a minute per API key, unless --rate-limit says otherwise. */
@@ -71,6 +73,31 @@ function positiveNumber(name: string, value: string | undefined, fallback: numbe
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a positive number, not ${value}`);
   return n;
+}
+
+/**
+ * `cairn serve` or `cairn worker`: returns the exit code, having said what went wrong in one line on
+ * stderr (usage and configuration mistakes exit 2). It runs apart from the CLI's bundle, whose error
+ * classes are not this module's (src/util/import-apart.ts), so it tells them itself.
+ */
+export async function runServeCommand(
+  command: "serve" | "worker",
+  argv: string[],
+  version: string,
+  interrupts: Interrupts,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  try {
+    return await (command === "serve" ? runServe : runWorker)(argv, version, interrupts, env);
+  } catch (error) {
+    // An interrupted run ends the entry's way (its last line, 130/143).
+    if (interrupts.exitCode !== undefined) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`cairn: ${message.replace(/\s*[\r\n]+\s*/g, " ").trim()}\n`);
+    const usage =
+      error instanceof UsageError || error instanceof ConfigError || error instanceof ConfigFileError;
+    return usage ? EXIT.usage : EXIT.failure;
+  }
 }
 
 /** `cairn serve …`: the API (and its workers), or `create-key`. */
