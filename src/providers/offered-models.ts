@@ -1,3 +1,4 @@
+import { groupDigits } from "../util/group-digits.js";
 import { MODEL_CATALOG } from "./catalog.js";
 import { DEFAULT_MODEL_NAMES, parseModelName } from "./model-names.js";
 
@@ -26,7 +27,7 @@ export function catalogModels(): OfferedModel[] {
   return MODEL_CATALOG.map((entry) => ({
     value: `${entry.provider}/${entry.id}`,
     displayName: entry.displayName,
-    description: `${entry.displayName}: ${entry.contextWindow.toLocaleString("en-US")}-token context, up to ${entry.maxOutput.toLocaleString("en-US")} output tokens`,
+    description: `${entry.displayName}: ${groupDigits(entry.contextWindow)}-token context, up to ${groupDigits(entry.maxOutput)} output tokens`,
   }));
 }
 

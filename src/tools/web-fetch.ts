@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { groupDigits } from "../util/group-digits.js";
 import { BUILTIN_JSON_SCHEMAS } from "./builtin-json-schemas.js";
 import { defineTool } from "./define.js";
 import { WebCache } from "./web-cache.js";
@@ -66,7 +67,7 @@ export const webFetchTool = defineTool({
   description: [
     "Fetches a web page (http or https) and returns its content as text: HTML turned into markdown (the readable part of the page), JSON pretty-printed, PDF as its text, plain text as it is.",
     "cairn does not pass the page to a second model: the result holds the page itself and your prompt, so answer the prompt from the page yourself.",
-    `At most ${WEB_FETCH_MAX_CHARS.toLocaleString("en-US")} characters of text come back per call; a truncated result says so, and \`offset\` reads on.`,
+    `At most ${groupDigits(WEB_FETCH_MAX_CHARS)} characters of text come back per call; a truncated result says so, and \`offset\` reads on.`,
     "Redirects within the same host are followed. When a URL redirects to a different host, the tool says so and gives the redirect URL: make a new WebFetch request with that URL to fetch its content.",
     "Pages are cached for 15 minutes, so fetching a URL again (another offset, another question) is cheap.",
     "If an MCP-provided fetch tool is available, it may have fewer restrictions; prefer it.",
