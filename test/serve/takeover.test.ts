@@ -53,18 +53,23 @@ const ended = (d: Deployment, runId: string) =>
 const transcriptOf = (d: Deployment, agentId: string, cwd: string) =>
   normalizedTranscript(d, sql(d, `SELECT session_id FROM cairn.agents WHERE id = '${agentId}'`)[0]!, cwd);
 
+/** The transcript of the scenario run once, undisturbed, by a single worker. */
+async function undisturbedTranscript() {
+  const baseline = await serving.deploy({ respond: scenario(false) });
+  baseline.startWorker("solo", FLAGS);
+  const cwd = tempDir("cairn-takeover-");
+  const undisturbed = await runOnce(baseline, cwd);
+  expect(await ended(baseline, undisturbed.runId)).toBe("FINISHED");
+  return transcriptOf(baseline, undisturbed.agentId, cwd);
+}
+
 describe.skipIf(PG_SKIP !== undefined)("takeover", { timeout: 180_000 }, () => {
   test(
     pgTitle(
       "a worker SIGKILLed mid-run that never comes back: a live worker of another name takes the run over and finishes it, with the transcript of an undisturbed run",
     ),
     async () => {
-      const baseline = await serving.deploy({ respond: scenario(false) });
-      baseline.startWorker("solo", FLAGS);
-      const baselineCwd = tempDir("cairn-takeover-");
-      const undisturbed = await runOnce(baseline, baselineCwd);
-      expect(await ended(baseline, undisturbed.runId)).toBe("FINISHED");
-      const expected = transcriptOf(baseline, undisturbed.agentId, baselineCwd);
+      const expected = await undisturbedTranscript();
 
       const d = await serving.deploy({ respond: scenario(true) });
       d.startWorker("w1", FLAGS);
@@ -92,12 +97,7 @@ describe.skipIf(PG_SKIP !== undefined)("takeover of a stalled worker", { timeout
       "a worker stalled (SIGSTOP) past the takeover delay, then resumed after its run was taken over: it records nothing more, and the run ends FINISHED with the transcript of an undisturbed run",
     ),
     async () => {
-      const baseline = await serving.deploy({ respond: scenario(false) });
-      baseline.startWorker("solo", FLAGS);
-      const baselineCwd = tempDir("cairn-takeover-");
-      const undisturbed = await runOnce(baseline, baselineCwd);
-      expect(await ended(baseline, undisturbed.runId)).toBe("FINISHED");
-      const expected = transcriptOf(baseline, undisturbed.agentId, baselineCwd);
+      const expected = await undisturbedTranscript();
 
       // The stalled worker's second model call is answered only once it runs again.
       let release: () => void = () => {};
