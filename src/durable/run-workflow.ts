@@ -16,8 +16,10 @@ import {
 } from "./database.js";
 import { whileDatabaseAway } from "./database-outage.js";
 import { DurableSteps, type RunStep } from "./durable-steps.js";
-import { commitWorkspace, prepareWorkspace } from "./git-workspace.js";
+import { git, prepareWorkspace, type WorkspaceSettings } from "./git-workspace.js";
 import { envWithTraceContext, runExtrasOf, writeRunReport } from "./run-extras.js";
+import { recordCheckpoint, recordPatch, recordRunWorkspace } from "./run-workspaces.js";
+import { WorkspaceCheckpoints, type WorkspacePlan } from "./workspace-checkpoints.js";
 
 /** How often a running run looks whether it was cancelled. */
 const CANCEL_POLL_MS = 500;
@@ -28,6 +30,10 @@ export type RunWorkflowDeps = {
   /** Where each execution lays out its transcript (the worker's own scratch directory). */
   scratch: string;
   env: NodeJS.ProcessEnv;
+  /** Where this worker keeps agents' clones and pushes their checkpoints (`--workspaces`, `--workspace-remote`). */
+  workspace?: WorkspaceSettings;
+  /** A line for the worker's stderr (a push that failed). */
+  warn?: (line: string) => void;
 };
 
 /**
@@ -62,12 +68,16 @@ export async function runWorkflow(deps: RunWorkflowDeps, runId: string): Promise
 async function driveRun(
   deps: RunWorkflowDeps,
   runId: string,
-  { run, agent }: { run: RunRow; agent: AgentRow },
+  { run, agent: stored }: { run: RunRow; agent: AgentRow },
 ): Promise<string> {
   const { pool, runStep } = deps;
-  // An agent on a git repository works in its clone, made before its first run (a failure ends the run ERROR).
-  // The database is read before git runs: a retry while it is away does nothing twice.
-  await whileDatabaseAway(() => prepareWorkspace(pool, agent, deps.env));
+  // An agent on a git repository works in its clone (made by the first worker to run it on this
+  // machine), at its previous run's last checkpoint; a failure ends the run ERROR.
+  const prepared = await whileDatabaseAway(() =>
+    prepareWorkspace(pool, stored, runId, deps.env, deps.workspace),
+  );
+  const agent = prepared ? { ...stored, cwd: prepared.cwd } : stored;
+  const checkpoints = prepared ? await workspaceCheckpoints(deps, runId, run, prepared) : undefined;
   const home = mkdtempSync(join(deps.scratch, "run-"));
   try {
     const store = new JsonlTranscriptStore({ cairnHome: home });
@@ -82,7 +92,7 @@ async function driveRun(
       const batch = pending.splice(0);
       return whileDatabaseAway(() => storeEvents(pool, runId, batch));
     };
-    const steps = new DurableSteps(runStep, randomUuid(), flush);
+    const steps = new DurableSteps(runStep, randomUuid(), flush, checkpoints);
     const extras = await runExtrasOf(pool, runId);
     const env = envWithTraceContext(deps.env, extras);
     const session = new Session({
@@ -129,7 +139,11 @@ async function driveRun(
       await session.close();
     }
     await flush();
-    await whileDatabaseAway(() => commitWorkspace(pool, agent, run.prompt, deps.env));
+    if (checkpoints) {
+      // The run's artifact: its branch, pushed, and its patch from the commit it started from.
+      const { patch } = await checkpoints.finish();
+      await whileDatabaseAway(() => recordPatch(pool, runId, patch));
+    }
     const linesOf = (path: string) =>
       readFileSync(path, "utf8")
         .split("\n")
@@ -151,6 +165,39 @@ async function driveRun(
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
+}
+
+/**
+ * The run's git workspace, checkpointed after each tool step. The branch, the remote and the
+ * commit the run starts from are recorded as a step of their own: an execution that resumes the
+ * run on another worker uses the same ones, whatever its own settings.
+ */
+async function workspaceCheckpoints(
+  deps: RunWorkflowDeps,
+  runId: string,
+  run: RunRow,
+  prepared: { cwd: string; branch: string; remote: string | null },
+): Promise<WorkspaceCheckpoints> {
+  const { pool, env } = deps;
+  const plan = await deps.runStep(
+    async (): Promise<WorkspacePlan> => ({
+      branch: prepared.branch,
+      remote: prepared.remote,
+      startSha: (await git(env, prepared.cwd, ["rev-parse", "HEAD"])).trim(),
+    }),
+    { name: "workspace" },
+  );
+  await whileDatabaseAway(() => recordRunWorkspace(pool, runId, plan));
+  return new WorkspaceCheckpoints({
+    cwd: prepared.cwd,
+    env,
+    plan,
+    subject: run.prompt.split("\n")[0]!.slice(0, 72),
+    body: `Checkpoint of run ${runId} of agent ${run.agent_id}, committed by cairn serve.`,
+    onCheckpoint: (checkpoint) => whileDatabaseAway(() => recordCheckpoint(pool, runId, checkpoint)),
+    onPushError: (message) =>
+      deps.warn?.(`cairn worker: run ${runId}: the workspace checkpoint was not pushed: ${message}`),
+  });
 }
 
 /** Marks the run as running; null when it was cancelled before a worker took it. */

@@ -37,6 +37,12 @@ export type WorkerOptions = {
   version: string;
   /** A worker whose heartbeat stopped this long ago is dead: this worker takes over its runs. */
   takeoverAfterMs: number;
+  /**
+   * This worker's directory for agents' clones (`--workspaces`; default: where the API put each
+   * agent), and the remote their checkpoints are pushed to (`--workspace-remote`, docs/serve.md).
+   */
+  workspaces?: string;
+  workspaceRemote?: string;
 };
 
 /** A started worker: `stop()` ends it (the runs under way are resumed by whoever takes them over). */
@@ -61,7 +67,17 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   DBOS.registerWorkflow(
     (runId: string) =>
       runWorkflow(
-        { pool, scratch, env: options.env, runStep: (run, { name }) => DBOS.runStep(run, { name }) },
+        {
+          pool,
+          scratch,
+          env: options.env,
+          runStep: (run, { name }) => DBOS.runStep(run, { name }),
+          workspace: {
+            ...(options.workspaces ? { workspaces: options.workspaces } : {}),
+            ...(options.workspaceRemote ? { remote: options.workspaceRemote } : {}),
+          },
+          warn: (line) => process.stderr.write(`${line}\n`),
+        },
         runId,
       ),
     { name: RUN_WORKFLOW },

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigFileError } from "../config/files.js";
 import { ConfigError } from "../providers/types.js";
@@ -15,7 +15,7 @@ export const SERVE_HELP = `Usage: cairn serve [options]
        cairn serve export <session-id | agent-id> [--database-url URL]
        cairn serve import <session-id> [--database-url URL]
        cairn worker [--database-url URL] [--id NAME] [--concurrency N] [--key-concurrency N]
-                    [--takeover-after S]
+                    [--takeover-after S] [--workspaces DIR] [--workspace-remote URL]
 
 Runs the Cloud Agents API (v1, and v0 with its signed webhooks; docs/serve.md) over PostgreSQL,
 and with --workers the workers that run the agents' turns as durable jobs: a worker killed at any
@@ -45,6 +45,14 @@ Worker options:
   --concurrency <n>     runs the worker drives at once (default 4)
   --takeover-after <s>  seconds without a heartbeat after which a worker is dead and a live
                         worker takes over its runs (default 30)
+  --workspaces <dir>    where this worker keeps agents' clones (default: the directory the API
+                        chose for each agent)
+  --workspace-remote <url>
+                        (also serve --workers; default $CAIRN_WORKSPACE_REMOTE) a git remote every
+                        worker can push to and fetch from: each agent's run branch is pushed there
+                        after every tool step that changed files, so a worker on another machine
+                        continues from it (default: the agent's own repository, for an agent
+                        launched with target.branchName; otherwise nothing is pushed)
 
 cairn serve prints the API's URL on stdout once it listens. create-key prints a new API key
 (the HTTP Basic user name, or Bearer token, of the API's requests). export writes a session stored
@@ -115,6 +123,7 @@ export async function runServe(
     workspaces: { type: "string" },
     "rate-limit": { type: "string" },
     "key-concurrency": { type: "string" },
+    "workspace-remote": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -145,6 +154,10 @@ export async function runServe(
   }
   if (positionals.length > 0) throw new UsageError(`cairn serve takes no argument ${positionals[0]}`);
   const workers = positiveInt("--workers", values.workers as string | undefined, 0);
+  if (values["workspace-remote"] && workers === 0)
+    throw new UsageError(
+      "--workspace-remote is the workers' setting: give it with --workers, or to each cairn worker",
+    );
   const { startApi } = await import("./api.js");
   const api = await startApi({
     databaseUrl,
@@ -156,12 +169,10 @@ export async function runServe(
   });
   const keyConcurrency = positiveInt("--key-concurrency", values["key-concurrency"] as string | undefined, 0);
   const supervised = Array.from({ length: workers }, (_, i) =>
-    superviseWorker(
-      `worker-${i + 1}`,
-      databaseUrl,
-      env,
-      keyConcurrency ? ["--key-concurrency", String(keyConcurrency)] : [],
-    ),
+    superviseWorker(`worker-${i + 1}`, databaseUrl, env, [
+      ...(keyConcurrency ? ["--key-concurrency", String(keyConcurrency)] : []),
+      ...(values["workspace-remote"] ? ["--workspace-remote", values["workspace-remote"] as string] : []),
+    ]),
   );
   process.stdout.write(`${api.url}\n`);
   await new Promise<void>((resolve) =>
@@ -215,6 +226,8 @@ export async function runWorker(
     concurrency: { type: "string" },
     "key-concurrency": { type: "string" },
     "takeover-after": { type: "string" },
+    workspaces: { type: "string" },
+    "workspace-remote": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -232,12 +245,20 @@ export async function runWorker(
     takeoverAfterMs:
       1000 * positiveNumber("--takeover-after", values["takeover-after"] as string | undefined, 30),
     version,
+    ...(values.workspaces ? { workspaces: resolve(values.workspaces as string) } : {}),
+    ...workspaceRemoteOf(values["workspace-remote"] as string | undefined, env),
   });
   await new Promise<void>((resolve) =>
     interrupts.signal.addEventListener("abort", () => resolve(), { once: true }),
   );
   await worker.stop();
   return interrupts.exitCode ?? 0;
+}
+
+/** `--workspace-remote`, else `CAIRN_WORKSPACE_REMOTE`; an empty value is none. */
+function workspaceRemoteOf(value: string | undefined, env: NodeJS.ProcessEnv): { workspaceRemote?: string } {
+  const remote = value ?? env.CAIRN_WORKSPACE_REMOTE;
+  return remote ? { workspaceRemote: remote } : {};
 }
 
 type ArgSpec = Record<string, { type: "string" | "boolean"; short?: string }>;
