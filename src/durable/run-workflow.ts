@@ -32,6 +32,8 @@ export type RunWorkflowDeps = {
   env: NodeJS.ProcessEnv;
   /** Where this worker keeps agents' clones and pushes their checkpoints (`--workspaces`, `--workspace-remote`). */
   workspace?: WorkspaceSettings;
+  /** Whether this worker still drives the run (another may have taken it over). */
+  drivesRun?: (runId: string) => Promise<boolean>;
   /** A line for the worker's stderr (a push that failed). */
   warn?: (line: string) => void;
 };
@@ -139,11 +141,6 @@ async function driveRun(
       await session.close();
     }
     await flush();
-    if (checkpoints) {
-      // The run's artifact: its branch, pushed, and its patch from the commit it started from.
-      const { patch } = await checkpoints.finish();
-      await whileDatabaseAway(() => recordPatch(pool, runId, patch));
-    }
     const linesOf = (path: string) =>
       readFileSync(path, "utf8")
         .split("\n")
@@ -158,6 +155,11 @@ async function driveRun(
     // they are not DBOS steps: a cancelled workflow can run no further step, and its interrupted
     // turn's transcript is kept all the same, for the agent's next run.
     await whileDatabaseAway(() => commitTranscript(pool, runId, agent.session_id, lines, subagents));
+    if (checkpoints) {
+      // The run's artifact: its branch, pushed, and its patch from the commit it started from.
+      const { patch } = await checkpoints.finish();
+      await whileDatabaseAway(() => recordPatch(pool, runId, patch));
+    }
     if (extras.report) await whileDatabaseAway(() => writeRunReport(pool, runId, file));
     const status = end && !end.isError ? RUN_STATUS.finished : RUN_STATUS.error;
     await whileDatabaseAway(() => finishRun(pool, runId, status, end));
@@ -194,6 +196,7 @@ async function workspaceCheckpoints(
     plan,
     subject: run.prompt.split("\n")[0]!.slice(0, 72),
     body: `Checkpoint of run ${runId} of agent ${run.agent_id}, committed by cairn serve.`,
+    ...(deps.drivesRun ? { stillDrives: () => whileDatabaseAway(() => deps.drivesRun!(runId)) } : {}),
     onCheckpoint: (checkpoint) => whileDatabaseAway(() => recordCheckpoint(pool, runId, checkpoint)),
     onPushError: (message) =>
       deps.warn?.(`cairn worker: run ${runId}: the workspace checkpoint was not pushed: ${message}`),

@@ -76,6 +76,15 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
             ...(options.workspaces ? { workspaces: options.workspaces } : {}),
             ...(options.workspaceRemote ? { remote: options.workspaceRemote } : {}),
           },
+          // DBOS marks the run with the worker that dequeued it last (a takeover's new owner); a
+          // cancelled run is still this worker's to end.
+          drivesRun: async (runId) =>
+            (
+              await pool.query(
+                "SELECT 1 FROM dbos.workflow_status WHERE workflow_uuid = $1 AND executor_id = $2 AND status IN ('PENDING', 'CANCELLED')",
+                [runId, options.id],
+              )
+            ).rowCount === 1,
           warn: (line) => process.stderr.write(`${line}\n`),
         },
         runId,

@@ -25,6 +25,11 @@ export type WorkspaceCheckpointsOptions = {
   body: string;
   /** Each checkpoint made, for the run's record (`cairn.run_workspaces`). */
   onCheckpoint: (checkpoint: Checkpoint) => Promise<void>;
+  /**
+   * Whether this execution still drives the run: a worker stalled past the takeover delay, whose run
+   * another worker took over, must not push its step's commit over the live worker's branch.
+   */
+  stillDrives?: () => Promise<boolean>;
   /** A push that failed: said on the worker's stderr (once), beside the run's record. */
   onPushError: (message: string) => void;
 };
@@ -70,6 +75,9 @@ export class WorkspaceCheckpoints implements StepWorkspace {
     const changed = (await git(env, cwd, ["status", "--porcelain"])).trim() !== "";
     if (!changed && this.unpushed === undefined)
       return { sha: this.expected, pushed: this.options.plan.remote !== null };
+    // Its step's record would be refused too: this execution records and pushes nothing more.
+    if (this.options.stillDrives && !(await this.options.stillDrives()))
+      throw new Error("another worker took this run over: its checkpoint is not made here");
     let sha = this.expected;
     if (changed) {
       await git(env, cwd, ["add", "-A"]);
