@@ -202,4 +202,53 @@ describe.skipIf(PG_SKIP !== undefined)("workspaces that outlive workers", { time
       expect(patch.text).toContain("+notes");
     },
   );
+  test(
+    pgTitle(
+      "a worker SIGKILLed in a shell command that wrote into the workspace, started again under its name: the workspace is put back at the checkpoint before the command, which is not run again",
+    ),
+    async () => {
+      const outside = tempDir("cairn-outside-");
+      const ledger = join(outside, "ledger.txt");
+      const started = join(outside, "started.txt");
+      const d = await serving.deploy({
+        steps: [
+          reply().tool("Write", { file_path: "a.txt", content: "one\n" }, "toolu_1"),
+          reply().tool(
+            "Bash",
+            {
+              command: `echo effect >> ${ledger} && echo half > half.txt && echo go > ${started} && sleep 30`,
+            },
+            "toolu_2",
+          ),
+          reply().text("Noted."),
+        ],
+      });
+      const source = bareRepository();
+      const remote = emptyRemote();
+      const machine = tempDir("cairn-machine-");
+      const flags = ["--workspaces", machine, "--workspace-remote", remote];
+      d.startWorker("w1", flags);
+      const created = await d.request("POST", "/v1/agents", {
+        prompt: { text: "record it" },
+        repos: [{ url: source.url, ref: "main" }],
+      });
+      const agentId = created.json.agent.id as string;
+      const runId = created.json.run.id as string;
+      const clone = join(machine, agentId);
+      await waitFor("the command to start", () => existsSync(started) || undefined);
+      expect(readFileSync(join(clone, "half.txt"), "utf8")).toBe("half\n");
+      await d.killWorker("w1");
+      d.startWorker("w1", flags);
+      expect(await ended(d, runId)).toBe("FINISHED");
+      expect(readFileSync(ledger, "utf8")).toBe("effect\n");
+      expect(existsSync(join(clone, "half.txt"))).toBe(false);
+      expect(readFileSync(join(clone, "a.txt"), "utf8")).toBe("one\n");
+      const branch = `cairn/${agentId}`;
+      expect(git(remote, "--git-dir", remote, "ls-tree", "--name-only", branch).split("\n")).toEqual([
+        "README.md",
+        "a.txt",
+      ]);
+      expect((await patchOf(d, agentId, runId)).text).not.toContain("half.txt");
+    },
+  );
 });
