@@ -9,6 +9,14 @@ import { previousRunCommit } from "./run-workspaces.js";
 /** What the API stored of an agent's git source (cairn.agent_options, src/serve/serve-schema.ts). */
 type GitSource = { repository: string; ref: string | null; branch_name: string | null };
 
+/** The author and committer of cairn's commits. */
+export const CAIRN_IDENTITY = {
+  GIT_AUTHOR_NAME: "cairn",
+  GIT_AUTHOR_EMAIL: "cairn@localhost",
+  GIT_COMMITTER_NAME: "cairn",
+  GIT_COMMITTER_EMAIL: "cairn@localhost",
+};
+
 /** A sha (or its prefix): fetched by itself, which a shallow `clone --branch` cannot do. */
 const SHA = /^[0-9a-f]{7,40}$/i;
 
@@ -81,6 +89,17 @@ async function cloneSource(
       ]);
     }
     await git(env, scratch, ["checkout", "--quiet", "-B", branch]);
+    // A repository without a commit yet: the run branch starts from an empty one, so every
+    // checkpoint (and the run's patch) has a commit to start from.
+    if (!(await hasCommit(env, scratch, "HEAD")))
+      await git({ ...env, ...CAIRN_IDENTITY }, scratch, [
+        "commit",
+        "--quiet",
+        "--allow-empty",
+        "--no-verify",
+        "-m",
+        "cairn: the repository had no commit",
+      ]);
     rmSync(cwd, { recursive: true, force: true });
     renameSync(scratch, cwd);
   } catch (error) {

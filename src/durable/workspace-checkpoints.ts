@@ -1,4 +1,4 @@
-import { checkOut, git } from "./git-workspace.js";
+import { CAIRN_IDENTITY, checkOut, git } from "./git-workspace.js";
 
 /** What the run's "workspace" step records: the branch, the remote, and the commit the run starts from. */
 export type WorkspacePlan = { branch: string; remote: string | null; startSha: string };
@@ -123,12 +123,6 @@ export class WorkspaceCheckpoints implements StepWorkspace {
   }
 
   private identity(): NodeJS.ProcessEnv {
-    return {
-      ...this.options.env,
-      GIT_AUTHOR_NAME: "cairn",
-      GIT_AUTHOR_EMAIL: "cairn@localhost",
-      GIT_COMMITTER_NAME: "cairn",
-      GIT_COMMITTER_EMAIL: "cairn@localhost",
-    };
+    return { ...this.options.env, ...CAIRN_IDENTITY };
   }
 }

@@ -251,4 +251,30 @@ describe.skipIf(PG_SKIP !== undefined)("workspaces that outlive workers", { time
       expect((await patchOf(d, agentId, runId)).text).not.toContain("half.txt");
     },
   );
+  test(
+    pgTitle(
+      "an agent on a repository without a commit yet: its work is checkpointed on a branch, and the patch holds it",
+    ),
+    async () => {
+      const d = await serving.deploy({
+        steps: [
+          reply().tool("Write", { file_path: "first.txt", content: "first\n" }),
+          reply().text("Wrote."),
+        ],
+      });
+      const empty = emptyRemote();
+      d.startWorker("w1");
+      const created = await d.request("POST", "/v1/agents", {
+        prompt: { text: "start it" },
+        repos: [{ url: empty }],
+      });
+      const agentId = created.json.agent.id as string;
+      const runId = created.json.run.id as string;
+      expect(await ended(d, runId)).toBe("FINISHED");
+      const workspace = await d.request("GET", `/v1/agents/${agentId}/runs/${runId}/workspace`);
+      expect(workspace.json).toMatchObject({ branch: `cairn/${agentId}`, pushed: false, ended: true });
+      expect(workspace.json.remote).toBeUndefined();
+      expect((await patchOf(d, agentId, runId)).text).toContain("+first");
+    },
+  );
 });
