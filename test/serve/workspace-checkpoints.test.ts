@@ -253,13 +253,14 @@ describe.skipIf(PG_SKIP !== undefined)("workspaces that outlive workers", { time
   );
   test(
     pgTitle(
-      "an agent on a repository without a commit yet: its work is checkpointed on a branch, and the patch holds it",
+      "an agent on a repository without a commit yet: its work is checkpointed on a branch, and the patch holds it; an agent without a repository has no workspace or patch (404)",
     ),
     async () => {
       const d = await serving.deploy({
         steps: [
           reply().tool("Write", { file_path: "first.txt", content: "first\n" }),
           reply().text("Wrote."),
+          reply().text("Plain."),
         ],
       });
       const empty = emptyRemote();
@@ -275,6 +276,16 @@ describe.skipIf(PG_SKIP !== undefined)("workspaces that outlive workers", { time
       expect(workspace.json).toMatchObject({ branch: `cairn/${agentId}`, pushed: false, ended: true });
       expect(workspace.json.remote).toBeUndefined();
       expect((await patchOf(d, agentId, runId)).text).toContain("+first");
+      // An agent without a repository has no git workspace: 404, not an empty patch.
+      const plain = await d.request("POST", "/v1/agents", { prompt: { text: "plain" } });
+      expect(await ended(d, plain.json.run.id)).toBe("FINISHED");
+      expect((await patchOf(d, plain.json.agent.id, plain.json.run.id)).status).toBe(404);
+      const none = await d.request(
+        "GET",
+        `/v1/agents/${plain.json.agent.id}/runs/${plain.json.run.id}/workspace`,
+      );
+      expect(none.status).toBe(404);
+      expect(none.json.error.code).toBe("not_found");
     },
   );
 });
