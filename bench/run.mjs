@@ -34,6 +34,7 @@ import { interactiveFirstFrame, interactiveLongSession } from "./scenarios/inter
 import { compactionCost, longSessionRss } from "./scenarios/long-session.mjs";
 import { mcpStartup } from "./scenarios/mcp.mjs";
 import { claudeCodeOneLine, codexOneLine, PEER_VERSIONS } from "./scenarios/peers.mjs";
+import { interactivePeers } from "./scenarios/peers-interactive.mjs";
 import { reportBig } from "./scenarios/report.mjs";
 import { sandboxPerCommand } from "./scenarios/sandbox.mjs";
 import { sdkFirstMessage } from "./scenarios/sdk.mjs";
@@ -76,6 +77,7 @@ const SUITE = [
   { scenario: longSessionRss, runs: 1 },
   { scenario: interactiveFirstFrame, runs: 10 },
   { scenario: interactiveLongSession, runs: 1 },
+  { scenario: interactivePeers, runs: 3, peer: true },
   { scenario: reportBig, runs: 3 },
 ];
 const QUICK = ["one-line"];
