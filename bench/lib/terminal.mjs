@@ -15,21 +15,6 @@ export function loadPty() {
   }
 }
 
-// CSI (ESC [ … final byte), OSC (ESC ] … BEL or ST), DCS/APC/PM (… ST), other two-byte escapes, and
-// the stray control characters the renderers write (SI/SO, BEL).
-const ESCAPES =
-  /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[P_^][^\x1b]*\x1b\\|\x1b[()][0-9A-Za-z]|\x1b[ -/]*[0-~]|[\x07\x0e\x0f]/g;
-
-/**
- * The text a terminal shows for `output`, without its escape sequences. Cursor moves are dropped,
- * so words a renderer separates by moving the cursor (instead of writing a space) run together:
- * look for single words in it.
- * @param {string} output
- */
-export function visibleText(output) {
-  return output.replace(ESCAPES, "");
-}
-
 /** How many times `output` clears the screen (ESC[2J) and the scrollback (ESC[3J). @param {string} output */
 export function countClears(output) {
   return { screen: output.split("\x1b[2J").length - 1, scrollback: output.split("\x1b[3J").length - 1 };
@@ -97,17 +82,23 @@ export function treeRssMb(pid) {
 }
 
 /**
- * Starts `command` on a pseudo-terminal and records what it writes.
+ * Starts `command` on a pseudo-terminal and records what it writes, read by a virtual terminal
+ * (xterm.js, headless) so that waits are on what the screen shows, however a renderer gets it
+ * there (whole lines, cursor moves between words, only the cells that changed).
  * @param {typeof import("@lydell/node-pty")} pty
  * @param {{ command: string, args: string[] }} launch
  * @param {{ env: NodeJS.ProcessEnv, cwd: string, cols?: number, rows?: number, label: string }} options
  */
 export function openTerminal(pty, launch, options) {
+  const cols = options.cols ?? 100;
+  const rows = options.rows ?? 30;
+  const { Terminal } = /** @type {typeof import("@xterm/headless")} */ (require("@xterm/headless"));
+  const screen = new Terminal({ cols, rows, scrollback: 1000, allowProposedApi: true });
   const started = performance.now();
   const term = pty.spawn(launch.command, launch.args, {
     name: "xterm-256color",
-    cols: options.cols ?? 100,
-    rows: options.rows ?? 30,
+    cols,
+    rows,
     cwd: options.cwd,
     env: /** @type {Record<string, string>} */ ({ ...options.env, TERM: "xterm-256color" }),
   });
@@ -115,41 +106,60 @@ export function openTerminal(pty, launch, options) {
   let bytes = 0;
   let firstByteAt = Number.NaN;
   let exited = false;
-  /** @type {{ from: number, test: (text: string) => boolean, resolve: (at: number) => void }[]} */
+  /** The rows on the screen, wrapped rows joined. */
+  const shown = () => {
+    const buffer = screen.buffer.active;
+    let text = "";
+    for (let i = buffer.baseY; i < buffer.baseY + screen.rows; i++) {
+      const line = buffer.getLine(i);
+      if (!line) continue;
+      text += (line.isWrapped ? "" : "\n") + line.translateToString(true);
+    }
+    return text;
+  };
+  /** @type {{ test: (text: string) => boolean, resolve: (at: number) => void }[]} */
   let waits = [];
   term.onExit(() => {
     exited = true;
   });
   term.onData((data) => {
+    // The time the bytes came, not the time the virtual terminal is done with them.
     const now = performance.now();
     if (Number.isNaN(firstByteAt)) firstByteAt = now;
     output += data;
     bytes += Buffer.byteLength(data);
-    waits = waits.filter((wait) => {
-      if (!wait.test(visibleText(output.slice(wait.from)))) return true;
-      wait.resolve(now);
-      return false;
+    screen.write(data, () => {
+      if (waits.length === 0) return;
+      const text = shown();
+      waits = waits.filter((wait) => {
+        if (!wait.test(text)) return true;
+        wait.resolve(now);
+        return false;
+      });
     });
   });
   /**
-   * Resolves with the time `word` first shows (in the visible text written after `from`, an output
-   * length); rejects after `timeoutMs` with the screen's last words.
+   * Resolves with the time of the bytes after which `test` holds for the screen; rejects after
+   * `timeoutMs` with the screen's last words.
    */
-  const waitFor = (/** @type {string} */ word, from = output.length, timeoutMs = 60_000) =>
+  const waitUntil = (
+    /** @type {(text: string) => boolean} */ test,
+    /** @type {string} */ what,
+    timeoutMs = 60_000,
+  ) =>
     /** @type {Promise<number>} */ (
       new Promise((resolve, reject) => {
-        const test = (/** @type {string} */ text) => text.includes(word);
-        if (test(visibleText(output.slice(from)))) return resolve(performance.now());
+        if (test(shown())) return resolve(performance.now());
         const timer = setTimeout(() => {
-          const tail = visibleText(output).replace(/\s+/g, " ").slice(-300);
+          waits = waits.filter((wait) => wait.test !== test);
+          const tail = shown().replace(/\s+/g, " ").slice(-300);
           reject(
             new Error(
-              `no ${JSON.stringify(word)} from ${options.label} in ${timeoutMs / 1000} s${exited ? " (it exited)" : ""}; last: ${tail}`,
+              `no ${what} from ${options.label} in ${timeoutMs / 1000} s${exited ? " (it exited)" : ""}; the screen: ${tail}`,
             ),
           );
         }, timeoutMs);
         waits.push({
-          from,
           test,
           resolve: (at) => {
             clearTimeout(timer);
@@ -158,10 +168,27 @@ export function openTerminal(pty, launch, options) {
         });
       })
     );
+  /** How many times `text` is on the screen now. @param {string} text */
+  const countShown = (text) => shown().split(text).length - 1;
   return {
     term,
     started,
-    waitFor,
+    /** Waits until `word` is on the screen. */
+    waitFor: (/** @type {string} */ word, timeoutMs = 60_000) =>
+      waitUntil((text) => text.includes(word), JSON.stringify(word), timeoutMs),
+    /** Waits until `word` is on the screen once more than now (a typed key's echo). */
+    waitForOneMore: (/** @type {string} */ word, timeoutMs = 10_000) => {
+      const now = countShown(word);
+      return waitUntil(
+        (text) => text.split(word).length - 1 > now,
+        `echo of ${JSON.stringify(word)}`,
+        timeoutMs,
+      );
+    },
+    resize(/** @type {number} */ c, /** @type {number} */ r) {
+      term.resize(c, r);
+      screen.resize(c, r);
+    },
     get output() {
       return output;
     },
@@ -178,6 +205,7 @@ export function openTerminal(pty, launch, options) {
           process.kill(pid, "SIGKILL");
         } catch {}
       }
+      screen.dispose();
     },
   };
 }

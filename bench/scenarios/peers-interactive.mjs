@@ -8,6 +8,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cliEntry, loadTesting, row, serverEnv, tempWorkspace, unavailable } from "../lib/harness.mjs";
+import { lengthenTranscript } from "../lib/seed-history.mjs";
 import { median, round2 } from "../lib/stats.mjs";
 import {
   countClears,
@@ -36,8 +37,11 @@ import {
 const DELTAS = 400;
 const CHUNK = 16;
 const KEYSTROKES = 30;
+/** Messages of the seeded history the long session is resumed with (a turn is two). */
+const HISTORY = 1000;
 /** Words that end the answers: single words, so a renderer that moves the cursor instead of writing spaces still shows them whole. */
 const WARM_END = "WARMDONE";
+const WARM_AGAIN = "WARMAGAIN";
 const STREAM_END = "STREAMDONE";
 
 /** The paced answer: paragraphs of about four rows, a blank line between (as in interactive.mjs). */
@@ -46,6 +50,9 @@ function streamedText() {
   const body = paragraph.repeat(Math.ceil((DELTAS * CHUNK) / paragraph.length)).slice(0, DELTAS * CHUNK);
   return `${body}\n\n${STREAM_END}`;
 }
+
+/** The deltas the scripted server streams it in. */
+const STREAM_DELTAS = Math.ceil(streamedText().length / CHUNK);
 
 /**
  * The texts of the last user message of a request (Anthropic and Chat `messages`, Responses
@@ -69,6 +76,7 @@ export function userTexts(body) {
  * @property {string} name
  * @property {string} version
  * @property {string} ready a word on its screen once the prompt box is drawn and it takes input
+ * @property {string[]} resume the arguments that open the workspace's last session
  * @property {string} how what was done to start it, for the docs
  * @property {(server: Server, home: string, cwd: string) => { launch: { command: string, args: string[], launcher: string }, env: NodeJS.ProcessEnv }} prepare
  */
@@ -79,6 +87,7 @@ const cairnAgent = {
   name: "cairn",
   version: JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version,
   ready: "(shift+tab)",
+  resume: ["--continue"],
   how: "the built CLI (`node dist/cli/bin.cjs`), ANTHROPIC_BASE_URL",
   prepare(server, home) {
     return {
@@ -95,6 +104,7 @@ const claudeCodeAgent = {
   version: PEER_VERSIONS[claudeCode.pkg],
   // The footer's "(shift+tab to cycle)", drawn with the prompt box.
   ready: "shift+tab",
+  resume: ["--continue"],
   how: "~/.claude.json seeded: hasCompletedOnboarding, theme, the key's last 20 characters in customApiKeyResponses.approved, the workspace's hasTrustDialogAccepted",
   prepare(server, home, cwd) {
     const env = peerEnv(home, claudeCode.setup(server, home));
@@ -121,6 +131,7 @@ const codexAgent = {
   version: PEER_VERSIONS[codex.pkg],
   // The composer's prompt mark, drawn once the loading screen is replaced by the input box.
   ready: "›",
+  resume: ["resume", "--last"],
   how: "$CODEX_HOME/config.toml as for `codex exec` (custom Responses provider, analytics and plugins off) plus check_for_update_on_startup = false; no dialog in a folder that is not a git repository",
   prepare(server, home) {
     const env = peerEnv(home, codex.setup(server, home));
@@ -139,6 +150,7 @@ const piAgent = {
   version: PEER_VERSIONS[PI],
   // The footer names the model once the editor is drawn.
   ready: "bench-model",
+  resume: ["--continue"],
   how: "~/.pi/agent/models.json: a provider `bench` (api anthropic-messages, baseUrl the server) with one model; settings.json makes it the default; PI_OFFLINE=1 (no update check or telemetry at start)",
   prepare(server, home) {
     const agentDir = join(home, ".pi", "agent");
@@ -193,39 +205,54 @@ export const NOT_MEASURED = [
  * One session of `agent`: start, a warm-up turn, a paced answer of DELTAS text deltas, KEYSTROKES
  * keys typed, three resizes.
  * @param {typeof import("@lydell/node-pty")} pty @param {InteractiveAgent} agent @param {Server} server
- * @param {{ home?: string, cwd?: string }} [options] a HOME and workspace of the caller's, kept
+ * @param {{ home?: string, cwd?: string, resume?: boolean, seedOnly?: boolean }} [options] a HOME
+ * and workspace of the caller's (kept); `resume` starts it on the workspace's last session;
+ * `seedOnly` ends the session after its first turn
  */
 export async function session(pty, agent, server, options = {}) {
   const home = options.home ?? mkdtempSync(join(PEERS_DIR, "home-"));
   const cwd = options.cwd ?? tempWorkspace();
   const { launch, env } = agent.prepare(server, home, cwd);
-  const screen = openTerminal(pty, launch, { env, cwd, label: agent.name });
+  const args = [...launch.args, ...(options.resume ? agent.resume : [])];
+  const screen = openTerminal(pty, { command: launch.command, args }, { env, cwd, label: agent.name });
   const pid = screen.term.pid;
   try {
-    const readyAt = await screen.waitFor(agent.ready, 0);
+    const readyAt = await screen.waitFor(agent.ready);
     // The text first, the Enter once it shows: a key that arrives with text in one read is taken
     // for part of a paste by some input boxes.
-    const submit = async (/** @type {string} */ text, /** @type {string} */ shown) => {
-      const typedFrom = screen.output.length;
+    const submit = async (/** @type {string} */ text, beforeEnter = () => {}) => {
       screen.term.write(text);
-      await screen.waitFor(shown, typedFrom, 10_000);
+      await screen.waitFor(text, 10_000);
       await sleep(100);
-      const from = screen.output.length;
+      beforeEnter();
       screen.term.write("\r");
-      return from;
     };
     await sleep(300);
-    await screen.waitFor(WARM_END, await submit("Warm up", "up"));
+    // A resumed session's history holds the first prompt and answer already: its warm-up is another.
+    const [warmPrompt, warmEnd] = options.resume ? ["Warm up again", WARM_AGAIN] : ["Warm up", WARM_END];
+    await submit(warmPrompt);
+    await screen.waitFor(warmEnd);
+    // Time for the agent to write its transcript.
+    if (options.seedOnly) {
+      await sleep(1500);
+      return undefined;
+    }
     await sleep(500);
     const requestsBefore = server.requests.length;
-    const bytesBefore = screen.bytes;
-    const cpuBefore = treeCpuMs(pid);
-    const from = await submit("Stream now", "now");
-    await screen.waitFor(STREAM_END, from);
-    const streamed = screen.output.slice(from);
+    let bytesBefore = 0;
+    let cpuBefore = 0;
+    let outputBefore = 0;
+    // From the Enter that sends it: typing the prompt is not the answer's cost.
+    await submit("Stream now", () => {
+      bytesBefore = screen.bytes;
+      cpuBefore = treeCpuMs(pid);
+      outputBefore = screen.output.length;
+    });
+    await screen.waitFor(STREAM_END);
+    const streamed = screen.output.slice(outputBefore);
     const perDelta = {
-      bytes: (screen.bytes - bytesBefore) / DELTAS,
-      cpu: (treeCpuMs(pid) - cpuBefore) / DELTAS,
+      bytes: (screen.bytes - bytesBefore) / STREAM_DELTAS,
+      cpu: (treeCpuMs(pid) - cpuBefore) / STREAM_DELTAS,
       clears: countClears(streamed),
       requests: server.requests.length - requestsBefore,
     };
@@ -234,10 +261,10 @@ export async function session(pty, agent, server, options = {}) {
     /** @type {number[]} */
     const echoes = [];
     for (let i = 0; i < KEYSTROKES; i++) {
-      const at = screen.output.length;
+      const echoed = screen.waitForOneMore("z");
       const sent = performance.now();
       screen.term.write("z");
-      echoes.push((await screen.waitFor("z", at, 10_000)) - sent);
+      echoes.push((await echoed) - sent);
       await sleep(30);
     }
     const beforeResizes = screen.output.length;
@@ -246,7 +273,7 @@ export async function session(pty, agent, server, options = {}) {
       [100, 30],
       [100, 40],
     ]) {
-      screen.term.resize(cols, rows);
+      screen.resize(cols, rows);
       await sleep(400);
     }
     return {
@@ -266,8 +293,105 @@ export async function session(pty, agent, server, options = {}) {
   }
 }
 
+/**
+ * The same session on a long history: a one-turn session of the agent's own, its transcript
+ * lengthened to HISTORY messages (bench/lib/seed-history.mjs), then resumed.
+ * @param {typeof import("@lydell/node-pty")} pty @param {InteractiveAgent} agent @param {Server} server
+ */
+async function longSession(pty, agent, server) {
+  const home = mkdtempSync(join(PEERS_DIR, "home-"));
+  const cwd = tempWorkspace();
+  try {
+    await session(pty, agent, server, { home, cwd, seedOnly: true });
+    lengthenTranscript(home, { prompt: "Warm up", answer: WARM_END, messages: HISTORY });
+    const before = server.requests.length;
+    const measured = /** @type {Measured} */ (await session(pty, agent, server, { home, cwd, resume: true }));
+    // What the agent sent with the streamed prompt: the history must have come along.
+    const sent = server.requests
+      .slice(before)
+      .map((request) => /** @type {any} */ (request.body))
+      .filter((body) => userTexts(body).includes("Stream now"))
+      .map((body) => (body?.messages ?? body?.input)?.length ?? 0);
+    if (sent.length === 0 || Math.max(...sent) < HISTORY)
+      throw new Error(`the resumed session sent ${Math.max(0, ...sent)} messages, not the ${HISTORY} seeded`);
+    return { ...measured, messagesSent: Math.max(...sent) };
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** @typedef {NonNullable<Awaited<ReturnType<typeof session>>>} Measured */
+
 /** @param {{ screen: number, scrollback: number }} clears */
 const total = (clears) => clears.screen + clears.scrollback;
+
+/**
+ * The rows of the long-history sessions, or one `unavailable` row with why.
+ * @param {InteractiveAgent} agent @param {string} label
+ * @param {{ sessions: Measured[], long: (Measured & { messagesSent: number })[], longFailed?: string }} result
+ * @param {string} note
+ */
+function longRows(agent, label, result, note) {
+  const id = `interactive-${agent.id}-history`;
+  if (result.longFailed || result.long.length === 0)
+    return [
+      unavailable(
+        id,
+        `${label}: ${HISTORY} messages of history`,
+        result.longFailed ?? "not measured",
+        undefined,
+      ),
+    ];
+  const long = result.long;
+  const history = `${HISTORY} messages of history (resumed)`;
+  return [
+    row({
+      id: `${id}-keystroke-echo`,
+      title: `${label}: keystroke → echo, ${history}`,
+      unit: "ms",
+      values: long.flatMap((s) => s.echoes),
+      details: {
+        messagesSentWithThePrompt: [...new Set(long.map((s) => s.messagesSent))],
+        resumeToReadyMs: long.map((s) => Math.round(s.firstFrame)),
+        resumeArgs: agent.resume,
+      },
+      note,
+    }),
+    row({
+      id: `${id}-bytes-per-delta`,
+      title: `${label}: bytes written per text delta, ${history}`,
+      unit: "B",
+      values: long.map((s) => s.perDelta.bytes),
+      note,
+    }),
+    row({
+      id: `${id}-cpu-per-delta`,
+      title: `${label}: CPU per text delta, ${history}`,
+      unit: "ms",
+      values: long.map((s) => s.perDelta.cpu),
+      note,
+    }),
+    row({
+      id: `${id}-clears`,
+      title: `${label}: clears in the session, ${history}`,
+      unit: "count",
+      values: long.map((s) => total(s.sessionClears)),
+      details: { bySession: long.map((s) => s.sessionClears) },
+      note,
+    }),
+    row({
+      id: `${id}-rss`,
+      title: `${label}: RSS after the streamed answer, ${history} less a new session's`,
+      unit: "MB",
+      values: long.map((s, i) => s.rssMb - (result.sessions[i]?.rssMb ?? Number.NaN)),
+      details: {
+        rssMbWithHistory: long.map((s) => Math.round(s.rssMb)),
+        rssMbNewSession: result.sessions.map((s) => Math.round(s.rssMb)),
+      },
+      note,
+    }),
+  ];
+}
 
 export const interactivePeers = {
   id: "interactive-peers",
@@ -288,24 +412,26 @@ export const interactivePeers = {
         const texts = userTexts(request.body);
         if (texts.includes("Stream now")) return reply().text(text).delayPerEvent(3);
         if (texts.includes("Warm up")) return reply().text(`Warm answer. ${WARM_END}`);
+        if (texts.includes("Warm up again")) return reply().text(`Warm answer. ${WARM_AGAIN}`);
         return reply().text("ok");
       },
     });
     mkdirSync(PEERS_DIR, { recursive: true });
-    /** @type {Map<string, { sessions: Awaited<ReturnType<typeof session>>[], failed?: string }>} */
-    const results = new Map(INTERACTIVE_AGENTS.map((agent) => [agent.id, { sessions: [] }]));
+    /** @typedef {{ sessions: Measured[], long: (Measured & { messagesSent: number })[], failed?: string, longFailed?: string }} AgentResults */
+    /** @type {Map<string, AgentResults>} */
+    const results = new Map(INTERACTIVE_AGENTS.map((agent) => [agent.id, { sessions: [], long: [] }]));
     try {
       for (let round = 0; round < ctx.warmup + ctx.runs; round++) {
         // Round after round, each agent in turn: a busy spell of the machine hits all of them.
         for (const agent of INTERACTIVE_AGENTS) {
-          const result = /** @type {{ sessions: any[], failed?: string }} */ (results.get(agent.id));
+          const result = /** @type {AgentResults} */ (results.get(agent.id));
           if (result.failed) continue;
           if (agent !== cairnAgent && installFailed) {
             result.failed = installFailed;
             continue;
           }
           try {
-            const measured = await session(pty, agent, server);
+            const measured = /** @type {Measured} */ (await session(pty, agent, server));
             if (round >= ctx.warmup) result.sessions.push(measured);
             ctx.log(
               `${agent.id} round ${round + 1}: first frame ${Math.round(measured.firstFrame)} ms, ${Math.round(measured.perDelta.bytes)} B/delta, echo ${round2(median(measured.echoes))} ms`,
@@ -313,6 +439,18 @@ export const interactivePeers = {
           } catch (error) {
             result.failed = `${agent.name} failed: ${error instanceof Error ? error.message : String(error)}`;
             ctx.log(`${agent.id} unavailable: ${result.failed}`);
+            continue;
+          }
+          if (result.longFailed) continue;
+          try {
+            const measured = await longSession(pty, agent, server);
+            if (round >= ctx.warmup) result.long.push(measured);
+            ctx.log(
+              `${agent.id} round ${round + 1}, ${HISTORY} messages: ${Math.round(measured.perDelta.bytes)} B/delta, echo ${round2(median(measured.echoes))} ms`,
+            );
+          } catch (error) {
+            result.longFailed = `${agent.name} with a long history failed: ${error instanceof Error ? error.message : String(error)}`;
+            ctx.log(`${agent.id} long history unavailable: ${result.longFailed}`);
           }
         }
       }
@@ -322,9 +460,7 @@ export const interactivePeers = {
     /** @type {Record<string, unknown>[]} */
     const rows = [];
     for (const agent of INTERACTIVE_AGENTS) {
-      const result = /** @type {{ sessions: Awaited<ReturnType<typeof session>>[], failed?: string }} */ (
-        results.get(agent.id)
-      );
+      const result = /** @type {AgentResults} */ (results.get(agent.id));
       const id = `interactive-${agent.id}`;
       const label = `${agent.name} ${agent.version}`;
       if (result.failed || result.sessions.length === 0) {
@@ -393,6 +529,7 @@ export const interactivePeers = {
           note,
         }),
       );
+      rows.push(...longRows(agent, label, result, note));
     }
     for (const peer of NOT_MEASURED) {
       rows.push(unavailable(`interactive-${peer.id}`, `${peer.name}: interactive`, peer.reason, undefined));
