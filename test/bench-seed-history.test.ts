@@ -10,11 +10,24 @@ import { repeatTurn } from "../bench/lib/seed-history.mjs";
 
 const SESSION = "6fbc1aca-6972-4936-b464-e34e3338d129";
 const lines = (records: object[]) => `${records.map((r) => JSON.stringify(r)).join("\n")}\n`;
+/** The fields of the records these tests look at. */
+type Rec = {
+  type?: string;
+  uuid?: string;
+  parentUuid?: string | null;
+  id?: string;
+  parentId?: string | null;
+  sessionId?: string;
+  ordinal?: number;
+  message?: { id?: string };
+  metadata?: { history_sequence: number; sampled_through_sequence: number };
+  payload?: { role?: string };
+};
 const parse = (text: string) =>
   text
     .trim()
     .split("\n")
-    .map((line) => JSON.parse(line) as Record<string, any>);
+    .map((line) => JSON.parse(line) as Rec);
 
 describe("bench: repeating a transcript's turn (seed-history)", () => {
   it("keeps a uuid/parentUuid chain unbroken through the copies, with fresh uuids and message ids", () => {
@@ -41,13 +54,15 @@ describe("bench: repeating a transcript's turn (seed-history)", () => {
         sessionId: SESSION,
       },
     ]);
-    const out = parse(repeatTurn(text, { prompt: "Warm up", answer: "WARMDONE", copies: 3, keep: [SESSION] }));
+    const out = parse(
+      repeatTurn(text, { prompt: "Warm up", answer: "WARMDONE", copies: 3, keep: [SESSION] }),
+    );
     const turn = out.filter((r) => r.type === "user" || r.type === "assistant");
     expect(turn.map((r) => r.type)).toEqual(Array(4).fill(["user", "assistant"]).flat());
     // The attachment is not part of the repeated turn.
     expect(out.filter((r) => r.type === "attachment")).toHaveLength(1);
     expect(new Set(turn.map((r) => r.uuid)).size).toBe(turn.length);
-    expect(new Set(turn.map((r) => r.message.id).filter(Boolean)).size).toBe(4);
+    expect(new Set(turn.map((r) => r.message?.id).filter(Boolean)).size).toBe(4);
     for (let i = 4; i < out.length; i++) expect(out[i].parentUuid).toBe(out[i - 1].uuid);
     expect(out.every((r) => r.sessionId === SESSION)).toBe(true);
   });
@@ -79,7 +94,7 @@ describe("bench: repeating a transcript's turn (seed-history)", () => {
     );
     const messages = out.filter((r) => r.type === "message");
     expect(messages).toHaveLength(6);
-    expect(messages.every((r) => /^[0-9a-f]{8}$/.test(r.id))).toBe(true);
+    expect(messages.every((r) => /^[0-9a-f]{8}$/.test(r.id ?? ""))).toBe(true);
     expect(new Set(messages.map((r) => r.id)).size).toBe(6);
     for (let i = 4; i < out.length; i++) expect(out[i].parentId).toBe(out[i - 1].id);
   });
@@ -101,12 +116,14 @@ describe("bench: repeating a transcript's turn (seed-history)", () => {
       },
       { ordinal: 3, type: "event_msg", payload: { type: "token_count" } },
     ]);
-    const out = parse(repeatTurn(text, { prompt: "Warm up", answer: "WARMDONE", copies: 2, keep: [SESSION] }));
+    const out = parse(
+      repeatTurn(text, { prompt: "Warm up", answer: "WARMDONE", copies: 2, keep: [SESSION] }),
+    );
     expect(out.map((r) => r.ordinal)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
-    const sequences = out.filter((r) => r.metadata).map((r) => r.metadata.history_sequence);
+    const sequences = out.flatMap((r) => (r.metadata ? [r.metadata.history_sequence] : []));
     expect(sequences).toEqual([7, 8, 9, 10, 11, 12]);
-    const assistants = out.filter((r) => r.payload.role === "assistant");
-    expect(assistants.map((r) => r.metadata.sampled_through_sequence)).toEqual([7, 9, 11]);
+    const assistants = out.filter((r) => r.payload?.role === "assistant");
+    expect(assistants.map((r) => r.metadata?.sampled_through_sequence)).toEqual([7, 9, 11]);
   });
 
   it("refuses a transcript without the turn", () => {

@@ -1,7 +1,9 @@
 // Peers (`--peers`, never in CI): the `one-line` answer through other coding agents installed from
 // npm, against the same scripted model server, for the side-by-side table (docs/performance.md).
 // Claude Code speaks the Anthropic Messages API (`ANTHROPIC_BASE_URL`); Codex speaks the OpenAI
-// Responses API through a custom model provider in its config.toml. The peers are not dependencies
+// Responses API through a custom model provider in its config.toml. pi (only in the interactive
+// rows, bench/scenarios/peers-interactive.mjs) speaks Anthropic Messages through a custom provider
+// in its models.json. The peers are not dependencies
 // of the project: the pinned versions below are installed into .tmp/peers/ (git-ignored) the first
 // time, and a row says `unavailable` with the reason when the install or a peer fails.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
