@@ -39,7 +39,7 @@ const CHUNK = 16;
 const KEYSTROKES = 30;
 /** Messages of the seeded history the long session is resumed with (a turn is two). */
 const HISTORY = 1000;
-/** Words that end the answers: single words, so a renderer that moves the cursor instead of writing spaces still shows them whole. */
+/** Words that end the answers, waited for on the screen: each its own, so a resumed history never holds the one awaited. */
 const WARM_END = "WARMDONE";
 const WARM_AGAIN = "WARMAGAIN";
 const STREAM_END = "STREAMDONE";
@@ -489,7 +489,7 @@ export const interactivePeers = {
         }),
         row({
           id: `${id}-bytes-per-delta`,
-          title: `${label}: bytes written per text delta (${DELTAS} deltas, 3 ms apart)`,
+          title: `${label}: bytes written per text delta (${STREAM_DELTAS} deltas, 3 ms apart)`,
           unit: "B",
           values: sessions.map((s) => s.perDelta.bytes),
           note,
