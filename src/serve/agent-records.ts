@@ -9,6 +9,7 @@ import {
   RUN_STATUS,
   type RunRow,
 } from "../durable/database.js";
+import { SESSION_LOCK_KEY } from "../durable/pg-transcript-store.js";
 import { type RunExtras, saveRunExtras } from "../durable/run-extras.js";
 import { RUN_QUEUE, RUN_WORKFLOW } from "../durable/worker.js";
 import { randomUuid } from "../util/random-id.js";
@@ -148,6 +149,19 @@ export async function enqueueRun(
         409,
         "conflict",
         `Agent ${agent.id} has an active run (${active.rows[0].id}); wait for it or cancel it.`,
+      );
+    }
+    // Nor while a cairn process outside serve writes its conversation (`cairn -p --resume <id>
+    // --database-url`): it holds the session's lock; this transaction takes it until it commits the
+    // run, and that process checks for an active run once it holds the lock.
+    const free = await connection.query(`SELECT pg_try_advisory_xact_lock(${SESSION_LOCK_KEY}) AS ok`, [
+      agent.session_id,
+    ]);
+    if (free.rows[0].ok !== true) {
+      throw new ApiError(
+        409,
+        "conflict",
+        `Agent ${agent.id}'s conversation is in use by another cairn process (cairn -p --resume on this database); wait for it to end.`,
       );
     }
     const inserted = await connection.query(
