@@ -131,6 +131,30 @@ describe.skipIf(PG_SKIP !== undefined)("sessions opened in the database", { time
       expect((await runEnded(d, agentId, followUp.json.run.id)).result).toBe("Answered 9 messages.");
       expect(promptsSent(d)).toEqual(["note it", "and then?", "and again?", "last one"]);
 
+      // Forked: a new session in the database with a copy of the conversation; the agent's untouched.
+      const lines = storedLines(d, sessionId).length;
+      const forked = await cairn(
+        [
+          "-p",
+          "aside",
+          "--resume",
+          sessionId,
+          "--fork-session",
+          "--database-url",
+          d.databaseUrl,
+          "--output-format",
+          "json",
+        ],
+        cwd,
+        envOf(d, home),
+      );
+      expect(forked.code, forked.stderr).toBe(0);
+      const fork = JSON.parse(forked.stdout) as { session_id: string; result: string };
+      expect(fork.session_id).not.toBe(sessionId);
+      expect(fork.result).toBe("Answered 11 messages.");
+      expect(storedLines(d, fork.session_id).join("\n")).toContain("aside");
+      expect(storedLines(d, sessionId)).toHaveLength(lines);
+
       // An id the database does not hold: one line, exit 1, nothing on stdout, nothing created.
       const unknown = await cairn(
         ["-p", "hello", "--resume", "no-such-session", "--database-url", d.databaseUrl],
