@@ -63,8 +63,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The flag table (src/flags/): each flag's spellings, value, doors and the option it sets; it
   // names the choices the parts define (permission modes, sandbox modes).
   flags: ["util", "permissions", "sandbox"],
-  cli: BELOW_DOORS,
-  sdk: BELOW_DOORS,
+  // Both open the sessions of a cairn serve database (durable/database-transcripts.ts, loaded lazily).
+  cli: [...BELOW_DOORS, "durable"],
+  sdk: [...BELOW_DOORS, "durable"],
   acp: BELOW_DOORS,
   "claude-protocol": BELOW_DOORS,
   // The interactive mode (a terminal): the CLI parses its flags and hands it their session setup.

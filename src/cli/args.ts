@@ -74,6 +74,8 @@ export type CliOptions = {
   prompt?: string;
   /** `--report <file>`: the session's HTML report, written when the run is over (docs/report.md). */
   report?: string;
+  /** `--database-url <url>`: sessions kept in a `cairn serve` database (docs/serve.md, "Transcripts"). */
+  databaseUrl?: string;
   /** What the flags ask that does not apply, one line each, for stderr (absent: nothing). */
   notes?: string[];
   /**
@@ -164,6 +166,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     toolPayloads?: ToolPayloadShape;
     printThinking: boolean;
     report?: string;
+    databaseUrl?: string;
   }>();
   if (typeof opts.resume === "string" && opts.continue)
     throw new UsageError(
@@ -229,6 +232,7 @@ export function parseArgs(argv: string[], version: string): CliOptions | "handle
     ...(opts.baseUrl !== undefined ? { baseUrl: opts.baseUrl } : {}),
     ...(opts.workspace !== undefined ? { workspace: opts.workspace } : {}),
     ...(opts.report !== undefined ? { report: opts.report } : {}),
+    ...(opts.databaseUrl !== undefined ? { databaseUrl: opts.databaseUrl } : {}),
     ...(opts.maxTurns !== undefined ? { maxTurns: opts.maxTurns } : {}),
     ...(opts.resume !== undefined ? { resume: opts.resume } : {}),
     continueLatest: opts.continue || opts.resume === true,

@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import { DatabaseTranscripts } from "../durable/database-transcripts.js";
 import type { ModelCallRetryEvent, RunEndEvent } from "../engine/events.js";
 import { type HookRunRecord, hookFailureText } from "../engine/hooks.js";
 import type { AssembledRun } from "../run/assemble.js";
@@ -35,7 +36,11 @@ export type PrintOutcome = {
 export async function runPrint(options: PrintOptions, signal: AbortSignal): Promise<PrintOutcome> {
   assertDirectory(options.cwd);
   const writer = new StdoutWriter();
-  const session = new Session(cliSessionSetup(options, { answered: false }));
+  // Sessions in a cairn serve database: only when asked for by name, never from DATABASE_URL, which
+  // many applications set for their own database (docs/serve.md, "Transcripts").
+  const databaseUrl = options.databaseUrl ?? options.env.CAIRN_DATABASE_URL;
+  const store = databaseUrl ? new DatabaseTranscripts(databaseUrl) : undefined;
+  const session = new Session(cliSessionSetup(options, { answered: false, ...(store ? { store } : {}) }));
   // A call is named on the line as every door shows it: the session's display title.
   const progress =
     options.outputFormat === "text" && process.stderr.isTTY
@@ -68,6 +73,7 @@ export async function runPrint(options: PrintOptions, signal: AbortSignal): Prom
     // Once the transcript is closed: the report shows the whole run, its end included.
     if (options.report !== undefined && !(await writeRunReport(session, options.report)) && outcome)
       outcome.reportFailed = true;
+    await store?.close();
   }
 }
 

@@ -2,6 +2,7 @@ import { parseMcpConfigFlags } from "../mcp/sources.js";
 import { configuredSandboxDomains } from "../run/sandbox-domains.js";
 import { resolveSandboxPolicy } from "../sandbox/policy.js";
 import type { SessionSetup } from "../session/session.js";
+import type { TranscriptStore } from "../sessions/transcript-store.js";
 import type { CliOptions } from "./args.js";
 import { writeError } from "./errors.js";
 
@@ -9,15 +10,17 @@ import { writeError } from "./errors.js";
  * The session the CLI's flags describe, for both of its modes: print mode (`answered: false`, it
  * cannot ask, so reads and edits inside the workspace are allowed and the rest needs a rule) and
  * the interactive mode (`answered: true`: what the rules and the mode leave open is asked).
+ * `store`: where sessions are kept when not in `$CAIRN_HOME` (`--database-url`).
  */
 export function cliSessionSetup(
   options: CliOptions & { cwd: string; env: NodeJS.ProcessEnv },
-  { answered }: { answered: boolean },
+  { answered, store }: { answered: boolean; store?: TranscriptStore },
 ): SessionSetup {
   const { cwd, env } = options;
   return {
     cwd,
     env,
+    ...(store ? { store } : {}),
     ...(options.settingSources ? { settingSources: options.settingSources } : {}),
     assembly: () => ({
       cwd,
@@ -69,7 +72,9 @@ export function cliSessionSetup(
     },
     opening: {
       ...(options.newSessionId !== undefined ? { sessionId: options.newSessionId } : {}),
-      ...(typeof options.resume === "string" ? { resume: options.resume, createMissing: true } : {}),
+      // The reference's habit (an unknown id starts a session under it) is kept for local files; a
+      // database shared with cairn serve gets no session from a mistyped id: it is an error there.
+      ...(typeof options.resume === "string" ? { resume: options.resume, createMissing: !store } : {}),
       continueLatest: options.continueLatest,
       fork: options.forkSession,
     },

@@ -24,6 +24,9 @@ import { ACTIVE_RUN_STATUSES, inTransaction } from "./database.js";
 
 const WHERE = "the database";
 
+/** The key of a session's advisory lock, `$1` its id: a writer holds it; the API's follow-up tries it. */
+export const SESSION_LOCK_KEY = "hashtextextended('cairn-session:' || $1, 0)";
+
 /**
  * Sessions kept in PostgreSQL (`cairn.sessions`, `cairn.transcript_lines`, `cairn.subagent_lines`):
  * the same records, line for line, as the JSONL store writes, so any machine that reaches the
@@ -266,11 +269,11 @@ export class PgTranscriptStore implements TranscriptStore {
   /** A session whose `cairn serve` agent has a run under way is being written by a worker. */
   private async refuseActiveRun(id: string): Promise<void> {
     const active = await this.pool.query(
-      `SELECT r.id FROM cairn.agents a JOIN cairn.runs r ON r.agent_id = a.id
+      `SELECT a.id AS agent_id, r.id AS run_id FROM cairn.agents a JOIN cairn.runs r ON r.agent_id = a.id
        WHERE a.session_id = $1 AND r.status = ANY($2::text[])`,
       [id, ACTIVE_RUN_STATUSES],
     );
-    if (active.rowCount) throw new SessionLockedError(id, undefined);
+    if (active.rowCount) throw new SessionRunningError(id, active.rows[0].agent_id, active.rows[0].run_id);
   }
 
   /** The writer of `id` closed: the database holds its lines again. */
@@ -326,10 +329,7 @@ export class PgTranscriptStore implements TranscriptStore {
   private async lock(id: string): Promise<PoolClient> {
     const client = await this.pool.connect();
     try {
-      const taken = await client.query(
-        "SELECT pg_try_advisory_lock(hashtextextended('cairn-session:' || $1, 0)) AS ok",
-        [id],
-      );
+      const taken = await client.query(`SELECT pg_try_advisory_lock(${SESSION_LOCK_KEY}) AS ok`, [id]);
       if (taken.rows[0].ok === true) return client;
     } catch (error) {
       client.release();
@@ -337,6 +337,15 @@ export class PgTranscriptStore implements TranscriptStore {
     }
     client.release();
     throw new SessionLockedError(id, undefined);
+  }
+}
+
+/** A session a `cairn serve` worker is writing: its agent has a run queued or under way. */
+export class SessionRunningError extends SessionLockedError {
+  constructor(sessionId: string, agentId: string, runId: string) {
+    super(sessionId, undefined);
+    this.name = "SessionRunningError";
+    this.message = `session ${sessionId} is in use by cairn serve: its agent ${agentId} has run ${runId} queued or under way; wait for it to end, or continue it under a new id with --fork-session`;
   }
 }
 
@@ -402,7 +411,7 @@ class PgTranscriptWriter implements TranscriptWriter {
 
 async function releaseLock(client: PoolClient, id: string): Promise<void> {
   try {
-    await client.query("SELECT pg_advisory_unlock(hashtextextended('cairn-session:' || $1, 0))", [id]);
+    await client.query(`SELECT pg_advisory_unlock(${SESSION_LOCK_KEY})`, [id]);
   } finally {
     client.release();
   }

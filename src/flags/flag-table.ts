@@ -342,6 +342,13 @@ export const FLAGS: readonly FlagSpec[] = [
     help: "Continue the latest session of this directory.",
   },
   {
+    flag: "--database-url",
+    value: { arg: "<url>", kind: "text" },
+    doors: { print: "databaseUrl" },
+    unapplied: { interactive: PRINT_MODE_ONLY },
+    help: "Keep sessions in this cairn serve PostgreSQL database (or CAIRN_DATABASE_URL): --resume opens one stored there.",
+  },
+  {
     flag: "--fork-session",
     doors: { print: "forkSession", protocol: "forkSession" },
     help: "With --resume/--continue: continue under a new session id.",

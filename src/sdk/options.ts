@@ -359,6 +359,14 @@ export type Options = {
    */
   resume?: string;
   /**
+   * Keep the session in this `cairn serve` PostgreSQL database instead of `$CAIRN_HOME` (default:
+   * `CAIRN_DATABASE_URL` of `env`; never `DATABASE_URL`): `resume` opens a session stored there
+   * (an agent id `bc-…` names its conversation), and the new turns are stored there. A session
+   * whose agent has a run under way in `cairn serve` is refused (`SessionLockedError`); an unknown
+   * id is `SessionNotFoundError` (docs/serve.md, "Transcripts").
+   */
+  databaseUrl?: string;
+  /**
    * The id of a new session (default: a fresh UUID): letters, digits, `.`, `_`, `-`. An id that
    * already has a transcript is an error; use `resume` to continue it. Not combinable with
    * `resume` / `continue`.
@@ -590,6 +598,7 @@ const SUPPORTED = {
   debugFile: z.string(),
   enableFileCheckpointing: z.boolean(),
   resume: z.string().min(1),
+  databaseUrl: z.string().min(1),
   sessionId: z.string().refine(isValidSessionId, {
     error:
       "expected a session id: letters, digits, '.', '_' or '-', starting with a letter or digit, at most 128 characters",

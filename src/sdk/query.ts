@@ -4,6 +4,7 @@ import { resolve as resolvePath } from "node:path";
 import type { SlashCommand } from "../agents/commands.js";
 import type { AgentDefinition, AgentInfo } from "../agents/definitions.js";
 import { isAgentToolName } from "../agents/subagent-tools.js";
+import { DatabaseTranscripts } from "../durable/database-transcripts.js";
 import type { RunEndEvent } from "../engine/events.js";
 import { addUsage, emptyUsage, type Usage } from "../engine/messages.js";
 import type { ThinkingSetting } from "../engine/provider.js";
@@ -273,6 +274,8 @@ const STRUCTURED_OUTPUT_EXHAUSTED = new Error("The structured output retries are
 class QueryRun implements Query {
   private readonly generator: AsyncGenerator<SDKMessage, void>;
   private readonly session: Session;
+  /** The `databaseUrl` option's store, closed after the session. */
+  private readonly store: DatabaseTranscripts | undefined;
   /** Who answers the session's permission requests: `canUseTool`, or the permission prompt tool. */
   private readonly asker: CanUseTool | undefined;
   /** The iteration began: drive() runs its clean-up. */
@@ -292,9 +295,15 @@ class QueryRun implements Query {
     private readonly structuredOutput: (() => StructuredOutputRun) | undefined,
   ) {
     this.asker = askerOf(options, () => this.session.run?.tools ?? []);
-    this.session = new Session(
-      sessionSetup(options, tools, structuredOutput !== undefined, this.asker !== undefined),
-    );
+    // Sessions in a cairn serve database: by the option or CAIRN_DATABASE_URL, never DATABASE_URL.
+    const databaseUrl = options.databaseUrl ?? options.env.CAIRN_DATABASE_URL;
+    this.store = databaseUrl
+      ? new DatabaseTranscripts(databaseUrl, () => import("../durable/open-database-store.js"))
+      : undefined;
+    this.session = new Session({
+      ...sessionSetup(options, tools, structuredOutput !== undefined, this.asker !== undefined),
+      ...(this.store ? { store: this.store } : {}),
+    });
     this.promptIterator = typeof prompt === "string" ? undefined : prompt[Symbol.asyncIterator]();
     this.input = new QueryInput(this.promptIterator);
     this.frames = TurnFrames.of(options);
@@ -532,7 +541,12 @@ class QueryRun implements Query {
     this.session.abandon(new Error("The query was closed."));
     // Never iterated: drive()'s clean-up will not run, but a method (getContextUsage(), the MCP
     // ones) may have assembled the run and started its MCP servers.
-    if (!this.started) this.session.close().catch(() => {});
+    if (!this.started)
+      this.session
+        .close()
+        .catch(() => {})
+        .then(() => this.store?.close())
+        .catch(() => {});
   }
 
   private async *drive(): AsyncGenerator<SDKMessage, void> {
@@ -566,7 +580,11 @@ class QueryRun implements Query {
       userSignal?.removeEventListener("abort", onUserAbort);
       // Closed or aborted: SessionEnd hooks still run, though nobody reads their messages now; the
       // transcript is fsynced, MCP servers end.
-      await this.session.close(new Error("The query ended."));
+      try {
+        await this.session.close(new Error("The query ended."));
+      } finally {
+        await this.store?.close();
+      }
     }
   }
 

@@ -9,6 +9,7 @@ import {
   RUN_STATUS,
   type RunRow,
 } from "../durable/database.js";
+import { SESSION_LOCK_KEY } from "../durable/pg-transcript-store.js";
 import { type RunExtras, saveRunExtras } from "../durable/run-extras.js";
 import { RUN_QUEUE, RUN_WORKFLOW } from "../durable/worker.js";
 import { randomUuid } from "../util/random-id.js";
@@ -100,12 +101,14 @@ export async function createAgentRecord(
 ): Promise<{ agent: AgentView; run: RunRow }> {
   const name = agent.name ?? agent.text.slice(0, 60);
   const { row, options } = await inTransaction(context.pool, async (connection) => {
-    const row = (
-      await connection.query(
-        "INSERT INTO cairn.agents (id, key_hash, name, cwd, model, session_id) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *",
-        [id, account.hash, name, agent.source.cwd, agent.model ?? null, randomUuid()],
-      )
-    ).rows[0] as AgentRow;
+    const inserted = await connection.query(
+      `INSERT INTO cairn.agents (id, key_hash, name, cwd, model, session_id) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (id) DO NOTHING RETURNING *`,
+      [id, account.hash, name, agent.source.cwd, agent.model ?? null, randomUuid()],
+    );
+    // An id the client chose (v1's `agentId`) that names an agent already.
+    if (inserted.rowCount !== 1) throw new ApiError(409, "conflict", `Agent ${id} exists already.`);
+    const row = inserted.rows[0] as AgentRow;
     const options = (
       await connection.query(
         `INSERT INTO cairn.agent_options (agent_id, repository, ref, clone, branch_name, auto_create_pr, webhook_url, webhook_secret)
@@ -139,6 +142,12 @@ export async function enqueueRun(
   const run = await inTransaction(context.pool, async (connection) => {
     // One active run per agent: the agent's row is locked while it is checked.
     await connection.query("SELECT id FROM cairn.agents WHERE id = $1 FOR UPDATE", [agent.id]);
+    const archived = await connection.query(
+      "SELECT 1 FROM cairn.agent_options WHERE agent_id = $1 AND archived_at IS NOT NULL",
+      [agent.id],
+    );
+    if (archived.rowCount)
+      throw new ApiError(409, "conflict", `Agent ${agent.id} is archived: unarchive it to give it a run.`);
     const active = await connection.query(
       "SELECT id FROM cairn.runs WHERE agent_id = $1 AND status = ANY($2::text[])",
       [agent.id, ACTIVE_RUN_STATUSES],
@@ -148,6 +157,19 @@ export async function enqueueRun(
         409,
         "conflict",
         `Agent ${agent.id} has an active run (${active.rows[0].id}); wait for it or cancel it.`,
+      );
+    }
+    // Nor while a cairn process outside serve writes its conversation (`cairn -p --resume <id>
+    // --database-url`): it holds the session's lock; this transaction takes it until it commits the
+    // run, and that process checks for an active run once it holds the lock.
+    const free = await connection.query(`SELECT pg_try_advisory_xact_lock(${SESSION_LOCK_KEY}) AS ok`, [
+      agent.session_id,
+    ]);
+    if (free.rows[0].ok !== true) {
+      throw new ApiError(
+        409,
+        "conflict",
+        `Agent ${agent.id}'s conversation is in use by another cairn process (cairn -p --resume on this database); wait for it to end.`,
       );
     }
     const inserted = await connection.query(
@@ -181,15 +203,36 @@ export async function listAgentRows(
 ): Promise<{ rows: AgentView[]; nextCursor?: string }> {
   const limit = Math.min(Math.max(Number(params.get("limit") ?? 20) || 20, 1), 100);
   const cursor = params.get("cursor");
+  // Archived agents are listed only when asked for (`includeArchived=true`), as the reference does.
+  const includeArchived = params.get("includeArchived") === "true";
   const result = await context.pool.query(
     `SELECT a.*, o.* FROM cairn.agents a LEFT JOIN cairn.agent_options o ON o.agent_id = a.id
      WHERE a.key_hash = $1 AND ($2::text IS NULL OR (a.created_at, a.id) < (
-       SELECT created_at, id FROM cairn.agents WHERE id = $2)) ORDER BY a.created_at DESC, a.id DESC LIMIT $3`,
-    [account.hash, cursor, limit + 1],
+       SELECT created_at, id FROM cairn.agents WHERE id = $2))
+       AND ($4::boolean OR o.archived_at IS NULL)
+     ORDER BY a.created_at DESC, a.id DESC LIMIT $3`,
+    [account.hash, cursor, limit + 1, includeArchived],
   );
   const rows = result.rows as AgentView[];
   const page = rows.slice(0, limit);
   return { rows: page, ...(rows.length > limit ? { nextCursor: page.at(-1)!.id } : {}) };
+}
+
+/**
+ * Archives an agent (it stops taking runs and leaves the default listing) or brings it back; a run
+ * under way goes on. An agent made before its options were kept gets its options row here.
+ */
+export async function setArchived(context: Context, agent: AgentRow, archived: boolean): Promise<void> {
+  await inTransaction(context.pool, async (connection) => {
+    // Under the agent's lock, as a run is queued: no run is queued on an agent being archived.
+    await connection.query("SELECT id FROM cairn.agents WHERE id = $1 FOR UPDATE", [agent.id]);
+    await connection.query(
+      `INSERT INTO cairn.agent_options (agent_id, archived_at) VALUES ($1, CASE WHEN $2 THEN now() END)
+       ON CONFLICT (agent_id) DO UPDATE
+       SET archived_at = CASE WHEN $2 THEN coalesce(cairn.agent_options.archived_at, now()) END`,
+      [agent.id, archived],
+    );
+  });
 }
 
 /** An agent with what it was launched with (none for an agent made before those were kept). */

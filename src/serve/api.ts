@@ -20,6 +20,7 @@ import {
   resolveSource,
   runOf,
   runsOf,
+  setArchived,
   withoutCredentials,
 } from "./agent-records.js";
 import { type ApiKey, findApiKey, presentedKey } from "./api-keys.js";
@@ -147,6 +148,11 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
     await deleteAgent(context, agent);
     return sendJson(response, 200, { id: agent.id });
   }
+  if ((sub === "archive" || sub === "unarchive") && parts.length === 4) {
+    if (method !== "POST") throw methodNotAllowed(method, url.pathname);
+    await setArchived(context, agent, sub === "archive");
+    return sendJson(response, 200, { id: agent.id });
+  }
   if (sub !== "runs") throw notFound(url.pathname);
   if (!runId) {
     if (method === "POST") {
@@ -176,7 +182,7 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
   throw notFound(url.pathname);
 }
 
-/** v1's create: `prompt.text`, `model.id`, `repos[0].url` (and `ref`), `name`. */
+/** v1's create: `prompt.text`, `model.id`, `repos[0].url` (and `startingRef`), `name`. */
 async function createAgent(
   context: Context,
   account: ApiKey,
@@ -193,17 +199,31 @@ async function createAgent(
       "invalid_request",
       "Webhooks are part of v0 (the reference's v1 has none yet): launch the agent with POST /v0/agents.",
     );
-  const repos = body.repos as { url?: unknown; ref?: unknown }[] | undefined;
+  const repos = body.repos as { url?: unknown; ref?: unknown; startingRef?: unknown }[] | undefined;
   if (repos !== undefined && !Array.isArray(repos))
     throw new ApiError(400, "invalid_request", "repos must be an array.");
   if (repos && repos.length > 1)
     throw new ApiError(400, "invalid_request", "cairn serve works on one repository per agent (repos[0]).");
-  const id = `bc-${randomUuid()}`;
+  // The client may choose the agent's id (the reference's clients do, to recognise their agent
+  // after a create whose answer was lost): `bc-<uuid>`; one that exists is refused (409).
+  const chosen = optionalString(body.agentId, "agentId");
+  if (chosen !== undefined && !AGENT_ID.test(chosen))
+    throw new ApiError(400, "invalid_request", "agentId must be bc-<uuid>.");
+  const id = chosen ?? `bc-${randomUuid()}`;
+  // The reference's clients name the ref to start from `startingRef`; `ref` is cairn's older name.
+  const startingRef = optionalString(repos?.[0]?.startingRef, "repos[0].startingRef");
+  const ref = optionalString(repos?.[0]?.ref, "repos[0].ref");
+  if (startingRef !== undefined && ref !== undefined && startingRef !== ref)
+    throw new ApiError(
+      400,
+      "invalid_request",
+      "repos[0].startingRef and repos[0].ref name different refs: give one.",
+    );
   const source: AgentSource = resolveSource(
     context,
     id,
     optionalString(repos?.[0]?.url, "repos[0].url"),
-    optionalString(repos?.[0]?.ref, "repos[0].ref"),
+    startingRef ?? ref,
   );
   const created = await createAgentRecord(context, account, id, {
     text,
@@ -212,14 +232,49 @@ async function createAgent(
     source,
     extras,
   });
-  return { agent: agentJson(created.agent), run: runJson(created.run) };
+  const warnings = unappliedCreateFields(body);
+  return {
+    agent: agentJson(created.agent),
+    run: runJson(created.run),
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
+}
+
+const AGENT_ID = /^bc-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Fields of the reference's v1 create that its clients send and cairn serve does not apply, each
+ * with the reason, said in the answer's `warnings` (as v0's launch says `autoCreatePr`): nothing
+ * a client asks for is dropped without a word. Given with the value that asks for nothing, a field
+ * is not reported.
+ */
+function unappliedCreateFields(body: Record<string, unknown>): string[] {
+  const reasons: [string, boolean, string][] = [
+    ["autoCreatePR", body.autoCreatePR === true, "cairn serve has no forge to open a pull request on"],
+    [
+      "workOnCurrentBranch",
+      body.workOnCurrentBranch === true,
+      "a run works in its own clone of the repository; nothing is pushed",
+    ],
+    ["env", body.env !== undefined, "the workers' machines are the environment a run works in"],
+    ["mode", body.mode !== undefined && body.mode !== "agent", "a run works in bypassPermissions mode"],
+    [
+      "mcpServers",
+      Array.isArray(body.mcpServers) && body.mcpServers.length > 0,
+      "MCP servers come from the workspace's config",
+    ],
+  ];
+  return reasons
+    .filter(([, given]) => given)
+    .map(([field, , reason]) => `${field} is not applied by cairn serve: ${reason}.`);
 }
 
 function agentJson(agent: AgentView) {
   return {
     id: agent.id,
     name: agent.name,
-    status: "ACTIVE",
+    status: agent.archived_at ? "ARCHIVED" : "ACTIVE",
+    archived: Boolean(agent.archived_at),
     ...(agent.latest_run_id ? { latestRunId: agent.latest_run_id } : {}),
     ...(agent.model ? { model: { id: agent.model } } : {}),
     source: {

@@ -10,7 +10,8 @@ const ENDED_QUIET_MS = 3000;
 /**
  * A run's Server-Sent-Events stream: each stored event after `after` as `id: <seq>`,
  * `event: <type>`, `data: <the event as JSON>`, then new ones as the workers store them, until the
- * run has ended and every event was sent. A client that reconnects with `Last-Event-ID` gets the
+ * run has ended and every event was sent, closed by `event: result` (the run's status) and
+ * `event: done`, without ids. A client that reconnects with `Last-Event-ID` gets the
  * events after that one: the events are read from the database, where each number holds one event
  * whatever worker stored it, so nothing is missed or sent twice.
  */
@@ -57,7 +58,22 @@ export async function streamRunEvents(
     // after it is marked cancelled, so its stream waits for them (a run cancelled before it started,
     // or whose worker is gone, has none coming: the stream ends after a quiet while).
     const ended = !ACTIVE_RUN_STATUSES.includes(status);
-    if (ended && (lastType === "run_end" || Date.now() - quietSince > ENDED_QUIET_MS)) break;
+    if (ended && (lastType === "run_end" || Date.now() - quietSince > ENDED_QUIET_MS)) {
+      // The reference's closing frames, which its clients wait for (a stream that ends without
+      // `done` is incomplete to them): the run's final status, then `done`. They carry no `id`, so
+      // a reconnect's Last-Event-ID stays the last stored event's.
+      const { result, error } = (
+        await pool.query("SELECT status, result, error FROM cairn.runs WHERE id = $1", [runId])
+      ).rows[0] as { result: string | null; error: string | null };
+      const final = {
+        runId,
+        status,
+        ...(result !== null ? { result } : {}),
+        ...(error !== null ? { error } : {}),
+      };
+      response.write(`event: result\ndata: ${JSON.stringify(final)}\n\nevent: done\ndata: {}\n\n`);
+      break;
+    }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   response.end();

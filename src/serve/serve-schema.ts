@@ -16,6 +16,7 @@ CREATE TABLE IF NOT EXISTS cairn.agent_options (
   repository text, ref text, clone boolean NOT NULL DEFAULT false,
   branch_name text, auto_create_pr boolean NOT NULL DEFAULT false,
   webhook_url text, webhook_secret text);
+ALTER TABLE cairn.agent_options ADD COLUMN IF NOT EXISTS archived_at timestamptz;
 CREATE TABLE IF NOT EXISTS cairn.webhook_deliveries (
   id text PRIMARY KEY, agent_id text NOT NULL, run_id text NOT NULL, status text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now(), attempts int NOT NULL DEFAULT 0,
@@ -60,4 +61,6 @@ export type AgentOptionsRow = {
   auto_create_pr: boolean;
   webhook_url: string | null;
   webhook_secret: string | null;
+  /** When `POST /v1/agents/{id}/archive` archived it (null: not archived). */
+  archived_at: Date | null;
 };

@@ -115,7 +115,7 @@ describe("option names", () => {
     // cairn's own additions are exactly these.
     expect(
       [...known].filter((name) => !(REFERENCE_OPTIONS as readonly string[]).includes(name)).sort(),
-    ).toEqual(["apiKey", "baseURL", "contextWindow"]);
+    ).toEqual(["apiKey", "baseURL", "contextWindow", "databaseUrl"]);
     // The Options type declares each of them.
     expectTypeOf<(typeof REFERENCE_OPTIONS)[number]>().toMatchTypeOf<keyof Options>();
   });

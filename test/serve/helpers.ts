@@ -234,7 +234,9 @@ export async function readStream(
           .split("\n")
           .map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]),
       );
-      events.push({ id: Number(fields.id), event: fields.event!, data: JSON.parse(fields.data!) });
+      // The closing frames (`result`, `done`) carry no id: they are not stored events.
+      if (fields.id !== undefined)
+        events.push({ id: Number(fields.id), event: fields.event!, data: JSON.parse(fields.data!) });
       end = buffer.indexOf("\n\n");
     }
   }
