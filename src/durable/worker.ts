@@ -33,6 +33,12 @@ export type WorkerOptions = {
    * with a hundred runs queued does not hold back another key's one.
    */
   keyConcurrency?: number;
+  /**
+   * Runs under way at once over the whole deployment, all workers together (0: no such limit;
+   * DBOS's global concurrency of the queue). A worker's own `concurrency` and `keyConcurrency`
+   * count within it.
+   */
+  maxRunning?: number;
   /** Same on every worker of a deployment: a run is resumed only by a worker of its version. */
   version: string;
   /** A worker whose heartbeat stopped this long ago is dead: this worker takes over its runs. */
@@ -86,11 +92,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     },
   });
   await DBOS.launch();
-  await DBOS.registerQueue(RUN_QUEUE, {
-    workerConcurrency: options.concurrency,
-    minPollingIntervalMs: 200,
-    ...(options.keyConcurrency ? { partitionConcurrency: options.keyConcurrency } : {}),
-  });
+  await DBOS.registerQueue(RUN_QUEUE, queueLimits(options));
   return {
     async stop() {
       await heartbeats.stop();
@@ -98,6 +100,21 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       await pool.end();
       rmSync(scratch, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * The run queue's limits. DBOS keeps them in the database, one set for the queue (the last worker to
+ * start sets them): every worker of a deployment is given the same values. DBOS refuses a worker or
+ * key limit above the global one; neither can be reached past it anyway, so they are capped by it.
+ */
+function queueLimits(options: WorkerOptions) {
+  const cap = (n: number) => (options.maxRunning ? Math.min(n, options.maxRunning) : n);
+  return {
+    workerConcurrency: cap(options.concurrency),
+    minPollingIntervalMs: 200,
+    ...(options.keyConcurrency ? { partitionConcurrency: cap(options.keyConcurrency) } : {}),
+    ...(options.maxRunning ? { globalConcurrency: options.maxRunning } : {}),
   };
 }
 

@@ -15,7 +15,7 @@ export const SERVE_HELP = `Usage: cairn serve [options]
        cairn serve export <session-id | agent-id> [--database-url URL]
        cairn serve import <session-id> [--database-url URL]
        cairn worker [--database-url URL] [--id NAME] [--concurrency N] [--key-concurrency N]
-                    [--takeover-after S]
+                    [--max-running N] [--takeover-after S]
 
 Runs the Cloud Agents API (v1, and v0 with its signed webhooks; docs/serve.md) over PostgreSQL,
 and with --workers the workers that run the agents' turns as durable jobs: a worker killed at any
@@ -35,6 +35,10 @@ Options:
   --key-concurrency <n> (serve --workers, and worker) runs of one API key under way at once over
                         the workers, so one key's queue does not hold back another's (default 0:
                         no such limit; give all workers the same value)
+  --max-running <n>     (serve --workers, and worker) runs under way at once over the whole
+                        deployment, all workers together (default 0: no such limit; give all
+                        workers the same value). Queued runs start by their priority (the API's
+                        "priority", 0-100, higher first), then in the order they were queued
 
 cairn worker also takes --id <name> (its stable name; default worker-1) and --concurrency <n>
 (runs it drives at once; default 4).
@@ -115,6 +119,7 @@ export async function runServe(
     workspaces: { type: "string" },
     "rate-limit": { type: "string" },
     "key-concurrency": { type: "string" },
+    "max-running": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -155,13 +160,14 @@ export async function runServe(
     rateLimit: positiveInt("--rate-limit", values["rate-limit"] as string | undefined, DEFAULT_RATE_LIMIT),
   });
   const keyConcurrency = positiveInt("--key-concurrency", values["key-concurrency"] as string | undefined, 0);
+  const maxRunning = positiveInt("--max-running", values["max-running"] as string | undefined, 0);
+  // Handed to each worker as given: the limits are the deployment's, the same on every worker.
+  const workerArgs = [
+    ...(keyConcurrency ? ["--key-concurrency", String(keyConcurrency)] : []),
+    ...(maxRunning ? ["--max-running", String(maxRunning)] : []),
+  ];
   const supervised = Array.from({ length: workers }, (_, i) =>
-    superviseWorker(
-      `worker-${i + 1}`,
-      databaseUrl,
-      env,
-      keyConcurrency ? ["--key-concurrency", String(keyConcurrency)] : [],
-    ),
+    superviseWorker(`worker-${i + 1}`, databaseUrl, env, workerArgs),
   );
   process.stdout.write(`${api.url}\n`);
   await new Promise<void>((resolve) =>
@@ -214,6 +220,7 @@ export async function runWorker(
     id: { type: "string" },
     concurrency: { type: "string" },
     "key-concurrency": { type: "string" },
+    "max-running": { type: "string" },
     "takeover-after": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
@@ -229,6 +236,7 @@ export async function runWorker(
     id: (values.id as string | undefined) ?? "worker-1",
     concurrency: positiveInt("--concurrency", values.concurrency as string | undefined, 4, 1),
     keyConcurrency: positiveInt("--key-concurrency", values["key-concurrency"] as string | undefined, 0),
+    maxRunning: positiveInt("--max-running", values["max-running"] as string | undefined, 0),
     takeoverAfterMs:
       1000 * positiveNumber("--takeover-after", values["takeover-after"] as string | undefined, 30),
     version,
