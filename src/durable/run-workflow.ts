@@ -17,6 +17,8 @@ import {
 import { whileDatabaseAway } from "./database-outage.js";
 import { DurableSteps, type RunStep } from "./durable-steps.js";
 import { commitWorkspace, prepareWorkspace } from "./git-workspace.js";
+import { limitedProvider } from "./limited-provider.js";
+import type { ModelLimiter } from "./model-limits.js";
 import { envWithTraceContext, runExtrasOf, writeRunReport } from "./run-extras.js";
 
 /** How often a running run looks whether it was cancelled. */
@@ -28,6 +30,8 @@ export type RunWorkflowDeps = {
   /** Where each execution lays out its transcript (the worker's own scratch directory). */
   scratch: string;
   env: NodeJS.ProcessEnv;
+  /** The deployment's model limits, shared by all workers (src/durable/model-limits.ts). */
+  limiter: ModelLimiter;
 };
 
 /**
@@ -82,7 +86,9 @@ async function driveRun(
       const batch = pending.splice(0);
       return whileDatabaseAway(() => storeEvents(pool, runId, batch));
     };
-    const steps = new DurableSteps(runStep, randomUuid(), flush);
+    const steps = new DurableSteps(runStep, randomUuid(), flush, (provider) =>
+      limitedProvider(provider, deps.limiter, runId),
+    );
     const extras = await runExtrasOf(pool, runId);
     const env = envWithTraceContext(deps.env, extras);
     const session = new Session({

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Pool } from "pg";
 import { migrate, openPool } from "./database.js";
 import { loadDbos, loadDbosExecutor } from "./libraries.js";
+import { ModelLimiter, type ModelLimits } from "./model-limits.js";
 import { runWorkflow } from "./run-workflow.js";
 import { startHeartbeats } from "./takeover.js";
 
@@ -39,6 +40,8 @@ export type WorkerOptions = {
    * count within it.
    */
   maxRunning?: number;
+  /** Limits on model requests by provider or model, over all workers (give every worker the same). */
+  modelLimits?: ModelLimits;
   /** Same on every worker of a deployment: a run is resumed only by a worker of its version. */
   version: string;
   /** A worker whose heartbeat stopped this long ago is dead: this worker takes over its runs. */
@@ -63,11 +66,19 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   mkdirSync(scratch, { recursive: true, mode: 0o700 });
   const pool: Pool = await openPool(options.databaseUrl, options.concurrency + 2);
   await migrate(pool);
+  const limiter = new ModelLimiter(pool, options.id, options.modelLimits ?? {});
+  await limiter.clearOwn();
   const { DBOS } = loadDbos();
   DBOS.registerWorkflow(
     (runId: string) =>
       runWorkflow(
-        { pool, scratch, env: options.env, runStep: (run, { name }) => DBOS.runStep(run, { name }) },
+        {
+          pool,
+          scratch,
+          env: options.env,
+          limiter,
+          runStep: (run, { name }) => DBOS.runStep(run, { name }),
+        },
         runId,
       ),
     { name: RUN_WORKFLOW },

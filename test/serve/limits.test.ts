@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { type RecordedRequest, reply } from "../../src/testing/index.js";
+import { httpError, type RecordedRequest, reply } from "../../src/testing/index.js";
 import { tempDir } from "../helpers/temp.js";
 import {
   type Deployment,
@@ -67,6 +67,15 @@ async function workersBeat(d: Deployment, ids: string[], beats: number): Promise
     for (const id of ids) seen.get(id)!.add(now.get(id));
     return ids.every((id) => seen.get(id)!.size > beats) || undefined;
   });
+}
+
+/** Whether the table has a row matching `where` (false while the table does not exist). */
+function hasRow(d: Deployment, table: string, where: string): boolean {
+  try {
+    return sql(d, `SELECT 1 FROM ${table} WHERE ${where} LIMIT 1`).length > 0;
+  } catch {
+    return false;
+  }
 }
 
 const runningCount = (d: Deployment) =>
@@ -137,4 +146,96 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: limits and fairness", { tim
       expect(created.json.error.message).toMatch(/priority must be an integer from 0 to 100/);
     }
   });
+  test(
+    pgTitle(
+      "--model-limits concurrency 1 for the provider, shared by two workers: never two model requests in flight at once; the second waits (cairn.model_waits) until the first has been answered",
+    ),
+    async () => {
+      const model = heldModel();
+      const d = await serving.deploy({ respond: model.respond });
+      const runs = [await createRun(d, "a"), await createRun(d, "b")];
+      const args = [
+        "--concurrency",
+        "1",
+        "--model-limits",
+        JSON.stringify({ anthropic: { concurrency: 1 } }),
+      ];
+      d.startWorker("w1", args);
+      d.startWorker("w2", args);
+      let waitSeen = false;
+      for (let i = 0; i < runs.length; i++) {
+        await waitFor(`model request ${i + 1}`, () => model.held.length > 0 || undefined);
+        if (i === 0)
+          // The other run reaches its model call: it either waits for the place, or (without the limit) sends it.
+          waitSeen = await waitFor("the other run to wait for its place, or send its request", () => {
+            if (hasRow(d, "cairn.model_waits", "reason = 'concurrency 1 of anthropic'")) return true;
+            return model.held.length > 1 ? "sent" : undefined;
+          }).then((outcome) => outcome === true);
+        model.held.shift()!.release();
+      }
+      for (const run of runs)
+        expect(await runEnded(d, run.agent, run.run)).toMatchObject({ status: "FINISHED" });
+      expect(model.maxInFlight).toBe(1);
+      expect(waitSeen).toBe(true);
+      // Nothing is left held or waiting once both are done.
+      expect(sql(d, "SELECT count(*) FROM cairn.model_leases")).toEqual(["0"]);
+      expect(sql(d, "SELECT count(*) FROM cairn.model_waits")).toEqual(["0"]);
+    },
+  );
+
+  test(
+    pgTitle(
+      "a 429 with Retry-After seen by one worker holds back the other worker's next request to that provider key and model until the Retry-After has passed",
+    ),
+    async () => {
+      const RETRY_AFTER_S = 5;
+      const arrivals: { run: string; n: number; at: number }[] = [];
+      const counts = new Map<string, number>();
+      let releaseB: () => void = () => {};
+      const bHeld = new Promise<void>((resolve) => {
+        releaseB = resolve;
+      });
+      let bArrived = false;
+      let answered429 = false;
+      const d = await serving.deploy({
+        respond: async (request) => {
+          const run = runNameOf(request);
+          const n = (counts.get(run) ?? 0) + 1;
+          counts.set(run, n);
+          arrivals.push({ run, n, at: request.receivedAt });
+          if (run === "b" && n === 1) {
+            bArrived = true;
+            await bHeld;
+            return reply().tool("Write", { file_path: "b.md", content: "b\n" });
+          }
+          if (run === "a" && n === 1) {
+            // Both workers have a request in flight when the provider says 429 to one of them.
+            await waitFor("b's first request", () => bArrived || undefined);
+            answered429 = true;
+            return httpError(429, { retryAfter: RETRY_AFTER_S, errorType: "rate_limit_error" });
+          }
+          return reply().text(`done ${run}`);
+        },
+      });
+      const runs = [await createRun(d, "a"), await createRun(d, "b")];
+      d.startWorker("w1", ["--concurrency", "1", "--takeover-after", "2"]);
+      d.startWorker("w2", ["--concurrency", "1", "--takeover-after", "2"]);
+      await waitFor("the 429", () => answered429 || undefined);
+      // b's worker goes on once a's worker has noted the 429 (or, without that, after both workers beat twice).
+      await Promise.race([
+        waitFor("the 429's pause", () => hasRow(d, "cairn.model_pauses", "until > now()") || undefined),
+        workersBeat(d, ["w1", "w2"], 2),
+      ]);
+      releaseB();
+      for (const run of runs)
+        expect(await runEnded(d, run.agent, run.run)).toMatchObject({ status: "FINISHED" });
+      const a1 = arrivals.find((arrival) => arrival.run === "a" && arrival.n === 1)!;
+      const b2 = arrivals.find((arrival) => arrival.run === "b" && arrival.n === 2)!;
+      // A lower bound, which a slow machine only makes easier to meet: b's next request waited for
+      // the pause the 429 set, which began after a's request arrived.
+      expect(b2.at - a1.at).toBeGreaterThanOrEqual(RETRY_AFTER_S * 1000);
+      // a's own retry went through once the pause was over.
+      expect(arrivals.filter((arrival) => arrival.run === "a").length).toBe(2);
+    },
+  );
 });
