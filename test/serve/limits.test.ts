@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { describe, expect, test } from "vitest";
 import { httpError, type RecordedRequest, reply } from "../../src/testing/index.js";
 import { tempDir } from "../helpers/temp.js";
@@ -5,6 +6,7 @@ import {
   type Deployment,
   PG_SKIP,
   pgTitle,
+  readStream,
   runEnded,
   servingOnThrowawayPostgres,
   sql,
@@ -78,6 +80,12 @@ function hasRow(d: Deployment, table: string, where: string): boolean {
   }
 }
 
+/** The processes whose command line holds `marker` (ps, as on any Unix). */
+function processesWith(marker: string): string[] {
+  const ps = spawnSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" });
+  return ps.stdout.split("\n").filter((line) => line.includes(marker) && !line.includes("ps -eo"));
+}
+
 const runningCount = (d: Deployment) =>
   Number(sql(d, "SELECT count(*) FROM cairn.runs WHERE status = 'RUNNING'")[0]);
 
@@ -138,13 +146,19 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: limits and fairness", { tim
     },
   );
 
-  test(pgTitle("priority outside 0–100 is refused with 400"), async () => {
+  test(pgTitle("priority outside 0–100 is refused with 400, on v1 and v0"), async () => {
     const d = await serving.deploy({ steps: [] });
     for (const priority of [-1, 101, 1.5, "high"]) {
       const created = await d.request("POST", "/v1/agents", { prompt: { text: "x" }, priority });
       expect(created.status).toBe(400);
       expect(created.json.error.message).toMatch(/priority must be an integer from 0 to 100/);
     }
+    const launched = await d.request("POST", "/v0/agents", {
+      prompt: { text: "x" },
+      source: { repository: tempDir("cairn-limits-") },
+      priority: 101,
+    });
+    expect(launched.status).toBe(400);
   });
   test(
     pgTitle(
@@ -236,6 +250,29 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: limits and fairness", { tim
       expect(b2.at - a1.at).toBeGreaterThanOrEqual(RETRY_AFTER_S * 1000);
       // a's own retry went through once the pause was over.
       expect(arrivals.filter((arrival) => arrival.run === "a").length).toBe(2);
+    },
+  );
+  test(
+    pgTitle(
+      "cancel reaches the running step: the shell command a run's Bash call started, and its child, are gone when the run's stream ends aborted",
+    ),
+    async () => {
+      // A duration no other process on the machine has: the marker of the step's processes.
+      const marker = `sleep 987.${process.pid}`;
+      const d = await serving.deploy({ steps: [reply().tool("Bash", { command: `${marker}; true` })] });
+      d.startWorker("w1");
+      const { agent, run } = await createRun(d, "cancel");
+      try {
+        await waitFor("the step's shell command to run", () => processesWith(marker).length > 0 || undefined);
+        const cancelled = await d.request("POST", `/v1/agents/${agent}/runs/${run}/cancel`);
+        expect(cancelled.json.status).toBe("CANCELLED");
+        const events = await readStream(d, `/v1/agents/${agent}/runs/${run}/stream`);
+        expect(events.at(-1)).toMatchObject({ event: "run_end", data: { aborted: true } });
+        expect(processesWith(marker)).toEqual([]);
+      } finally {
+        // A failed test leaves no sleep of its own behind.
+        for (const line of processesWith(marker)) process.kill(Number.parseInt(line, 10));
+      }
     },
   );
 });
