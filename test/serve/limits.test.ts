@@ -275,4 +275,15 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: limits and fairness", { tim
       }
     },
   );
+  test(
+    pgTitle(
+      "cairn serve without --workers, given the workers' limits, says once on stderr that they do not apply to it",
+    ),
+    async () => {
+      const d = await serving.deploy({ steps: [] }, ["--max-running", "2"]);
+      expect((await d.request("GET", "/v1/me")).status).toBe(200);
+      const stderr = await d.stopApi();
+      expect(stderr.match(/are the workers' limits; this cairn serve runs no worker/g)).toHaveLength(1);
+    },
+  );
 });
