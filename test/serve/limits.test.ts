@@ -286,4 +286,36 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: limits and fairness", { tim
       expect(stderr.match(/are the workers' limits; this cairn serve runs no worker/g)).toHaveLength(1);
     },
   );
+  test(
+    pgTitle(
+      "--model-limits requestsPerMinute 1 for one model, shared by two workers: the second run's request waits for the minute's window (cairn.model_waits), and goes once the window is cleared",
+    ),
+    async () => {
+      const model = heldModel();
+      const d = await serving.deploy({ respond: model.respond });
+      const limits = { "anthropic/claude-haiku-5-5": { requestsPerMinute: 1 } };
+      const args = ["--concurrency", "1", "--model-limits", JSON.stringify(limits)];
+      d.startWorker("w1", args);
+      d.startWorker("w2", args);
+      const haiku = { model: { id: "claude-haiku-5-5" } };
+      const a = await createRun(d, "a", haiku);
+      await waitFor("a's request", () => model.held.length > 0 || undefined);
+      model.held.shift()!.release();
+      expect(await runEnded(d, a.agent, a.run)).toMatchObject({ status: "FINISHED" });
+      const b = await createRun(d, "b", haiku);
+      const outcome = await waitFor("b to wait for the minute's window, or send its request", () => {
+        if (hasRow(d, "cairn.model_waits", "reason = '1 requests a minute of anthropic/claude-haiku-5-5'"))
+          return "waiting";
+        return model.held.length > 0 ? "sent" : undefined;
+      });
+      expect(outcome).toBe("waiting");
+      expect(model.arrivals.map((arrival) => arrival.run)).toEqual(["a"]);
+      // An operator clearing the window (as the minute passing does) lets b's request go.
+      sql(d, "DELETE FROM cairn.model_request_starts");
+      await waitFor("b's request", () => model.held.length > 0 || undefined);
+      model.held.shift()!.release();
+      expect(await runEnded(d, b.agent, b.run)).toMatchObject({ status: "FINISHED" });
+      expect(model.arrivals.map((arrival) => arrival.run)).toEqual(["a", "b"]);
+    },
+  );
 });
