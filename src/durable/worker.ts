@@ -42,6 +42,8 @@ export type WorkerOptions = {
   maxRunning?: number;
   /** Limits on model requests by provider or model, over all workers (give every worker the same). */
   modelLimits?: ModelLimits;
+  /** Said once on stderr (the entry's): this worker changed the queue limits other workers had set. */
+  notice?: (message: string) => void;
   /** Same on every worker of a deployment: a run is resumed only by a worker of its version. */
   version: string;
   /** A worker whose heartbeat stopped this long ago is dead: this worker takes over its runs. */
@@ -103,7 +105,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     },
   });
   await DBOS.launch();
-  await DBOS.registerQueue(RUN_QUEUE, queueLimits(options));
+  const limits = queueLimits(options);
+  const before = await DBOS.retrieveQueue(RUN_QUEUE);
+  await DBOS.registerQueue(RUN_QUEUE, limits);
+  const changed = before ? changedQueueLimits(before, limits) : undefined;
+  if (changed) options.notice?.(changed);
   return {
     async stop() {
       await heartbeats.stop();
@@ -119,7 +125,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
  * start sets them): every worker of a deployment is given the same values. DBOS refuses a worker or
  * key limit above the global one; neither can be reached past it anyway, so they are capped by it.
  */
-function queueLimits(options: WorkerOptions) {
+function queueLimits(options: WorkerOptions): {
+  workerConcurrency: number;
+  minPollingIntervalMs: number;
+  partitionConcurrency?: number;
+  globalConcurrency?: number;
+} {
   const cap = (n: number) => (options.maxRunning ? Math.min(n, options.maxRunning) : n);
   return {
     workerConcurrency: cap(options.concurrency),
@@ -127,6 +138,27 @@ function queueLimits(options: WorkerOptions) {
     ...(options.keyConcurrency ? { partitionConcurrency: cap(options.keyConcurrency) } : {}),
     ...(options.maxRunning ? { globalConcurrency: options.maxRunning } : {}),
   };
+}
+
+/**
+ * What this worker's registration changed of the limits the queue had (set by the workers before
+ * it), in one line for the user; undefined when nothing changed. Every worker polls with the
+ * queue's one set of limits, so a worker started with other values changes them for all.
+ */
+function changedQueueLimits(
+  before: { workerConcurrency?: number; partitionConcurrency?: number; concurrency?: number },
+  after: ReturnType<typeof queueLimits>,
+): string | undefined {
+  const pairs: [string, number | undefined, number | undefined][] = [
+    ["--concurrency", before.workerConcurrency, after.workerConcurrency],
+    ["--key-concurrency", before.partitionConcurrency, after.partitionConcurrency],
+    ["--max-running", before.concurrency, after.globalConcurrency],
+  ];
+  const changes = pairs
+    .filter(([, was, now]) => (was ?? 0) !== (now ?? 0))
+    .map(([flag, was, now]) => `${flag} ${was ?? 0} → ${now ?? 0}`);
+  if (changes.length === 0) return undefined;
+  return `the run queue's limits are one set for all workers, kept in the database: this worker changed them (${changes.join(", ")}) for every worker; give every worker the same values`;
 }
 
 /**

@@ -251,6 +251,7 @@ export async function runWorker(
     concurrency: positiveInt("--concurrency", values.concurrency as string | undefined, 4, 1),
     keyConcurrency: positiveInt("--key-concurrency", values["key-concurrency"] as string | undefined, 0),
     maxRunning: positiveInt("--max-running", values["max-running"] as string | undefined, 0),
+    notice: (message) => process.stderr.write(`cairn worker: ${message}\n`),
     ...(values["model-limits"] !== undefined
       ? { modelLimits: await modelLimitsOf(values["model-limits"] as string) }
       : {}),

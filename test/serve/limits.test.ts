@@ -318,4 +318,31 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: limits and fairness", { tim
       expect(model.arrivals.map((arrival) => arrival.run)).toEqual(["a", "b"]);
     },
   );
+  test(
+    pgTitle(
+      "a worker started with other queue limits than the workers before it says once on stderr that it changed them for every worker",
+    ),
+    async () => {
+      const d = await serving.deploy({ steps: [] });
+      const first = d.startWorker("w1", ["--concurrency", "1"]);
+      let firstErr = "";
+      first.stderr!.on("data", (chunk) => {
+        firstErr += chunk;
+      });
+      await waitFor(
+        "w1's queue registration",
+        () => hasRow(d, "dbos.queues", "name = 'cairn-runs' AND worker_concurrency = 1") || undefined,
+      );
+      const second = d.startWorker("w2", ["--concurrency", "3", "--max-running", "6"]);
+      let secondErr = "";
+      second.stderr!.on("data", (chunk) => {
+        secondErr += chunk;
+      });
+      await waitFor("w2's notice", () => secondErr.includes("\n") || undefined);
+      expect(secondErr).toBe(
+        "cairn worker: the run queue's limits are one set for all workers, kept in the database: this worker changed them (--concurrency 1 → 3, --max-running 0 → 6) for every worker; give every worker the same values\n",
+      );
+      expect(firstErr).toBe("");
+    },
+  );
 });
