@@ -47,7 +47,7 @@ const MAX_PAUSE_MS = 60_000;
 
 /**
  * `--model-limits`: a JSON object, given inline or as the path of a file holding it, such as
- * `{"anthropic": {"concurrency": 8}, "anthropic/claude-sonnet-4-5": {"requestsPerMinute": 50}}`.
+ * `{"anthropic": {"concurrency": 8}, "anthropic/claude-sonnet-5-5": {"requestsPerMinute": 50}}`.
  * Anything it cannot apply is refused (thrown as `bad`), never ignored.
  */
 export function parseModelLimits(text: string, bad: (message: string) => Error): ModelLimits {
@@ -69,7 +69,7 @@ export function parseModelLimits(text: string, bad: (message: string) => Error):
   for (const [name, value] of Object.entries(parsed)) {
     if (!/^[a-z0-9-]+(\/.+)?$/.test(name))
       throw bad(
-        `--model-limits: "${name}" is not a provider or provider/model (such as anthropic/claude-sonnet-4-5)`,
+        `--model-limits: "${name}" is not a provider or provider/model (such as anthropic/claude-sonnet-5-5)`,
       );
     if (typeof value !== "object" || value === null)
       throw bad(`--model-limits: "${name}" must be an object of concurrency and requestsPerMinute`);

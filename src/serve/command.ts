@@ -44,7 +44,7 @@ each cairn worker; give every worker of a deployment the same values):
   --model-limits <json | file>
                         model requests in flight at once and started a minute, by provider or
                         provider/model, counted over all workers in the database, e.g.
-                        '{"anthropic": {"concurrency": 8}, "anthropic/claude-sonnet-4-5":
+                        '{"anthropic": {"concurrency": 8}, "anthropic/claude-sonnet-5-5":
                         {"requestsPerMinute": 50}}'. Whatever the limits, a 429 from a provider
                         holds back every worker's requests of that key to that model for its
                         Retry-After (2 s without one)
