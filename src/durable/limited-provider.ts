@@ -26,13 +26,13 @@ export function limitedProvider(inner: ModelProvider, limiter: ModelLimiter, run
     async stream(request, signal): Promise<ModelResponse> {
       const lease = await limiter.acquire(scope, request.model, runId, signal);
       // An aborted request (a cancel, an idle stream) frees its place whether or not it is read on.
-      signal.addEventListener("abort", () => lease.release(), { once: true });
+      signal.addEventListener("abort", () => void lease.release(), { once: true });
       let response: ModelResponse;
       try {
         response = await inner.stream(request, signal);
       } catch (error) {
         await noteRateLimit(error, request.model);
-        lease.release();
+        await lease.release();
         throw error;
       }
       const held = <T>(source: AsyncIterable<T>): AsyncIterable<T> => ({
@@ -43,7 +43,8 @@ export function limitedProvider(inner: ModelProvider, limiter: ModelLimiter, run
             await noteRateLimit(error, request.model);
             throw error;
           } finally {
-            lease.release();
+            // The step ends with its place given back: the next request anywhere may take it.
+            await lease.release();
           }
         },
       });

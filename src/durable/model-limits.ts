@@ -86,8 +86,11 @@ export function parseModelLimits(text: string, bad: (message: string) => Error):
   return limits;
 }
 
-/** What a model request holds while it is in flight: release it once, when its answer has ended. */
-export type ModelLease = { release(): void };
+/**
+ * What a model request holds while it is in flight: released when its answer has ended (again:
+ * nothing more), resolving once the place is free for the other workers.
+ */
+export type ModelLease = { release(): Promise<void> };
 
 /**
  * The deployment's model limits, kept in PostgreSQL so that every worker on every machine counts
@@ -137,7 +140,7 @@ export class ModelLimiter {
     } finally {
       if (waiting) await this.pool.query("DELETE FROM cairn.model_waits WHERE id = $1", [id]).catch(() => {});
     }
-    if (!matched.some((entry) => entry.limit.concurrency)) return { release() {} };
+    if (!matched.some((entry) => entry.limit.concurrency)) return { release: async () => {} };
     const renew = setInterval(
       () => {
         this.pool
@@ -150,14 +153,16 @@ export class ModelLimiter {
       (LEASE_SECONDS * 1000) / 3,
     );
     renew.unref();
-    let released = false;
+    let released: Promise<void> | undefined;
     return {
       release: () => {
-        if (released) return;
-        released = true;
         clearInterval(renew);
         // Should the database be away, the lease expires by itself.
-        this.pool.query("DELETE FROM cairn.model_leases WHERE id = $1", [id]).catch(() => {});
+        released ??= this.pool.query("DELETE FROM cairn.model_leases WHERE id = $1", [id]).then(
+          () => {},
+          () => {},
+        );
+        return released;
       },
     };
   }
