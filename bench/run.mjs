@@ -12,7 +12,9 @@
 // --dist measures another build of cairn (default: dist/); bench/ab.mjs uses it to compare two.
 // --peers (never in CI) also runs the one-line answer through Claude Code and Codex, installed at
 // pinned versions into .tmp/peers/ the first time (bench/scenarios/peers.mjs), for the side-by-side
-// rows; naming a peer's id in --only selects it too.
+// rows, and the interactive modes of cairn, Claude Code, Codex and pi side by side on a
+// pseudo-terminal (bench/scenarios/peers-interactive.mjs, id interactive-peers); naming a peer's id
+// in --only selects it too.
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -34,6 +36,7 @@ import { interactiveFirstFrame, interactiveLongSession } from "./scenarios/inter
 import { compactionCost, longSessionRss } from "./scenarios/long-session.mjs";
 import { mcpStartup } from "./scenarios/mcp.mjs";
 import { claudeCodeOneLine, codexOneLine, PEER_VERSIONS } from "./scenarios/peers.mjs";
+import { interactivePeers } from "./scenarios/peers-interactive.mjs";
 import { reportBig } from "./scenarios/report.mjs";
 import { sandboxPerCommand } from "./scenarios/sandbox.mjs";
 import { sdkFirstMessage } from "./scenarios/sdk.mjs";
@@ -76,6 +79,7 @@ const SUITE = [
   { scenario: longSessionRss, runs: 1 },
   { scenario: interactiveFirstFrame, runs: 10 },
   { scenario: interactiveLongSession, runs: 1 },
+  { scenario: interactivePeers, runs: 3, peer: true },
   { scenario: reportBig, runs: 3 },
 ];
 const QUICK = ["one-line"];

@@ -1,7 +1,9 @@
 // Peers (`--peers`, never in CI): the `one-line` answer through other coding agents installed from
 // npm, against the same scripted model server, for the side-by-side table (docs/performance.md).
 // Claude Code speaks the Anthropic Messages API (`ANTHROPIC_BASE_URL`); Codex speaks the OpenAI
-// Responses API through a custom model provider in its config.toml. The peers are not dependencies
+// Responses API through a custom model provider in its config.toml. pi (only in the interactive
+// rows, bench/scenarios/peers-interactive.mjs) speaks Anthropic Messages through a custom provider
+// in its models.json. The peers are not dependencies
 // of the project: the pinned versions below are installed into .tmp/peers/ (git-ignored) the first
 // time, and a row says `unavailable` with the reason when the install or a peer fails.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -26,6 +28,7 @@ import { median, round2 } from "../lib/stats.mjs";
 export const PEER_VERSIONS = {
   "@anthropic-ai/claude-code": "2.1.332",
   "@openai/codex": "0.171.0",
+  "@mariozechner/pi-coding-agent": "0.73.1",
 };
 
 export const PEERS_DIR = join(ROOT, ".tmp/peers");
@@ -33,12 +36,12 @@ const PROMPT = "What is the answer?";
 const ANSWER = "Hello! The answer is 42.";
 
 /** @param {string} pkg */
-function packageDir(pkg) {
+export function packageDir(pkg) {
   return join(PEERS_DIR, "node_modules", pkg);
 }
 
 /** @param {string} pkg @returns {Record<string, any> | undefined} */
-function packageJson(pkg) {
+export function packageJson(pkg) {
   try {
     return JSON.parse(readFileSync(join(packageDir(pkg), "package.json"), "utf8"));
   } catch {
@@ -109,7 +112,7 @@ export function ensurePeersInstalled(log) {
  */
 
 /** @type {Peer} */
-const claudeCode = {
+export const claudeCode = {
   id: "peer-claude-code",
   name: "Claude Code",
   pkg: "@anthropic-ai/claude-code",
@@ -146,7 +149,7 @@ const claudeCode = {
 };
 
 /** @type {Peer} */
-const codex = {
+export const codex = {
   id: "peer-codex",
   name: "Codex",
   pkg: "@openai/codex",
@@ -208,10 +211,10 @@ const codex = {
  * would configure a peer (its own variables, XDG directories), HOME a temporary directory.
  * @param {string} home @param {NodeJS.ProcessEnv} extra
  */
-function peerEnv(home, extra) {
+export function peerEnv(home, extra) {
   const env = cleanEnv();
   for (const name of Object.keys(env)) {
-    if (/^(CLAUDE_|CODEX_|XDG_)/.test(name) || name === "CAIRN_HOME") delete env[name];
+    if (/^(CLAUDE_|CODEX_|PI_|XDG_)/.test(name) || name === "CAIRN_HOME") delete env[name];
   }
   return { ...env, HOME: home, ...extra };
 }

@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from "pg";
 import { loadPg } from "./libraries.js";
 import { MODEL_LIMITS_SCHEMA } from "./model-limits.js";
 import { RUN_EXTRAS_SCHEMA } from "./run-extras.js";
+import { RUN_WORKSPACES_SCHEMA } from "./run-workspaces.js";
 
 /**
  * cairn's own tables, beside DBOS's (schema `dbos`) in the same PostgreSQL database: API keys,
@@ -93,6 +94,7 @@ export async function migrate(pool: Pool): Promise<void> {
     await client.query("SELECT pg_advisory_lock(4242001)");
     await client.query(SCHEMA);
     await client.query(RUN_EXTRAS_SCHEMA);
+    await client.query(RUN_WORKSPACES_SCHEMA);
     await client.query(MODEL_LIMITS_SCHEMA);
   } finally {
     await client.query("SELECT pg_advisory_unlock(4242001)").catch(() => {});

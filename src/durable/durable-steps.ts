@@ -1,5 +1,5 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import type { EngineEvent } from "../engine/events.js";
 import type { ModelProvider } from "../engine/provider.js";
 import { rejected } from "../engine/tool-runner.js";
@@ -12,6 +12,7 @@ import {
   type TurnSteps,
 } from "../engine/turn-steps.js";
 import type { Tool } from "../tools/types.js";
+import type { Checkpoint, StepWorkspace } from "./workspace-checkpoints.js";
 
 /**
  * Runs a function as one checkpointed step of the workflow under way (DBOS's `runStep`): the first
@@ -24,10 +25,16 @@ export type RunStep = <T>(run: () => Promise<T>, options: { name: string }) => P
 export const UNKNOWN_OUTCOME =
   "The worker running this tool call stopped before the call finished, so it is not known whether the call took effect. It was not run again: check its effects before you repeat it.";
 
-/** A step's outcome and the events it showed, as the step records them. */
-type Recorded<T> = { outcome: T; events: EngineEvent[][] };
+/**
+ * A step's outcome and the events it showed, as the step records them; a tool step of a run on a
+ * git workspace also records the checkpoint it made (workspace-checkpoints.ts).
+ */
+type Recorded<T> = { outcome: T; events: EngineEvent[][]; checkpoint?: Checkpoint };
 
-/** Files an edit batch may change, as they were before it ran (null: absent). */
+/**
+ * Files an edit batch may change, as they were before it ran (null: absent); a file inside the
+ * workspace by its path relative to it, so a worker whose clone is elsewhere puts back its own.
+ */
 type Intent = { execution: string; files: Record<string, string | null> };
 
 /**
@@ -43,6 +50,10 @@ type Intent = { execution: string; files: Record<string, string | null> };
  * worker died) is run again only where that is safe: read-only calls run again, edits run again
  * after their files are put back as they were, and any other call (a shell command, a network or
  * MCP call) is not run again; its result tells the model the outcome is unknown.
+ *
+ * On a git workspace, each tool step ends with a checkpoint of the workspace (a commit pushed to
+ * the run branch) recorded with its outcome, and the first step an execution runs itself starts by
+ * putting the workspace at the last recorded checkpoint: the state before the step in flight.
  */
 export class DurableSteps implements TurnSteps {
   /** A step of this workflow is running: a subagent's loop inside it runs its steps directly. */
@@ -54,6 +65,8 @@ export class DurableSteps implements TurnSteps {
     private readonly execution: string,
     /** Called before each step starts: what was shown so far came from recorded steps. */
     private readonly beforeStep: () => Promise<void> = async () => {},
+    /** The run's git workspace, checkpointed after each tool step (absent: no git workspace). */
+    private readonly workspace?: StepWorkspace,
     /** The provider each model call (a subagent's too) goes through: the deployment's model limits. */
     private readonly limit: (provider: ModelProvider) => ModelProvider = (provider) => provider,
   ) {}
@@ -66,7 +79,11 @@ export class DurableSteps implements TurnSteps {
     if (this.depth > 0) return yield* directSteps.callModel(step, limited);
     await this.beforeStep();
     const recorded = await this.runStep(
-      () => this.inside(() => collect(directSteps.callModel(step, limited))),
+      () =>
+        this.inside(async () => {
+          await this.workspace?.sync();
+          return collect(directSteps.callModel(step, limited));
+        }),
       { name: "model" },
     );
     for (const batch of recorded.events) yield batch;
@@ -81,21 +98,27 @@ export class DurableSteps implements TurnSteps {
     await this.beforeStep();
     const execution = this.execution;
     const intent = await this.runStep(
-      async (): Promise<Intent> => ({ execution, files: editedFiles(step, context) }),
+      async (): Promise<Intent> => {
+        await this.workspace?.sync();
+        return { execution, files: editedFiles(step, context) };
+      },
       { name: "tools-intent" },
     );
     const recorded = await this.runStep(
       () =>
-        this.inside(() =>
-          collect(
+        this.inside(async () => {
+          await this.workspace?.sync();
+          const ran = await collect(
             directSteps.runTools(
               intent.execution === execution ? step : resumedBatch(step, context, intent),
               context,
             ),
-          ),
-        ),
+          );
+          return this.workspace ? { ...ran, checkpoint: await this.workspace.checkpoint() } : ran;
+        }),
       { name: "tools" },
     );
+    if (recorded.checkpoint) this.workspace?.recorded(recorded.checkpoint);
     for (const batch of recorded.events) yield batch;
     return recorded.outcome;
   }
@@ -135,10 +158,12 @@ function editedFiles(step: ToolBatchStep, context: ToolStepContext): Record<stri
     for (const { path } of paths) {
       // A tool's paths are as the model wrote them: relative ones are the workspace's.
       const file = resolve(context.cwd, path);
+      const inside = relative(context.cwd, file);
+      const key = inside.startsWith("..") || isAbsolute(inside) ? file : inside;
       try {
-        files[file] = readFileSync(file, "utf8");
+        files[key] = readFileSync(file, "utf8");
       } catch {
-        files[file] = null;
+        files[key] = null;
       }
     }
   }
@@ -150,7 +175,8 @@ function editedFiles(step: ToolBatchStep, context: ToolStepContext): Record<stri
  * before it started, and calls that are neither read-only nor edits are not run again.
  */
 function resumedBatch(step: ToolBatchStep, context: ToolStepContext, intent: Intent): ToolBatchStep {
-  for (const [path, content] of Object.entries(intent.files)) {
+  for (const [key, content] of Object.entries(intent.files)) {
+    const path = resolve(context.cwd, key);
     if (content === null) rmSync(path, { force: true });
     else writeFileSync(path, content);
   }

@@ -16,10 +16,12 @@ import {
 } from "./database.js";
 import { whileDatabaseAway } from "./database-outage.js";
 import { DurableSteps, type RunStep } from "./durable-steps.js";
-import { commitWorkspace, prepareWorkspace } from "./git-workspace.js";
+import { git, prepareWorkspace, type WorkspaceSettings } from "./git-workspace.js";
 import { limitedProvider } from "./limited-provider.js";
 import type { ModelLimiter } from "./model-limits.js";
 import { envWithTraceContext, runExtrasOf, writeRunReport } from "./run-extras.js";
+import { recordCheckpoint, recordPatch, recordRunWorkspace } from "./run-workspaces.js";
+import { WorkspaceCheckpoints, type WorkspacePlan } from "./workspace-checkpoints.js";
 
 /** How often a running run looks whether it was cancelled. */
 const CANCEL_POLL_MS = 500;
@@ -32,6 +34,12 @@ export type RunWorkflowDeps = {
   env: NodeJS.ProcessEnv;
   /** The deployment's model limits, shared by all workers (src/durable/model-limits.ts). */
   limiter: ModelLimiter;
+  /** Where this worker keeps agents' clones and pushes their checkpoints (`--workspaces`, `--workspace-remote`). */
+  workspace?: WorkspaceSettings;
+  /** Whether this worker still drives the run (another may have taken it over). */
+  drivesRun?: (runId: string) => Promise<boolean>;
+  /** A line for the worker's stderr (a push that failed). */
+  warn?: (line: string) => void;
 };
 
 /**
@@ -66,12 +74,16 @@ export async function runWorkflow(deps: RunWorkflowDeps, runId: string): Promise
 async function driveRun(
   deps: RunWorkflowDeps,
   runId: string,
-  { run, agent }: { run: RunRow; agent: AgentRow },
+  { run, agent: stored }: { run: RunRow; agent: AgentRow },
 ): Promise<string> {
   const { pool, runStep } = deps;
-  // An agent on a git repository works in its clone, made before its first run (a failure ends the run ERROR).
-  // The database is read before git runs: a retry while it is away does nothing twice.
-  await whileDatabaseAway(() => prepareWorkspace(pool, agent, deps.env));
+  // An agent on a git repository works in its clone (made by the first worker to run it on this
+  // machine), at its previous run's last checkpoint; a failure ends the run ERROR.
+  const prepared = await whileDatabaseAway(() =>
+    prepareWorkspace(pool, stored, runId, deps.env, deps.workspace),
+  );
+  const agent = prepared ? { ...stored, cwd: prepared.cwd } : stored;
+  const checkpoints = prepared ? await workspaceCheckpoints(deps, runId, run, prepared) : undefined;
   const home = mkdtempSync(join(deps.scratch, "run-"));
   try {
     const store = new JsonlTranscriptStore({ cairnHome: home });
@@ -86,7 +98,7 @@ async function driveRun(
       const batch = pending.splice(0);
       return whileDatabaseAway(() => storeEvents(pool, runId, batch));
     };
-    const steps = new DurableSteps(runStep, randomUuid(), flush, (provider) =>
+    const steps = new DurableSteps(runStep, randomUuid(), flush, checkpoints, (provider) =>
       limitedProvider(provider, deps.limiter, runId),
     );
     const extras = await runExtrasOf(pool, runId);
@@ -135,7 +147,6 @@ async function driveRun(
       await session.close();
     }
     await flush();
-    await whileDatabaseAway(() => commitWorkspace(pool, agent, run.prompt, deps.env));
     const linesOf = (path: string) =>
       readFileSync(path, "utf8")
         .split("\n")
@@ -150,6 +161,11 @@ async function driveRun(
     // they are not DBOS steps: a cancelled workflow can run no further step, and its interrupted
     // turn's transcript is kept all the same, for the agent's next run.
     await whileDatabaseAway(() => commitTranscript(pool, runId, agent.session_id, lines, subagents));
+    if (checkpoints) {
+      // The run's artifact: its branch, pushed, and its patch from the commit it started from.
+      const { patch } = await checkpoints.finish();
+      await whileDatabaseAway(() => recordPatch(pool, runId, patch));
+    }
     if (extras.report) await whileDatabaseAway(() => writeRunReport(pool, runId, file));
     const status = end && !end.isError ? RUN_STATUS.finished : RUN_STATUS.error;
     await whileDatabaseAway(() => finishRun(pool, runId, status, end));
@@ -157,6 +173,40 @@ async function driveRun(
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
+}
+
+/**
+ * The run's git workspace, checkpointed after each tool step. The branch, the remote and the
+ * commit the run starts from are recorded as a step of their own: an execution that resumes the
+ * run on another worker uses the same ones, whatever its own settings.
+ */
+async function workspaceCheckpoints(
+  deps: RunWorkflowDeps,
+  runId: string,
+  run: RunRow,
+  prepared: { cwd: string; branch: string; remote: string | null },
+): Promise<WorkspaceCheckpoints> {
+  const { pool, env } = deps;
+  const plan = await deps.runStep(
+    async (): Promise<WorkspacePlan> => ({
+      branch: prepared.branch,
+      remote: prepared.remote,
+      startSha: (await git(env, prepared.cwd, ["rev-parse", "HEAD"])).trim(),
+    }),
+    { name: "workspace" },
+  );
+  await whileDatabaseAway(() => recordRunWorkspace(pool, runId, plan));
+  return new WorkspaceCheckpoints({
+    cwd: prepared.cwd,
+    env,
+    plan,
+    subject: run.prompt.split("\n")[0]!.slice(0, 72),
+    body: `Checkpoint of run ${runId} of agent ${run.agent_id}, committed by cairn serve.`,
+    ...(deps.drivesRun ? { stillDrives: () => whileDatabaseAway(() => deps.drivesRun!(runId)) } : {}),
+    onCheckpoint: (checkpoint) => whileDatabaseAway(() => recordCheckpoint(pool, runId, checkpoint)),
+    onPushError: (message) =>
+      deps.warn?.(`cairn worker: run ${runId}: the workspace checkpoint was not pushed: ${message}`),
+  });
 }
 
 /** Marks the run as running; null when it was cancelled before a worker took it. */

@@ -48,6 +48,12 @@ export type WorkerOptions = {
   version: string;
   /** A worker whose heartbeat stopped this long ago is dead: this worker takes over its runs. */
   takeoverAfterMs: number;
+  /**
+   * This worker's directory for agents' clones (`--workspaces`; default: where the API put each
+   * agent), and the remote their checkpoints are pushed to (`--workspace-remote`, docs/serve.md).
+   */
+  workspaces?: string;
+  workspaceRemote?: string;
 };
 
 /** A started worker: `stop()` ends it (the runs under way are resumed by whoever takes them over). */
@@ -80,6 +86,20 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           env: options.env,
           limiter,
           runStep: (run, { name }) => DBOS.runStep(run, { name }),
+          workspace: {
+            ...(options.workspaces ? { workspaces: options.workspaces } : {}),
+            ...(options.workspaceRemote ? { remote: options.workspaceRemote } : {}),
+          },
+          // DBOS marks the run with the worker that dequeued it last (a takeover's new owner); a
+          // cancelled run is still this worker's to end.
+          drivesRun: async (runId) =>
+            (
+              await pool.query(
+                "SELECT 1 FROM dbos.workflow_status WHERE workflow_uuid = $1 AND executor_id = $2 AND status IN ('PENDING', 'CANCELLED')",
+                [runId, options.id],
+              )
+            ).rowCount === 1,
+          warn: (line) => process.stderr.write(`${line}\n`),
         },
         runId,
       ),

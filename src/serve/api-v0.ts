@@ -130,7 +130,7 @@ async function launch(context: Context, account: ApiKey, body: Record<string, un
   const answer: Record<string, unknown> = v0AgentJson(context, created.agent, created.run);
   if (autoCreatePr)
     answer.warnings = [
-      `cairn serve cannot open a pull request (it has no forge to open one on): the agent's work is committed on branch ${created.agent.branch_name} of its workspace (${created.agent.cwd}), and no prUrl will be set.`,
+      `cairn serve cannot open a pull request (it has no forge to open one on): the agent's work is committed on branch ${created.agent.branch_name} of its workspace (${created.agent.cwd}) after each step and pushed (to the workers' --workspace-remote, else to the repository), and no prUrl will be set.`,
     ];
   return answer;
 }

@@ -36,6 +36,7 @@ import {
 import { countRequest } from "./rate-limit.js";
 import { runExtrasOfRequest, sendRunReport } from "./run-report.js";
 import { streamRunEvents } from "./run-stream.js";
+import { sendRunPatch, sendRunWorkspace } from "./run-workspace.js";
 import { migrateServe } from "./serve-schema.js";
 import { startWebhookDeliveries } from "./webhooks.js";
 
@@ -168,6 +169,8 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
   }
   if (action === "report" && method === "GET")
     return sendRunReport(context.pool, run, ACTIVE_RUN_STATUSES.includes(run.status), response);
+  if (action === "workspace" && method === "GET") return sendRunWorkspace(context.pool, run.id, response);
+  if (action === "patch" && method === "GET") return sendRunPatch(context.pool, run.id, response);
   if (action === "cancel" && method === "POST")
     return sendJson(response, 200, runJson(await cancelRun(context, run)));
   throw notFound(url.pathname);

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigFileError } from "../config/files.js";
 import { ConfigError } from "../providers/types.js";
@@ -16,6 +16,7 @@ export const SERVE_HELP = `Usage: cairn serve [options]
        cairn serve import <session-id> [--database-url URL]
        cairn worker [--database-url URL] [--id NAME] [--concurrency N] [--key-concurrency N]
                     [--max-running N] [--model-limits JSON] [--takeover-after S]
+                    [--workspaces DIR] [--workspace-remote URL]
 
 Runs the Cloud Agents API (v1, and v0 with its signed webhooks; docs/serve.md) over PostgreSQL,
 and with --workers the workers that run the agents' turns as durable jobs: a worker killed at any
@@ -54,6 +55,14 @@ Worker options (cairn worker):
   --concurrency <n>     runs the worker drives at once (default 4)
   --takeover-after <s>  seconds without a heartbeat after which a worker is dead and a live
                         worker takes over its runs (default 30)
+  --workspaces <dir>    where this worker keeps agents' clones (default: the directory the API
+                        chose for each agent)
+  --workspace-remote <url>
+                        (also serve --workers; default $CAIRN_WORKSPACE_REMOTE) a git remote every
+                        worker can push to and fetch from: each agent's run branch is pushed there
+                        after every tool step that changed files, so a worker on another machine
+                        continues from it (default: the agent's own repository, for an agent
+                        launched with target.branchName; otherwise nothing is pushed)
 
 cairn serve prints the API's URL on stdout once it listens. create-key prints a new API key
 (the HTTP Basic user name, or Bearer token, of the API's requests). export writes a session stored
@@ -126,6 +135,7 @@ export async function runServe(
     "key-concurrency": { type: "string" },
     "max-running": { type: "string" },
     "model-limits": { type: "string" },
+    "workspace-remote": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -162,10 +172,15 @@ export async function runServe(
   const workerArgs = [
     ...(keyConcurrency ? ["--key-concurrency", String(keyConcurrency)] : []),
     ...(maxRunning ? ["--max-running", String(maxRunning)] : []),
+    ...(values["workspace-remote"] ? ["--workspace-remote", values["workspace-remote"] as string] : []),
     ...(values["model-limits"] !== undefined
       ? ["--model-limits", JSON.stringify(await modelLimitsOf(values["model-limits"] as string))]
       : []),
   ];
+  if (values["workspace-remote"] && workers === 0)
+    throw new UsageError(
+      "--workspace-remote is the workers' setting: give it with --workers, or to each cairn worker",
+    );
   if (workers === 0 && workerArgs.length > 0)
     process.stderr.write(
       "cairn: --key-concurrency, --max-running and --model-limits are the workers' limits; this cairn serve runs no worker (--workers 0), so give them to each cairn worker\n",
@@ -236,6 +251,8 @@ export async function runWorker(
     "max-running": { type: "string" },
     "model-limits": { type: "string" },
     "takeover-after": { type: "string" },
+    workspaces: { type: "string" },
+    "workspace-remote": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -258,6 +275,8 @@ export async function runWorker(
     takeoverAfterMs:
       1000 * positiveNumber("--takeover-after", values["takeover-after"] as string | undefined, 30),
     version,
+    ...(values.workspaces ? { workspaces: resolve(values.workspaces as string) } : {}),
+    ...workspaceRemoteOf(values["workspace-remote"] as string | undefined, env),
   });
   await new Promise<void>((resolve) =>
     interrupts.signal.addEventListener("abort", () => resolve(), { once: true }),
@@ -270,6 +289,12 @@ export async function runWorker(
 async function modelLimitsOf(text: string) {
   const { parseModelLimits } = await import("../durable/model-limits.js");
   return parseModelLimits(text, (message) => new UsageError(message));
+}
+
+/** `--workspace-remote`, else `CAIRN_WORKSPACE_REMOTE`; an empty value is none. */
+function workspaceRemoteOf(value: string | undefined, env: NodeJS.ProcessEnv): { workspaceRemote?: string } {
+  const remote = value ?? env.CAIRN_WORKSPACE_REMOTE;
+  return remote ? { workspaceRemote: remote } : {};
 }
 
 type ArgSpec = Record<string, { type: "string" | "boolean"; short?: string }>;

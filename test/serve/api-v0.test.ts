@@ -40,7 +40,7 @@ describe.skipIf(PG_SKIP !== undefined)(
   () => {
     test(
       pgTitle(
-        "an agent launched on a file:// repository at a ref works in a shallow clone, commits on its target branch, reports FINISHED to its webhook signed with HMAC (retried after a 500), and takes a follow-up in the same clone",
+        "an agent launched on a file:// repository at a ref works in a shallow clone, commits on its target branch and pushes it to the repository, reports FINISHED to its webhook signed with HMAC (retried after a 500), and takes a follow-up in the same clone",
       ),
       async () => {
         const d = await serving.deploy({
@@ -81,6 +81,10 @@ describe.skipIf(PG_SKIP !== undefined)(
         expect(git(cwd, "rev-parse", "--abbrev-ref", "HEAD")).toBe("cairn/notes");
         expect(git(cwd, "log", "-1", "--format=%s")).toBe("write notes");
         expect(git(cwd, "status", "--porcelain")).toBe("");
+        // Without a workspace remote, the asked-for branch is pushed to the agent's own repository.
+        expect(git(repo.path, "--git-dir", repo.path, "rev-parse", "cairn/notes")).toBe(
+          git(cwd, "rev-parse", "HEAD"),
+        );
         // The webhook: refused once with 500, delivered again, the same delivery, signed.
         await waitFor(
           "the webhook's retry",

@@ -18,6 +18,8 @@ describe("cairn serve on the command line", () => {
       "--max-running",
       "--model-limits",
       "--workspaces",
+      "--workspace-remote",
+      "CAIRN_WORKSPACE_REMOTE",
       "create-key",
       "cairn worker",
     ])
@@ -26,7 +28,14 @@ describe("cairn serve on the command line", () => {
   });
 
   test("without a database, or with a flag it does not know, serve and worker stop with one line and exit 2", async () => {
-    for (const rawArgs of [["serve"], ["worker"], ["serve", "--bogus"], ["serve", "--workers", "-1"]]) {
+    for (const rawArgs of [
+      ["serve"],
+      ["worker"],
+      ["serve", "--bogus"],
+      ["serve", "--workers", "-1"],
+      // The workers' setting, given to a serve that runs none: said, not ignored.
+      ["serve", "--workspace-remote", "/srv/checkpoints.git"],
+    ]) {
       const run = await runCli({
         rawArgs,
         env: { DATABASE_URL: rawArgs.length > 1 ? "postgresql://127.0.0.1:1/x" : "" },
