@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from "pg";
 import { loadPg } from "./libraries.js";
+import { MODEL_LIMITS_SCHEMA } from "./model-limits.js";
 import { RUN_EXTRAS_SCHEMA } from "./run-extras.js";
 import { RUN_WORKSPACES_SCHEMA } from "./run-workspaces.js";
 
@@ -94,6 +95,7 @@ export async function migrate(pool: Pool): Promise<void> {
     await client.query(SCHEMA);
     await client.query(RUN_EXTRAS_SCHEMA);
     await client.query(RUN_WORKSPACES_SCHEMA);
+    await client.query(MODEL_LIMITS_SCHEMA);
   } finally {
     await client.query("SELECT pg_advisory_unlock(4242001)").catch(() => {});
     client.release();

@@ -10,7 +10,7 @@ import {
   type RunRow,
 } from "../durable/database.js";
 import { SESSION_LOCK_KEY } from "../durable/pg-transcript-store.js";
-import { type RunExtras, saveRunExtras } from "../durable/run-extras.js";
+import { queuePriorityOf, type RunExtras, saveRunExtras } from "../durable/run-extras.js";
 import { RUN_QUEUE, RUN_WORKFLOW } from "../durable/worker.js";
 import { randomUuid } from "../util/random-id.js";
 import type { ApiKey } from "./api-keys.js";
@@ -189,6 +189,8 @@ export async function enqueueRun(
       appVersion: context.options.version,
       // The key's partition: workers started with --key-concurrency share the queue fairly between keys.
       queuePartitionKey: agent.key_hash,
+      // Higher `priority` first when runs wait (within a key's partition, with --key-concurrency).
+      priority: queuePriorityOf(extras),
     },
     runId,
   );
