@@ -2,7 +2,7 @@ import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
 /** The heap may grow this much past what the last collection kept before a turn's end collects. */
-const RECLAIM_AFTER_BYTES = 8 * 1024 * 1024;
+const RECLAIM_AFTER_BYTES = 4 * 1024 * 1024;
 /** The young generation stops growing once it is this large (V8's own limit is four times as much). */
 const YOUNG_GENERATION_CAP = 8 * 1024 * 1024;
 

@@ -22,6 +22,7 @@ import type { IncomingMessage } from "node:http";
 import { lazyRequire } from "../util/lazy-require.js";
 import { proxiedFetch } from "../util/network-proxy.js";
 import { type HeadersInitLike, headerPairs, LightHeaders } from "./client-globals.js";
+import { type EncodedBody, encodeBody } from "./request-body-buffer.js";
 
 type FetchInit = {
   method?: string;
@@ -92,7 +93,7 @@ export function httpFetch(input: unknown, init: FetchInit = {}): Promise<unknown
     const headers: Record<string, string> = {};
     if (init.headers)
       for (const [name, value] of headerPairs(init.headers)) headers[name.toLowerCase()] = value;
-    if (body !== undefined) headers["content-length"] = String(body.byteLength);
+    if (body !== undefined) headers["content-length"] = String(body.bytes.byteLength);
     const send = target.protocol === "https:" ? httpsRequest() : httpRequest();
     const request = send(target, { method: (init.method ?? "GET").toUpperCase(), headers });
     let response: IncomingMessage | undefined;
@@ -135,17 +136,19 @@ export function httpFetch(input: unknown, init: FetchInit = {}): Promise<unknown
       incoming.once("close", unlink);
       resolve(toResponse(incoming, url as string));
     });
-    request.end(body);
+    // The body's buffer is reused once the socket has taken every byte of it.
+    if (body === undefined) request.end();
+    else request.end(body.bytes, body.release);
   });
 }
 
 const unsupported = Symbol("unsupported body");
 
-function requestBody(body: unknown): Uint8Array | undefined | typeof unsupported {
+function requestBody(body: unknown): EncodedBody | undefined | typeof unsupported {
   if (body === undefined || body === null) return undefined;
-  if (typeof body === "string") return Buffer.from(body);
-  if (body instanceof Uint8Array) return body;
-  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  if (typeof body === "string") return encodeBody(body);
+  if (body instanceof Uint8Array) return { bytes: body, release: () => undefined };
+  if (body instanceof ArrayBuffer) return { bytes: new Uint8Array(body), release: () => undefined };
   return unsupported;
 }
 
