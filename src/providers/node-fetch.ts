@@ -22,7 +22,6 @@ import type { IncomingMessage } from "node:http";
 import { lazyRequire } from "../util/lazy-require.js";
 import { proxiedFetch } from "../util/network-proxy.js";
 import { type HeadersInitLike, headerPairs, LightHeaders } from "./client-globals.js";
-import { type EncodedBody, encodeBody } from "./request-body-buffer.js";
 
 type FetchInit = {
   method?: string;
@@ -93,7 +92,7 @@ export function httpFetch(input: unknown, init: FetchInit = {}): Promise<unknown
     const headers: Record<string, string> = {};
     if (init.headers)
       for (const [name, value] of headerPairs(init.headers)) headers[name.toLowerCase()] = value;
-    if (body !== undefined) headers["content-length"] = String(body.bytes.byteLength);
+    if (body !== undefined) headers["content-length"] = String(body.byteLength);
     const send = target.protocol === "https:" ? httpsRequest() : httpRequest();
     const request = send(target, { method: (init.method ?? "GET").toUpperCase(), headers });
     let response: IncomingMessage | undefined;
@@ -136,19 +135,17 @@ export function httpFetch(input: unknown, init: FetchInit = {}): Promise<unknown
       incoming.once("close", unlink);
       resolve(toResponse(incoming, url as string));
     });
-    // The body's buffer is reused once the socket has taken every byte of it.
-    if (body === undefined) request.end();
-    else request.end(body.bytes, body.release);
+    request.end(body);
   });
 }
 
 const unsupported = Symbol("unsupported body");
 
-function requestBody(body: unknown): EncodedBody | undefined | typeof unsupported {
+function requestBody(body: unknown): Uint8Array | undefined | typeof unsupported {
   if (body === undefined || body === null) return undefined;
-  if (typeof body === "string") return encodeBody(body);
-  if (body instanceof Uint8Array) return { bytes: body, release: () => undefined };
-  if (body instanceof ArrayBuffer) return { bytes: new Uint8Array(body), release: () => undefined };
+  if (typeof body === "string") return Buffer.from(body);
+  if (body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
   return unsupported;
 }
 
