@@ -89,4 +89,49 @@ describe(`interactive mode: Ctrl+Z${skipped}${noBash}`, () => {
       }
     },
   );
+
+  test.skipIf(skipped !== "" || noBash !== "")(
+    "in line mode (TERM=dumb) Ctrl+Z is the terminal's own: cairn stops, fg continues it, the next line is read",
+    async () => {
+      if ("reason" in load) throw new Error(load.reason);
+      const server = await startServer([reply().text("Line mode answer.")]);
+      const t = openTerminal(load, BASH, ["--norc", "--noprofile", "-i"], {
+        cwd: workspace(),
+        env: { ...serverEnv(server), PS1: "shell$ ", TERM: "dumb" },
+      });
+      let pid = 0;
+      try {
+        await t.waitFor((text) => text.includes("shell$"), "the shell's prompt");
+        const command = [process.execPath, CLI, "--model", MODEL].map((arg) => `'${arg}'`).join(" ");
+        t.type(`${command}\r`);
+        await until(() => childOfOrZero(t.pty.pid) !== 0, "cairn started", t);
+        pid = childOfOrZero(t.pty.pid);
+        await until(() => state(pid) === "S", "cairn waiting for a line", t);
+        t.type("\x1a");
+        await t.waitFor((text) => /Stopped/.test(text), "the shell's report of the stopped job");
+        expect(state(pid)).toBe("T");
+        t.type("fg\r");
+        await until(() => state(pid) !== "T", "cairn continued", t);
+        t.type("Hello there\r");
+        await t.waitFor((text) => text.includes("Line mode answer."), "the answer");
+        expect(server.requests).toHaveLength(1);
+      } finally {
+        for (const group of [pid, t.pty.pid].filter((id) => id > 0))
+          try {
+            process.kill(-group, "SIGKILL");
+          } catch {}
+        t.kill("SIGKILL");
+        await server.close();
+      }
+    },
+  );
 });
+
+/** The shell's child, or 0 while it has none. */
+function childOfOrZero(pid: number): number {
+  try {
+    return childOf(pid) || 0;
+  } catch {
+    return 0;
+  }
+}
