@@ -3,9 +3,9 @@ import type { PickerItem } from "./list-picker.js";
 
 type Choice = "both" | "conversation" | "files";
 
-/** Why a prompt without an id (a transcript written before prompts carried one) rewinds no files. */
+/** Why a prompt without an id (an earlier cairn's transcript, or a fork's copy) rewinds no files. */
 const NO_FILES =
-  "its files cannot be restored: it was sent by an earlier cairn, which did not record its file checkpoints' id";
+  "its files cannot be restored: no file checkpoint is known for it (an earlier cairn's transcript, or a forked session)";
 
 /**
  * Esc Esc (and `/rewind`): back to an earlier prompt of this session, through `Session.rewind`

@@ -199,7 +199,7 @@ export async function rewindSession(
       : {
           canRewind: false,
           error:
-            "No file checkpoint for that prompt: it was sent by a cairn that did not record prompt ids (an older transcript).",
+            "No file checkpoint for that prompt: its record carries no prompt id (a transcript of an earlier cairn, or a forked session).",
         };
   if (options.conversation === false)
     return { ok: true, prompt: prompt.text, removed: 0, ...(files ? { files } : {}) };
