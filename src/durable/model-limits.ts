@@ -4,6 +4,7 @@ import type { LimitScope } from "../engine/provider.js";
 import { sleep } from "../engine/retry.js";
 import { randomUuid } from "../util/random-id.js";
 import { whileDatabaseAway } from "./database-outage.js";
+import { inTransaction } from "./transaction.js";
 
 /** A limit on the model requests of one provider, or one model of it, over all workers of a deployment. */
 export type ModelLimit = {
@@ -188,15 +189,13 @@ export class ModelLimiter {
     matched: { key: string; name: string; limit: ModelLimit }[],
     runId: string,
   ): Promise<{ reason: string; scope: string; retryInMs: number } | null> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
+    // A refusal commits too: it wrote nothing but the removal of expired leases and request starts.
+    return inTransaction(this.pool, async (client) => {
       const paused = await client.query(
         "SELECT extract(epoch FROM until - now())::float8 * 1000 AS left_ms FROM cairn.model_pauses WHERE scope = $1 AND until > now()",
         [pause],
       );
       if (paused.rowCount) {
-        await client.query("COMMIT");
         return { reason: "rate-limited (429)", scope: pause, retryInMs: paused.rows[0].left_ms as number };
       }
       for (const { key, name, limit } of matched) {
@@ -211,7 +210,6 @@ export class ModelLimiter {
             [key],
           );
           if ((held.rows[0].n as number) >= limit.concurrency) {
-            await client.query("ROLLBACK");
             return { reason: `concurrency ${limit.concurrency} of ${name}`, scope: key, retryInMs: POLL_MS };
           }
         }
@@ -226,7 +224,6 @@ export class ModelLimiter {
             [key],
           );
           if ((started.rows[0].n as number) >= limit.requestsPerMinute) {
-            await client.query("ROLLBACK");
             return {
               reason: `${limit.requestsPerMinute} requests a minute of ${name}`,
               scope: key,
@@ -247,14 +244,8 @@ export class ModelLimiter {
             key,
           ]);
       }
-      await client.query("COMMIT");
       return null;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 }
 
