@@ -6,6 +6,7 @@ import { UNKNOWN_OUTCOME } from "../../src/durable/durable-steps.js";
 import { type RecordedRequest, reply } from "../../src/testing/index.js";
 import { tempDir } from "../helpers/temp.js";
 import {
+  comparableRecord,
   type Deployment,
   PG_SKIP,
   pgTitle,
@@ -124,20 +125,10 @@ const untilAllEnded = (db: pg.Pool, runs: Launched[]) =>
     return undefined;
   });
 
-/** A run's transcript as records, without what differs between executions (as normalizedTranscript). */
+/** A run's transcript as records, without what differs between executions. */
 function transcriptOf(stored: Stored, run: Launched): Record<string, unknown>[] {
-  const volatile = new Set(VOLATILE);
-  return stored.lines.map((line) =>
-    JSON.parse(line.replaceAll(run.cwd, "<workspace>"), (name, value) =>
-      volatile.has(name) ? undefined : value,
-    ),
-  );
+  return stored.lines.map((line) => comparableRecord(line, run.cwd));
 }
-
-const VOLATILE = [
-  ...["ts", "uuids", "sessionId", "cwd", "createdAt", "messageId", "durationMs", "durationApiMs"],
-  ...["usage", "totalCostUsd"],
-];
 
 describe.skipIf(PG_SKIP !== undefined)("chaos", { timeout: 300_000 }, () => {
   let db: pg.Pool | undefined;

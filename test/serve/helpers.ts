@@ -174,32 +174,33 @@ function psql(url: string, query: string): string[] {
   return result.stdout.split("\n").filter((line) => line !== "");
 }
 
+/**
+ * What differs between two executions of one scenario in a transcript record: times, ids (a
+ * prompt's `userMessageId` too), the workspace's path, and the tokens and cost (the system prompt
+ * names the workspace, whose path differs in length).
+ */
+const VOLATILE_FIELDS = new Set([
+  ...["ts", "uuids", "sessionId", "cwd", "createdAt", "messageId", "userMessageId"],
+  ...["durationMs", "durationApiMs", "usage", "costUsd", "totalCostUsd", "modelUsage", "modelCostUsd"],
+]);
+
+/** A transcript line as a JSON record without what differs between executions. */
+export function comparableRecord(line: string, workspace?: string): Record<string, unknown> {
+  return JSON.parse(workspace ? line.replaceAll(workspace, "<workspace>") : line, (name, value) =>
+    VOLATILE_FIELDS.has(name) ? undefined : value,
+  );
+}
+
 /** A run's stored transcript lines as JSON records, without what differs between executions. */
 export function normalizedTranscript(
   deployment: Deployment,
   sessionId: string,
   workspace?: string,
 ): unknown[] {
-  const volatile = new Set([
-    "ts",
-    "uuids",
-    "sessionId",
-    "cwd",
-    "createdAt",
-    "messageId",
-    "durationMs",
-    "durationApiMs",
-    "usage",
-    "totalCostUsd",
-  ]);
   return sql(
     deployment,
     `SELECT line FROM cairn.transcript_lines WHERE session_id = '${sessionId}' ORDER BY line_no`,
-  ).map((line) =>
-    JSON.parse(workspace ? line.replaceAll(workspace, "<workspace>") : line, (name, value) =>
-      volatile.has(name) ? undefined : value,
-    ),
-  );
+  ).map((line) => comparableRecord(line, workspace));
 }
 
 /** Reads a run's SSE stream: until it ends, or after `limit` events (then the connection is dropped). */

@@ -4,7 +4,15 @@ import { describe, expect, test } from "vitest";
 import { type RecordedRequest, reply } from "../../src/testing/index.js";
 import { spawnCli } from "../conformance/pm/helpers.js";
 import { tempDir } from "../helpers/temp.js";
-import { type Deployment, PG_SKIP, pgTitle, servingOnThrowawayPostgres, sql, waitFor } from "./helpers.js";
+import {
+  comparableRecord,
+  type Deployment,
+  PG_SKIP,
+  pgTitle,
+  servingOnThrowawayPostgres,
+  sql,
+  waitFor,
+} from "./helpers.js";
 
 /**
  * Transcripts in the database (docs/serve.md, "Transcripts"): a run's session is stored with the
@@ -23,21 +31,8 @@ function respond(request: RecordedRequest) {
   return reply().text(`Answered ${messages.length} messages.`);
 }
 
-/**
- * A transcript's records without what differs between two runs of one scenario: times, ids, the
- * workspace's path, and the tokens and cost (the system prompt names the workspace, whose path
- * differs in length).
- */
 function normalized(lines: string[], workspace: string): unknown[] {
-  const volatile = new Set([
-    ...["ts", "uuids", "sessionId", "cwd", "createdAt", "messageId", "durationMs", "durationApiMs"],
-    ...["usage", "costUsd", "totalCostUsd", "modelUsage", "modelCostUsd"],
-  ]);
-  return lines.map((line) =>
-    JSON.parse(line.replaceAll(workspace, "<workspace>"), (name, value) =>
-      volatile.has(name) ? undefined : value,
-    ),
-  );
+  return lines.map((line) => comparableRecord(line, workspace));
 }
 
 async function cairn(d: Deployment, args: string[], cwd: string, home: string) {
