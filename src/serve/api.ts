@@ -35,6 +35,7 @@ import {
   sendJson,
 } from "./http-json.js";
 import { countRequest } from "./rate-limit.js";
+import { streamVocabularyOf } from "./reference-stream-frames.js";
 import { runExtrasOfRequest, sendRunReport } from "./run-report.js";
 import { streamRunEvents } from "./run-stream.js";
 import { sendRunPatch, sendRunWorkspace } from "./run-workspace.js";
@@ -170,8 +171,11 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
   if (action === "stream" && method === "GET") {
     const after = Number(request.headers["last-event-id"] ?? url.searchParams.get("lastEventId") ?? 0);
     if (!Number.isInteger(after) || after < 0)
-      throw new ApiError(400, "invalid_request", "Last-Event-ID must be an event id.");
-    return streamRunEvents(context.pool, run.id, after, request, response);
+      throw new ApiError(400, "invalid_last_event_id", "Last-Event-ID must be an event id.");
+    const vocabulary = streamVocabularyOf(url.searchParams.get("events"));
+    if (!vocabulary)
+      throw new ApiError(400, "invalid_request", "events must be reference (the default) or cairn.");
+    return streamRunEvents(context.pool, run.id, after, vocabulary, request, response);
   }
   if (action === "report" && method === "GET")
     return sendRunReport(context.pool, run, ACTIVE_RUN_STATUSES.includes(run.status), response);
