@@ -7,6 +7,13 @@ import { APPLICATION } from "../durable/worker.js";
 import { catalogModels } from "../providers/offered-models.js";
 import { randomUuid } from "../util/random-id.js";
 import {
+  ARTIFACT_FILES_PATH,
+  sendArtifactDownload,
+  sendArtifactList,
+  sendRepositories,
+  sendSignedArtifact,
+} from "./agent-artifacts.js";
+import {
   type AgentSource,
   type AgentView,
   type ApiOptions,
@@ -108,6 +115,9 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
 
 async function handle(context: Context, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? "/", "http://localhost");
+  // A download URL carries its own signature instead of a key, as the reference's presigned URLs.
+  if (url.pathname.startsWith(ARTIFACT_FILES_PATH) && request.method === "GET")
+    return sendSignedArtifact(context.pool, url, response);
   const key = presentedKey(request);
   const account = key ? await findApiKey(context.pool, key) : undefined;
   if (!account)
@@ -124,6 +134,8 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
     return sendJson(response, 200, {
       items: catalogModels().map((model) => ({ id: model.value, name: model.displayName })),
     });
+  if (resource === "repositories" && parts.length === 2 && method === "GET")
+    return sendRepositories(context.pool, account.hash, response);
   if (resource !== "agents") throw notFound(url.pathname);
   if (!agentId) {
     if (method === "POST") {
@@ -154,6 +166,17 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
     await setArchived(context, agent, sub === "archive");
     return sendJson(response, 200, { id: agent.id });
   }
+  if (sub === "artifacts" && method === "GET" && parts.length === 4)
+    return sendArtifactList(context.pool, agent.id, response);
+  if (sub === "artifacts" && method === "GET" && runId === "download" && parts.length === 5)
+    return sendArtifactDownload(
+      context.pool,
+      agent,
+      url.searchParams.get("path"),
+      request,
+      context.baseUrl,
+      response,
+    );
   if (sub !== "runs") throw notFound(url.pathname);
   if (!runId) {
     if (method === "POST") {
