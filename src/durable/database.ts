@@ -1,7 +1,9 @@
-import type { Pool, PoolClient } from "pg";
+import type { Pool } from "pg";
 import { loadPg } from "./libraries.js";
+import { MODEL_LIMITS_SCHEMA } from "./model-limits.js";
 import { RUN_EXTRAS_SCHEMA } from "./run-extras.js";
 import { RUN_WORKSPACES_SCHEMA } from "./run-workspaces.js";
+import { inTransaction } from "./transaction.js";
 
 /**
  * cairn's own tables, beside DBOS's (schema `dbos`) in the same PostgreSQL database: API keys,
@@ -50,25 +52,6 @@ export const RUN_STATUS = {
 
 export const ACTIVE_RUN_STATUSES: readonly string[] = [RUN_STATUS.queued, RUN_STATUS.running];
 
-/**
- * Runs `work` in one transaction on a connection of its own: committed when it resolves, rolled
- * back when it throws (the error goes on), the connection released either way.
- */
-export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
 /** A connection pool (pg is loaded when first needed: only `cairn serve` and `cairn worker` use it). */
 export async function openPool(databaseUrl: string, max = 5): Promise<Pool> {
   const pg = loadPg();
@@ -94,6 +77,7 @@ export async function migrate(pool: Pool): Promise<void> {
     await client.query(SCHEMA);
     await client.query(RUN_EXTRAS_SCHEMA);
     await client.query(RUN_WORKSPACES_SCHEMA);
+    await client.query(MODEL_LIMITS_SCHEMA);
   } finally {
     await client.query("SELECT pg_advisory_unlock(4242001)").catch(() => {});
     client.release();

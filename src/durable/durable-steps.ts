@@ -1,6 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { EngineEvent } from "../engine/events.js";
+import type { ModelProvider } from "../engine/provider.js";
 import { rejected } from "../engine/tool-runner.js";
 import {
   directSteps,
@@ -66,19 +67,22 @@ export class DurableSteps implements TurnSteps {
     private readonly beforeStep: () => Promise<void> = async () => {},
     /** The run's git workspace, checkpointed after each tool step (absent: no git workspace). */
     private readonly workspace?: StepWorkspace,
+    /** The provider each model call (a subagent's too) goes through: the deployment's model limits. */
+    private readonly limit: (provider: ModelProvider) => ModelProvider = (provider) => provider,
   ) {}
 
   async *callModel(
     step: Parameters<TurnSteps["callModel"]>[0],
     context: Parameters<TurnSteps["callModel"]>[1],
   ): AsyncGenerator<EngineEvent[], ModelStepOutcome> {
-    if (this.depth > 0) return yield* directSteps.callModel(step, context);
+    const limited = { ...context, provider: this.limit(context.provider) };
+    if (this.depth > 0) return yield* directSteps.callModel(step, limited);
     await this.beforeStep();
     const recorded = await this.runStep(
       () =>
         this.inside(async () => {
           await this.workspace?.sync();
-          return collect(directSteps.callModel(step, context));
+          return collect(directSteps.callModel(step, limited));
         }),
       { name: "model" },
     );

@@ -20,7 +20,8 @@ import type {
 } from "../sessions/transcript-store.js";
 import { DIR_MODE, FILE_MODE, SessionWriteError, type SessionWriter } from "../sessions/writer.js";
 import { randomUuid } from "../util/random-id.js";
-import { ACTIVE_RUN_STATUSES, inTransaction } from "./database.js";
+import { ACTIVE_RUN_STATUSES } from "./database.js";
+import { inTransaction } from "./transaction.js";
 
 const WHERE = "the database";
 

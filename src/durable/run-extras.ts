@@ -7,7 +7,24 @@ import { importApart } from "../util/import-apart.js";
  * created it, which the worker hands the session as `TRACEPARENT` / `TRACESTATE` so the run's spans
  * go under the caller's trace (docs/telemetry.md). Kept in a table of its own beside `cairn.runs`.
  */
-export type RunExtras = { report: boolean; traceparent?: string; tracestate?: string };
+export type RunExtras = {
+  report: boolean;
+  traceparent?: string;
+  tracestate?: string;
+  /**
+   * cairn's extension (the reference's API has none): 0–100, default 0; when runs wait in the queue,
+   * higher ones start first. Kept by DBOS with the queued run (workflow_status.priority), not here.
+   */
+  priority?: number;
+};
+
+/** The highest `priority` a run may be given (cairn's extension: the reference's API has none). */
+export const MAX_RUN_PRIORITY = 100;
+
+/** DBOS dequeues the lowest number first; cairn's priority is the other way round (higher first). */
+export function queuePriorityOf(extras: RunExtras): number {
+  return MAX_RUN_PRIORITY - (extras.priority ?? 0);
+}
 
 export const RUN_EXTRAS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS cairn.run_extras (

@@ -17,6 +17,8 @@ import {
 import { whileDatabaseAway } from "./database-outage.js";
 import { DurableSteps, type RunStep } from "./durable-steps.js";
 import { git, prepareWorkspace, type WorkspaceSettings } from "./git-workspace.js";
+import { limitedProvider } from "./limited-provider.js";
+import type { ModelLimiter } from "./model-limits.js";
 import { envWithTraceContext, runExtrasOf, writeRunReport } from "./run-extras.js";
 import { recordCheckpoint, recordPatch, recordRunWorkspace } from "./run-workspaces.js";
 import { WorkspaceCheckpoints, type WorkspacePlan } from "./workspace-checkpoints.js";
@@ -30,6 +32,8 @@ export type RunWorkflowDeps = {
   /** Where each execution lays out its transcript (the worker's own scratch directory). */
   scratch: string;
   env: NodeJS.ProcessEnv;
+  /** The deployment's model limits, shared by all workers (src/durable/model-limits.ts). */
+  limiter: ModelLimiter;
   /** Where this worker keeps agents' clones and pushes their checkpoints (`--workspaces`, `--workspace-remote`). */
   workspace?: WorkspaceSettings;
   /** Whether this worker still drives the run (another may have taken it over). */
@@ -94,7 +98,9 @@ async function driveRun(
       const batch = pending.splice(0);
       return whileDatabaseAway(() => storeEvents(pool, runId, batch));
     };
-    const steps = new DurableSteps(runStep, randomUuid(), flush, checkpoints);
+    const steps = new DurableSteps(runStep, randomUuid(), flush, checkpoints, (provider) =>
+      limitedProvider(provider, deps.limiter, runId),
+    );
     const extras = await runExtrasOf(pool, runId);
     const env = envWithTraceContext(deps.env, extras);
     const session = new Session({

@@ -1,5 +1,5 @@
 import type { Pool } from "pg";
-import { inTransaction } from "./database.js";
+import { inTransaction } from "./transaction.js";
 
 export type TakeoverOptions = {
   pool: Pool;

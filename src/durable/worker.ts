@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Pool } from "pg";
 import { migrate, openPool } from "./database.js";
 import { loadDbos, loadDbosExecutor } from "./libraries.js";
+import { ModelLimiter, type ModelLimits } from "./model-limits.js";
 import { runWorkflow } from "./run-workflow.js";
 import { startHeartbeats } from "./takeover.js";
 
@@ -33,6 +34,16 @@ export type WorkerOptions = {
    * with a hundred runs queued does not hold back another key's one.
    */
   keyConcurrency?: number;
+  /**
+   * Runs under way at once over the whole deployment, all workers together (0: no such limit;
+   * DBOS's global concurrency of the queue). A worker's own `concurrency` and `keyConcurrency`
+   * count within it.
+   */
+  maxRunning?: number;
+  /** Limits on model requests by provider or model, over all workers (give every worker the same). */
+  modelLimits?: ModelLimits;
+  /** Said once on stderr (the entry's): this worker changed the queue limits other workers had set. */
+  notice?: (message: string) => void;
   /** Same on every worker of a deployment: a run is resumed only by a worker of its version. */
   version: string;
   /** A worker whose heartbeat stopped this long ago is dead: this worker takes over its runs. */
@@ -63,6 +74,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   mkdirSync(scratch, { recursive: true, mode: 0o700 });
   const pool: Pool = await openPool(options.databaseUrl, options.concurrency + 2);
   await migrate(pool);
+  const limiter = new ModelLimiter(pool, options.id, options.modelLimits ?? {});
+  await limiter.clearOwn();
   const { DBOS } = loadDbos();
   DBOS.registerWorkflow(
     (runId: string) =>
@@ -71,6 +84,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           pool,
           scratch,
           env: options.env,
+          limiter,
           runStep: (run, { name }) => DBOS.runStep(run, { name }),
           workspace: {
             ...(options.workspaces ? { workspaces: options.workspaces } : {}),
@@ -111,11 +125,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     },
   });
   await DBOS.launch();
-  await DBOS.registerQueue(RUN_QUEUE, {
-    workerConcurrency: options.concurrency,
-    minPollingIntervalMs: 200,
-    ...(options.keyConcurrency ? { partitionConcurrency: options.keyConcurrency } : {}),
-  });
+  const limits = queueLimits(options);
+  const before = await DBOS.retrieveQueue(RUN_QUEUE);
+  await DBOS.registerQueue(RUN_QUEUE, limits);
+  const changed = before ? changedQueueLimits(before, limits) : undefined;
+  if (changed) options.notice?.(changed);
   return {
     async stop() {
       await heartbeats.stop();
@@ -124,6 +138,47 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       rmSync(scratch, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The run queue's limits. DBOS keeps them in the database, one set for the queue (the last worker to
+ * start sets them): every worker of a deployment is given the same values. DBOS refuses a worker or
+ * key limit above the global one; neither can be reached past it anyway, so they are capped by it.
+ */
+function queueLimits(options: WorkerOptions): {
+  workerConcurrency: number;
+  minPollingIntervalMs: number;
+  partitionConcurrency?: number;
+  globalConcurrency?: number;
+} {
+  const cap = (n: number) => (options.maxRunning ? Math.min(n, options.maxRunning) : n);
+  return {
+    workerConcurrency: cap(options.concurrency),
+    minPollingIntervalMs: 200,
+    ...(options.keyConcurrency ? { partitionConcurrency: cap(options.keyConcurrency) } : {}),
+    ...(options.maxRunning ? { globalConcurrency: options.maxRunning } : {}),
+  };
+}
+
+/**
+ * What this worker's registration changed of the limits the queue had (set by the workers before
+ * it), in one line for the user; undefined when nothing changed. Every worker polls with the
+ * queue's one set of limits, so a worker started with other values changes them for all.
+ */
+function changedQueueLimits(
+  before: { workerConcurrency?: number; partitionConcurrency?: number; concurrency?: number },
+  after: ReturnType<typeof queueLimits>,
+): string | undefined {
+  const pairs: [string, number | undefined, number | undefined][] = [
+    ["--concurrency", before.workerConcurrency, after.workerConcurrency],
+    ["--key-concurrency", before.partitionConcurrency, after.partitionConcurrency],
+    ["--max-running", before.concurrency, after.globalConcurrency],
+  ];
+  const changes = pairs
+    .filter(([, was, now]) => (was ?? 0) !== (now ?? 0))
+    .map(([flag, was, now]) => `${flag} ${was ?? 0} → ${now ?? 0}`);
+  if (changes.length === 0) return undefined;
+  return `the run queue's limits are one set for all workers, kept in the database: this worker changed them (${changes.join(", ")}) for every worker; give every worker the same values`;
 }
 
 /**

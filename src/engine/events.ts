@@ -137,6 +137,11 @@ export type RunStartEvent = {
   /** The prompt as sent when it holds images or documents (`prompt` is its text). */
   promptContent?: PromptBlock[];
   startedAt: number;
+  /**
+   * The prompt's id, set by the session controller on the copy it records in the transcript (its
+   * file checkpoints are kept under it: a resumed session can rewind them); the engine sets none.
+   */
+  userMessageId?: string;
 };
 
 export type ModelCallStartEvent = { type: "model_call_start"; turn: number; startedAt: number };

@@ -99,9 +99,18 @@ export interface ModelProvider {
    * in place of cairn's WebSearch tool when the user's settings let it (`ModelRequest.webSearch`).
    */
   readonly serverWebSearch?: boolean;
+  /**
+   * Who this provider's requests count against, for limits shared by many processes (`cairn
+   * worker`): the provider as users name it (`anthropic`, `openai`, `ollama`…) and a fingerprint of
+   * its key and endpoint, never the key itself. Absent for providers with no remote account.
+   */
+  limitScope?(): LimitScope;
   /** Starts one streamed model call. Rejects (or the iterable throws) on provider failure. */
   stream(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
 }
+
+/** See `ModelProvider.limitScope`. */
+export type LimitScope = { provider: string; account: string };
 
 /** Which media blocks a model takes besides text. */
 export type MediaInput = { image: boolean; pdf: boolean };

@@ -3,6 +3,7 @@ import type { InteractiveApp } from "./app.js";
 import { HistorySearch } from "./history-search.js";
 import type { Key } from "./keys.js";
 import { PermissionPrompt } from "./permission-prompt.js";
+import { suspend } from "./suspend.js";
 
 /**
  * The interactive app's keys (app.ts): a key goes to the question or picker shown, the Ctrl+R
@@ -14,6 +15,10 @@ const MODE_CYCLE: readonly SessionPermissionMode[] = ["default", "acceptEdits", 
 
 export function key(app: InteractiveApp, key: Key): void {
   if (app.exiting) return;
+  if (key.type === "ctrl-z") {
+    suspend(app);
+    return;
+  }
   if (key.type !== "ctrl-c" && !(key.type === "escape" && app.rewindArmed)) app.disarm();
   const ask = app.asks[0];
   if (ask) {

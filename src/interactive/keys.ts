@@ -29,7 +29,8 @@ export type Key =
         | "ctrl-o"
         | "ctrl-r"
         | "ctrl-u"
-        | "ctrl-w";
+        | "ctrl-w"
+        | "ctrl-z";
     };
 
 type Named = Exclude<Key, { text: string }>["type"];
@@ -80,6 +81,7 @@ const CONTROLS: Record<string, Named> = {
   "\x0f": "ctrl-o",
   "\x15": "ctrl-u",
   "\x17": "ctrl-w",
+  "\x1a": "ctrl-z",
 };
 
 export class KeyReader {

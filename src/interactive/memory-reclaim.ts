@@ -2,7 +2,7 @@ import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
 /** The heap may grow this much past what the last collection kept before a turn's end collects. */
-const RECLAIM_AFTER_BYTES = 8 * 1024 * 1024;
+const RECLAIM_AFTER_BYTES = 4 * 1024 * 1024;
 /** The young generation stops growing once it is this large (V8's own limit is four times as much). */
 const YOUNG_GENERATION_CAP = 8 * 1024 * 1024;
 
@@ -12,10 +12,11 @@ const YOUNG_GENERATION_CAP = 8 * 1024 * 1024;
  * history, their encoded copies, the streamed events — most of it large strings that only a full
  * collection frees, which V8 puts off while the heap may still grow: left to itself, the process
  * grew 50–65 MB from message 50 to 1,000 while what it kept grew by 4. So when a turn ends (the user
- * reads the answer: nothing is being drawn or typed) and the heap grew by more than 8 MB since the
+ * reads the answer: nothing is being drawn or typed) and the heap grew by more than 4 MB since the
  * last collection, a full collection runs then (a few milliseconds for this heap), and V8 gives
- * the freed pages back. Without access to the collector (a runtime that refuses the flag), nothing
- * happens.
+ * the freed pages back. (At 8 MB, the growth from message 50 to 1,000 was 7.5–12 MB; at 4 MB,
+ * 7.3–10.5: what is left is glibc's arenas of V8's compiler threads, docs/performance.md.)
+ * Without access to the collector (a runtime that refuses the flag), nothing happens.
  */
 export class MemoryReclaim {
   private collect: (() => void) | null | undefined;

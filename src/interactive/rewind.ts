@@ -3,6 +3,10 @@ import type { PickerItem } from "./list-picker.js";
 
 type Choice = "both" | "conversation" | "files";
 
+/** Why a prompt without an id (an earlier cairn's transcript, or a fork's copy) rewinds no files. */
+const NO_FILES =
+  "its files cannot be restored: no file checkpoint is known for it (an earlier cairn's transcript, or a forked session)";
+
 /**
  * Esc Esc (and `/rewind`): back to an earlier prompt of this session, through `Session.rewind`
  * (src/session/rewind.ts). A picker of the conversation's prompts, newest first (a resumed
@@ -20,7 +24,13 @@ export async function rewind(
     return { said: ["Nothing to rewind to: no prompt was sent in this session yet."] };
   const index = await pick(
     "Rewind to which prompt? (it and everything after it are undone)",
-    prompts.map((prompt, i) => ({ label: prompt.text, detail: `#${i + 1}`, value: prompt.index })).reverse(),
+    prompts
+      .map((prompt, i) => ({
+        label: prompt.text,
+        detail: prompt.userMessageId ? `#${i + 1}` : `#${i + 1} · conversation only`,
+        value: prompt.index,
+      }))
+      .reverse(),
   );
   if (index === undefined) return undefined;
   const target = prompts.find((prompt) => prompt.index === index)!;
@@ -32,11 +42,14 @@ export async function rewind(
     files.length > 0
       ? `${files.length} file${files.length === 1 ? "" : "s"} (+${preview?.insertions ?? 0} -${preview?.deletions ?? 0})`
       : undefined;
+  const conversationOnly = target.userMessageId
+    ? "Restore the conversation only"
+    : `Restore the conversation only (${NO_FILES})`;
   const items: PickerItem<Choice>[] = [
     ...(filesSaid
       ? [{ label: `Restore the conversation and the files: ${filesSaid}`, value: "both" as const }]
       : []),
-    { label: "Restore the conversation only", value: "conversation" },
+    { label: conversationOnly, value: "conversation" },
     ...(filesSaid ? [{ label: `Restore the files only: ${filesSaid}`, value: "files" as const }] : []),
   ];
   const firstLine = target.text.split("\n")[0];

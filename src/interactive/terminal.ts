@@ -54,6 +54,30 @@ export class TerminalIo {
     if (!this.restored) this.output.write(data);
   }
 
+  /**
+   * Ctrl+Z: the terminal as it was (cooked mode, cursor shown, paste and focus reports off, the
+   * shell's title back) while the process is stopped; `resumed()` turns the modes on again.
+   */
+  suspending(): void {
+    if (this.restored) return;
+    try {
+      writeSync((this.output as WriteStream & { fd: number }).fd, RESTORE);
+      this.input.setRawMode(false);
+    } catch {
+      // the terminal is gone: nothing to restore on it
+    }
+  }
+
+  resumed(): void {
+    if (this.restored) return;
+    try {
+      this.input.setRawMode(true);
+    } catch {
+      // idem
+    }
+    this.write(MODES_ON);
+  }
+
   /** Cooked mode, cursor shown, bracketed paste off; synchronous, so it also works at exit. Idempotent. */
   restore(): void {
     if (this.restored) return;

@@ -1,10 +1,18 @@
 import { eachOf } from "../engine/event-batches.js";
 import type { AssistantContentBlock, ConversationMessage } from "../engine/messages.js";
+import { accountFingerprint } from "./account-fingerprint.js";
 import { anthropicEventBatches } from "./anthropic-events.js";
 import { anthropicRateLimit } from "./anthropic-rate-limits.js";
 import { toProviderError } from "./errors.js";
 import { withLibraryWarnings } from "./library-warnings.js";
-import type { ApiKeySource, MediaInput, ModelProvider, ModelRequest, ModelResponse } from "./types.js";
+import type {
+  ApiKeySource,
+  LimitScope,
+  MediaInput,
+  ModelProvider,
+  ModelRequest,
+  ModelResponse,
+} from "./types.js";
 
 export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 
@@ -55,6 +63,13 @@ export class AnthropicProvider implements ModelProvider {
     this.displayName = options.displayName;
     this.apiKeySource = options.apiKeySource;
     this.mediaInput = options.mediaInput;
+  }
+
+  limitScope(): LimitScope {
+    return {
+      provider: "anthropic",
+      account: accountFingerprint(this.options.baseURL ?? DEFAULT_ANTHROPIC_BASE_URL, this.options.apiKey),
+    };
   }
 
   async stream(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {

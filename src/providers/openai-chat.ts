@@ -13,6 +13,7 @@ import {
   type PromptBlock,
   type StopReason,
 } from "../engine/messages.js";
+import { accountFingerprint } from "./account-fingerprint.js";
 import { toProviderError } from "./errors.js";
 import { createOpenAIClient } from "./openai-client.js";
 import type { CompatQuirks } from "./openai-compat.js";
@@ -22,6 +23,7 @@ import { usageFromChatCompletions } from "./openai-usage.js";
 import { AnthropicStreamBuilder, endedEarly } from "./stream-builder.js";
 import {
   type ApiKeySource,
+  type LimitScope,
   type ModelProvider,
   type ModelRequest,
   type ModelResponse,
@@ -56,6 +58,13 @@ export class OpenAIChatProvider implements ModelProvider {
   constructor(private readonly options: OpenAIChatProviderOptions) {
     this.displayName = options.displayName;
     this.apiKeySource = options.apiKeySource;
+  }
+
+  limitScope(): LimitScope {
+    return {
+      provider: this.options.quirks.name,
+      account: accountFingerprint(this.options.baseURL, this.options.apiKey),
+    };
   }
 
   async stream(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {

@@ -16,6 +16,7 @@ import {
   type StopReason,
   type WebSearchCitation,
 } from "../engine/messages.js";
+import { accountFingerprint } from "./account-fingerprint.js";
 import { toProviderError } from "./errors.js";
 import { toolResultText } from "./openai-chat.js";
 import { createOpenAIClient } from "./openai-client.js";
@@ -25,6 +26,7 @@ import { usageFromResponses } from "./openai-usage.js";
 import { AnthropicStreamBuilder, endedEarly } from "./stream-builder.js";
 import {
   type ApiKeySource,
+  type LimitScope,
   type MediaInput,
   type ModelProvider,
   type ModelRequest,
@@ -68,6 +70,10 @@ export class OpenAIResponsesProvider implements ModelProvider {
     this.displayName = options.displayName;
     this.apiKeySource = options.apiKeySource;
     this.mediaInput = options.mediaInput;
+  }
+
+  limitScope(): LimitScope {
+    return { provider: "openai", account: accountFingerprint(this.options.baseURL, this.options.apiKey) };
   }
 
   async stream(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {

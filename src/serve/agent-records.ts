@@ -2,15 +2,10 @@ import { mkdirSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import type { DBOSClient } from "@dbos-inc/dbos-sdk";
 import type { Pool } from "pg";
-import {
-  ACTIVE_RUN_STATUSES,
-  type AgentRow,
-  inTransaction,
-  RUN_STATUS,
-  type RunRow,
-} from "../durable/database.js";
+import { ACTIVE_RUN_STATUSES, type AgentRow, RUN_STATUS, type RunRow } from "../durable/database.js";
 import { SESSION_LOCK_KEY } from "../durable/pg-transcript-store.js";
-import { type RunExtras, saveRunExtras } from "../durable/run-extras.js";
+import { queuePriorityOf, type RunExtras, saveRunExtras } from "../durable/run-extras.js";
+import { inTransaction } from "../durable/transaction.js";
 import { RUN_QUEUE, RUN_WORKFLOW } from "../durable/worker.js";
 import { randomUuid } from "../util/random-id.js";
 import type { ApiKey } from "./api-keys.js";
@@ -189,6 +184,8 @@ export async function enqueueRun(
       appVersion: context.options.version,
       // The key's partition: workers started with --key-concurrency share the queue fairly between keys.
       queuePartitionKey: agent.key_hash,
+      // Higher `priority` first when runs wait (within a key's partition, with --key-concurrency).
+      priority: queuePriorityOf(extras),
     },
     runId,
   );

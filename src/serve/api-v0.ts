@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RunRow } from "../durable/database.js";
+import type { RunExtras } from "../durable/run-extras.js";
 import { catalogModels } from "../providers/offered-models.js";
 import { randomUuid } from "../util/random-id.js";
 import {
@@ -24,6 +25,7 @@ import {
   readJson,
   sendJson,
 } from "./http-json.js";
+import { runPriorityOf } from "./run-report.js";
 import { v0AgentJson } from "./v0-shapes.js";
 
 /** The reference asks webhook secrets of at least this length (its launch page's example says so). */
@@ -80,7 +82,8 @@ export async function handleV0(
   if (action === "conversation" && method === "GET")
     return sendJson(response, 200, { id: agent.id, messages: await conversation(context, agent) });
   if (action === "followup" && method === "POST") {
-    await enqueueRun(context, agent, promptText(await readJson(request)));
+    const body = await readJson(request);
+    await enqueueRun(context, agent, promptText(body), priorityExtras(body));
     return sendJson(response, 200, { id: agent.id });
   }
   if (action === "stop" && method === "POST") {
@@ -122,6 +125,7 @@ async function launch(context: Context, account: ApiKey, body: Record<string, un
     ...(branchName || autoCreatePr ? { branchName: branchName ?? `cairn/${id}` } : {}),
     autoCreatePr,
     ...(webhook ? { webhook } : {}),
+    extras: priorityExtras(body),
   });
   const answer: Record<string, unknown> = v0AgentJson(context, created.agent, created.run);
   if (autoCreatePr)
@@ -170,4 +174,10 @@ async function conversation(context: Context, agent: AgentView) {
         messages.push({ id: `msg-${run.id}-${row.seq}`, type: "assistant_message", text: row.text });
   }
   return messages;
+}
+
+/** v0 takes cairn's `priority` too (0–100, higher starts first); it has no `report`. */
+function priorityExtras(body: Record<string, unknown>): RunExtras {
+  const priority = runPriorityOf(body.priority);
+  return { report: false, ...(priority !== undefined ? { priority } : {}) };
 }

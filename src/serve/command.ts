@@ -15,7 +15,8 @@ export const SERVE_HELP = `Usage: cairn serve [options]
        cairn serve export <session-id | agent-id> [--database-url URL]
        cairn serve import <session-id> [--database-url URL]
        cairn worker [--database-url URL] [--id NAME] [--concurrency N] [--key-concurrency N]
-                    [--takeover-after S] [--workspaces DIR] [--workspace-remote URL]
+                    [--max-running N] [--model-limits JSON] [--takeover-after S]
+                    [--workspaces DIR] [--workspace-remote URL]
 
 Runs the Cloud Agents API (v1, and v0 with its signed webhooks; docs/serve.md) over PostgreSQL,
 and with --workers the workers that run the agents' turns as durable jobs: a worker killed at any
@@ -32,15 +33,24 @@ Options:
                         a worker on another machine clones into the same path there
   --rate-limit <n>      requests a minute one API key may make before it gets 429 with Retry-After
                         (default ${DEFAULT_RATE_LIMIT}; 0: no limit); shared by all serve processes
-  --key-concurrency <n> (serve --workers, and worker) runs of one API key under way at once over
-                        the workers, so one key's queue does not hold back another's (default 0:
-                        no such limit; give all workers the same value)
-
-cairn worker also takes --id <name> (its stable name; default worker-1) and --concurrency <n>
-(runs it drives at once; default 4).
   -h, --help            this help
 
-Worker options:
+Limits of the workers (given to cairn serve --workers, which hands them to its workers, or to
+each cairn worker; give every worker of a deployment the same values):
+  --key-concurrency <n> runs of one API key under way at once over all workers, so one key's
+                        queue does not hold back another's (default 0: no such limit)
+  --max-running <n>     runs under way at once over the whole deployment (default 0: no such
+                        limit). Queued runs start by their priority (the API's "priority",
+                        0-100, higher first), then in the order they were queued
+  --model-limits <json | file>
+                        model requests in flight at once and started a minute, by provider or
+                        provider/model, counted over all workers in the database, e.g.
+                        '{"anthropic": {"concurrency": 8}, "anthropic/claude-sonnet-5-5":
+                        {"requestsPerMinute": 50}}'. Whatever the limits, a 429 from a provider
+                        holds back every worker's requests of that key to that model for its
+                        Retry-After (2 s without one)
+
+Worker options (cairn worker):
   --id <name>           the worker's name, unique among live workers (default worker-1)
   --concurrency <n>     runs the worker drives at once (default 4)
   --takeover-after <s>  seconds without a heartbeat after which a worker is dead and a live
@@ -123,6 +133,8 @@ export async function runServe(
     workspaces: { type: "string" },
     "rate-limit": { type: "string" },
     "key-concurrency": { type: "string" },
+    "max-running": { type: "string" },
+    "model-limits": { type: "string" },
     "workspace-remote": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
@@ -154,9 +166,24 @@ export async function runServe(
   }
   if (positionals.length > 0) throw new UsageError(`cairn serve takes no argument ${positionals[0]}`);
   const workers = positiveInt("--workers", values.workers as string | undefined, 0);
+  const keyConcurrency = positiveInt("--key-concurrency", values["key-concurrency"] as string | undefined, 0);
+  const maxRunning = positiveInt("--max-running", values["max-running"] as string | undefined, 0);
+  // Handed to each worker as given: the limits are the deployment's, the same on every worker.
+  const workerArgs = [
+    ...(keyConcurrency ? ["--key-concurrency", String(keyConcurrency)] : []),
+    ...(maxRunning ? ["--max-running", String(maxRunning)] : []),
+    ...(values["workspace-remote"] ? ["--workspace-remote", values["workspace-remote"] as string] : []),
+    ...(values["model-limits"] !== undefined
+      ? ["--model-limits", JSON.stringify(await modelLimitsOf(values["model-limits"] as string))]
+      : []),
+  ];
   if (values["workspace-remote"] && workers === 0)
     throw new UsageError(
       "--workspace-remote is the workers' setting: give it with --workers, or to each cairn worker",
+    );
+  if (workers === 0 && workerArgs.length > 0)
+    process.stderr.write(
+      "cairn: --key-concurrency, --max-running and --model-limits are the workers' limits; this cairn serve runs no worker (--workers 0), so give them to each cairn worker\n",
     );
   const { startApi } = await import("./api.js");
   const api = await startApi({
@@ -167,12 +194,8 @@ export async function runServe(
     version,
     rateLimit: positiveInt("--rate-limit", values["rate-limit"] as string | undefined, DEFAULT_RATE_LIMIT),
   });
-  const keyConcurrency = positiveInt("--key-concurrency", values["key-concurrency"] as string | undefined, 0);
   const supervised = Array.from({ length: workers }, (_, i) =>
-    superviseWorker(`worker-${i + 1}`, databaseUrl, env, [
-      ...(keyConcurrency ? ["--key-concurrency", String(keyConcurrency)] : []),
-      ...(values["workspace-remote"] ? ["--workspace-remote", values["workspace-remote"] as string] : []),
-    ]),
+    superviseWorker(`worker-${i + 1}`, databaseUrl, env, workerArgs),
   );
   process.stdout.write(`${api.url}\n`);
   await new Promise<void>((resolve) =>
@@ -225,6 +248,8 @@ export async function runWorker(
     id: { type: "string" },
     concurrency: { type: "string" },
     "key-concurrency": { type: "string" },
+    "max-running": { type: "string" },
+    "model-limits": { type: "string" },
     "takeover-after": { type: "string" },
     workspaces: { type: "string" },
     "workspace-remote": { type: "string" },
@@ -242,6 +267,11 @@ export async function runWorker(
     id: (values.id as string | undefined) ?? "worker-1",
     concurrency: positiveInt("--concurrency", values.concurrency as string | undefined, 4, 1),
     keyConcurrency: positiveInt("--key-concurrency", values["key-concurrency"] as string | undefined, 0),
+    maxRunning: positiveInt("--max-running", values["max-running"] as string | undefined, 0),
+    notice: (message) => process.stderr.write(`cairn worker: ${message}\n`),
+    ...(values["model-limits"] !== undefined
+      ? { modelLimits: await modelLimitsOf(values["model-limits"] as string) }
+      : {}),
     takeoverAfterMs:
       1000 * positiveNumber("--takeover-after", values["takeover-after"] as string | undefined, 30),
     version,
@@ -253,6 +283,12 @@ export async function runWorker(
   );
   await worker.stop();
   return interrupts.exitCode ?? 0;
+}
+
+/** `--model-limits`, checked before anything starts (a mistake is a usage error, exit 2). */
+async function modelLimitsOf(text: string) {
+  const { parseModelLimits } = await import("../durable/model-limits.js");
+  return parseModelLimits(text, (message) => new UsageError(message));
 }
 
 /** `--workspace-remote`, else `CAIRN_WORKSPACE_REMOTE`; an empty value is none. */

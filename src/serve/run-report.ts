@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Pool } from "pg";
 import type { RunExtras } from "../durable/run-extras.js";
-import { runReportOf } from "../durable/run-extras.js";
+import { MAX_RUN_PRIORITY, runReportOf } from "../durable/run-extras.js";
 import { ApiError } from "./http-json.js";
 
 /** W3C traceparent: version, 32-hex trace id, 16-hex parent id, flags. */
@@ -19,8 +19,10 @@ export function runExtrasOfRequest(body: Record<string, unknown>, request: Incom
   if (traceparent !== undefined && !TRACEPARENT.test(traceparent))
     throw new ApiError(400, "invalid_request", "The traceparent header is not a W3C traceparent.");
   const tracestate = header(request, "tracestate");
+  const priority = runPriorityOf(body.priority);
   return {
     report: body.report === true,
+    ...(priority !== undefined ? { priority } : {}),
     ...(traceparent ? { traceparent } : {}),
     ...(traceparent && tracestate ? { tracestate } : {}),
   };
@@ -65,4 +67,16 @@ function header(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   return text ? text : undefined;
+}
+
+/** A request's `priority`: an integer 0–100 (higher starts first), or undefined when not given. */
+export function runPriorityOf(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > MAX_RUN_PRIORITY)
+    throw new ApiError(
+      400,
+      "invalid_request",
+      `priority must be an integer from 0 to ${MAX_RUN_PRIORITY} (higher runs start first).`,
+    );
+  return value;
 }

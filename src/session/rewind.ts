@@ -78,21 +78,56 @@ export async function cutHistory(
   history: ConversationMessage[],
   index: number,
   writer: TranscriptWriter | undefined,
+  marks: readonly PromptMark[] = [],
 ): Promise<number> {
   const removed = history.length - index;
   history.splice(index);
   if (writer && !writer.closed) {
     const messages = [...history];
+    // The kept prompts' ids, so that a later resume can still rewind their files.
+    const promptIds = messages.map((): string | null => null);
+    for (const prompt of conversationPrompts(messages, marks))
+      if (prompt.userMessageId) promptIds[prompt.index] = prompt.userMessageId;
     const recording = writer.append({
       type: "rewind",
       ts: new Date().toISOString(),
       removed,
       messages,
       ...boundaryUuids(messages),
+      ...(promptIds.some((id) => id !== null) ? { promptIds } : {}),
     });
     if (recording) await recording;
   }
   return removed;
+}
+
+/**
+ * A resumed session's prompt marks: its history's prompts matched, in order, to the transcript's
+ * user records (reader.ts) — a prompt whose record carries its id gets it (its file checkpoints are
+ * kept under it). Prompts of transcripts written before records carried ids get none: their files
+ * cannot be restored, and the rewind says so.
+ */
+export function resumedMarks(
+  history: readonly ConversationMessage[],
+  records: readonly { message: ConversationMessage; userMessageId?: string }[],
+): PromptMark[] {
+  const recorded = records.flatMap((record) => {
+    const text = promptText(record.message);
+    return text === undefined ? [] : [{ text, userMessageId: record.userMessageId }];
+  });
+  const marks: PromptMark[] = [];
+  let next = 0;
+  history.forEach((message, index) => {
+    const text = promptText(message);
+    if (text === undefined) return;
+    // Records that are not this prompt (merged into another message) are passed over.
+    const found = recorded.findIndex((record, i) => i >= next && text.includes(record.text));
+    if (found === -1) return;
+    next = found + 1;
+    const { userMessageId } = recorded[found]!;
+    if (userMessageId !== undefined) marks.push({ userMessageId, at: index, text });
+  });
+  return marks;
 }
 
 /**
@@ -163,11 +198,12 @@ export async function rewindSession(
       ? await host.rewindFiles(prompt.userMessageId)
       : {
           canRewind: false,
-          error: "No file checkpoint for that prompt: it was not sent in this run of the session.",
+          error:
+            "No file checkpoint for that prompt: its record carries no prompt id (a transcript of an earlier cairn, or a forked session).",
         };
   if (options.conversation === false)
     return { ok: true, prompt: prompt.text, removed: 0, ...(files ? { files } : {}) };
-  const removed = await cutHistory(host.history, prompt.index, host.writer);
+  const removed = await cutHistory(host.history, prompt.index, host.writer, host.marks);
   const kept = host.marks.filter((mark) => mark.at < prompt.index);
   host.marks.splice(0, host.marks.length, ...kept);
   return { ok: true, prompt: prompt.text, removed, ...(files ? { files } : {}) };

@@ -56,6 +56,7 @@ import {
   type PromptMark,
   type RewindOptions,
   type RewindTarget,
+  resumedMarks,
   rewindSession,
   type SessionRewind,
 } from "./rewind.js";
@@ -637,6 +638,8 @@ export class Session {
       if (!start) return undefined;
       engine = start.engine;
       let { session, writer } = start;
+      // The prompt's record carries its id (a resumed session rewinds its files with it).
+      const promptId = { userMessageId: options.continuation ? undefined : start.userMessageId };
       // Only a question somebody answers can keep the engine waiting on the door: then its events
       // are raced against the session's own; otherwise those are taken between batches.
       const answered = this.setup.permissions.answered;
@@ -658,7 +661,7 @@ export class Session {
         // Every event reaches the transcript (deltas are not recorded), also while the session is
         // being abandoned.
         const recorded = scan(item);
-        if (writer && recorded.records) await record(item, writer);
+        if (writer && recorded.records) await record(item, writer, promptId);
         const end = recorded.end;
         if (this.closed) return undefined;
         if (end) {
@@ -679,7 +682,7 @@ export class Session {
           if (!session) {
             session = await this.open();
             writer = session.writer;
-            if (writer && recorded.records) await record(item, writer);
+            if (writer && recorded.records) await record(item, writer, promptId);
           }
         }
       }
@@ -713,6 +716,7 @@ export class Session {
         engine: AsyncGenerator<EngineEvent[], RunEndEvent>;
         session: OpenedSession | undefined;
         writer: TranscriptWriter | undefined;
+        userMessageId: string;
       }
     | undefined
   > {
@@ -746,7 +750,7 @@ export class Session {
     const loop = await assembled.loopOptions(
       this.turnSpec(input, options, run, sessionId, sessionStart, model, beforeFileChange, steering),
     );
-    return { engine: runAgentLoopBatches(loop), session, writer: session?.writer };
+    return { engine: runAgentLoopBatches(loop), session, writer: session?.writer, userMessageId };
   }
 
   /** What the run assembly makes the engine's options of, for one turn. */
@@ -873,6 +877,7 @@ export class Session {
     this.opened = session;
     this.history.push(...(opening.opened ? opening.opened(session) : session.history));
     this.resumedMessages = this.history.length;
+    if (session.userRecords) this.promptMarks.push(...resumedMarks(this.history, session.userRecords));
     for (const content of session.warnings) this.notices.push({ tag: "session", content });
     return session;
   }
@@ -942,10 +947,17 @@ function scan(batch: readonly EngineEvent[]): {
 }
 
 /** Records a batch's events but the deltas, in order (a store may take its time for each). */
-async function record(batch: readonly EngineEvent[], writer: TranscriptWriter): Promise<void> {
+async function record(
+  batch: readonly EngineEvent[],
+  writer: TranscriptWriter,
+  prompt: { userMessageId: string | undefined },
+): Promise<void> {
   for (const event of batch) {
     if (event.type === "stream") continue;
-    const recording = writer.recordEvent(event);
+    const { userMessageId } = prompt;
+    const withId = event.type === "run_start" && userMessageId !== undefined;
+    if (withId) prompt.userMessageId = undefined;
+    const recording = writer.recordEvent(withId ? { ...event, userMessageId } : event);
     if (recording) await recording;
   }
 }

@@ -1,6 +1,6 @@
 import type { ConversationMessage } from "../engine/messages.js";
 import { randomUuid } from "../util/random-id.js";
-import type { TranscriptWarning } from "./reader.js";
+import type { LoadedTranscript, TranscriptWarning } from "./reader.js";
 import { isValidSessionId, JsonlTranscriptStore, SessionNotFoundError } from "./store.js";
 import type { TranscriptStore, TranscriptWriter } from "./transcript-store.js";
 
@@ -36,6 +36,8 @@ export type OpenedSession = {
   /** Loader warnings (torn last line, corrupt lines) and notes, one line each. */
   warnings: string[];
   forkedFrom?: string;
+  /** A resumed session's user records, with their prompt ids where known (reader.ts). */
+  userRecords?: LoadedTranscript["userRecords"];
 };
 
 /** The store a session uses when its door names none: JSONL files under `$CAIRN_HOME/sessions`. */
@@ -82,6 +84,7 @@ export async function openSession(request: SessionRequest): Promise<OpenedSessio
     ...(persist ? { writer: resumed.writer } : {}),
     warnings,
     ...(resumed.forkedFrom ? { forkedFrom: resumed.forkedFrom } : {}),
+    ...(resumed.userRecords ? { userRecords: resumed.userRecords } : {}),
   };
 }
 
@@ -98,6 +101,7 @@ export async function resumeTranscript(
   history: ConversationMessage[];
   warnings: TranscriptWarning[];
   forkedFrom?: string;
+  userRecords?: LoadedTranscript["userRecords"];
 }> {
   if (options.fork) {
     const forked = await store.fork(id, options.cwd ? { cwd: options.cwd } : {});
@@ -110,5 +114,10 @@ export async function resumeTranscript(
     ...loaded.warnings,
     ...writer.warnings.map((message) => ({ kind: "repaired" as const, message })),
   ];
-  return { writer, history: loaded.history, warnings };
+  return {
+    writer,
+    history: loaded.history,
+    warnings,
+    ...(loaded.userRecords ? { userRecords: loaded.userRecords } : {}),
+  };
 }

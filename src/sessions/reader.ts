@@ -47,6 +47,12 @@ export type LoadedTranscript = {
   warnings: TranscriptWarning[];
   /** Number of lines read, header included. */
   lines: number;
+  /**
+   * The conversation's user records, in order, each with its prompt's id where the record has one
+   * (`UserRecord.userMessageId`; older transcripts have none): a resumed session matches them to
+   * its history's prompts, to rewind their files.
+   */
+  userRecords?: { message: ConversationMessage; userMessageId?: string }[];
 };
 
 type Line = { number: number; text: string; terminated: boolean };
@@ -80,6 +86,7 @@ export async function loadTranscript(file: string): Promise<LoadedTranscript> {
   const messages: (UserRecord | AssistantRecord | ToolResultRecord)[] = [];
   const runs: RunEndRecord[] = [];
   const warnings: TranscriptWarning[] = [];
+  let userRecords: NonNullable<LoadedTranscript["userRecords"]> = [];
   let lines = 0;
   /** A corrupt line waiting to see whether a `repair` record follows it. */
   let suspect: TranscriptWarning | undefined;
@@ -172,12 +179,21 @@ export async function loadTranscript(file: string): Promise<LoadedTranscript> {
       else if (record.type === "compact_boundary" || record.type === "rewind") {
         // What came before was summarised (or rewound): the history starts again from the messages kept.
         messages.length = 0;
+        userRecords = [];
         record.messages.forEach((message, index) => {
           restoreUuids(message, record.uuids?.[index]);
           messages.push(asRecord(message, record.ts));
+          const id = record.type === "rewind" ? record.promptIds?.[index] : undefined;
+          if (message.role === "user")
+            userRecords.push({ message, ...(typeof id === "string" ? { userMessageId: id } : {}) });
         });
       } else if (record.type !== "hook") {
         if (record.type === "assistant") restoreUuids(record.message, record.uuids);
+        if (record.type === "user")
+          userRecords.push({
+            message: record.message,
+            ...(typeof record.userMessageId === "string" ? { userMessageId: record.userMessageId } : {}),
+          });
         messages.push(record); // hook records are not conversation
       }
     }
@@ -190,7 +206,7 @@ export async function loadTranscript(file: string): Promise<LoadedTranscript> {
   const historyWarnings: HistoryWarning[] = [];
   const history = rebuildHistory(messages, historyWarnings);
   for (const warning of historyWarnings) warnings.push({ kind: "history", message: warning.message });
-  return { header, history, runs, warnings, lines };
+  return { header, history, runs, warnings, lines, userRecords };
 }
 
 function asRecord(message: ConversationMessage, ts: string): UserRecord | AssistantRecord {

@@ -57,6 +57,11 @@ export type UserRecord = {
   message: { role: "user"; content: string | UserContentBlock[] };
   model?: string;
   permissionMode?: string;
+  /**
+   * A prompt's id (the SDK's user message `uuid`), under which the file checkpoints of its turn are
+   * kept: a resumed session rewinds its files with it. Absent in transcripts written before it was.
+   */
+  userMessageId?: string;
 };
 
 export type AssistantRecord = {
@@ -178,6 +183,8 @@ export type RewindRecord = {
   removed: number;
   messages: ConversationMessage[];
   uuids?: ((string | null)[] | null)[];
+  /** Each kept message's prompt id (`UserRecord.userMessageId`), null where none is known. */
+  promptIds?: (string | null)[];
 };
 
 /** Written when a session is reopened after a crash cut its last line short: that line is to be ignored. */

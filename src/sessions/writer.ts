@@ -192,6 +192,7 @@ export class SessionWriter implements TranscriptWriter {
           message: { role: "user", content: event.promptContent ?? event.prompt },
           model: event.model,
           permissionMode: event.permissionMode,
+          ...(event.userMessageId ? { userMessageId: event.userMessageId } : {}),
         });
         return;
       case "assistant_block":

@@ -245,6 +245,19 @@ describe(`interactive mode${skipped}`, () => {
   );
 
   test.skipIf(skipped !== "")(
+    "SIGHUP ends the session with exit 129 and the terminal restored (paste off, cursor shown)",
+    async () => {
+      const { t } = await startCairn([]);
+      await ready(t);
+      t.kill("SIGHUP");
+      expect((await t.exited).exitCode).toBe(129);
+      const output = t.output();
+      expect(output.lastIndexOf("\x1b[?2004l")).toBeGreaterThan(output.lastIndexOf("\x1b[?2004h"));
+      expect(output.lastIndexOf("\x1b[?25h")).toBeGreaterThan(output.lastIndexOf("\x1b[?25l"));
+    },
+  );
+
+  test.skipIf(skipped !== "")(
     "resizes never clear the screen or the scrollback; a width change redraws the live region in place",
     async () => {
       const answer = Array.from(

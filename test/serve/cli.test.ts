@@ -15,6 +15,8 @@ describe("cairn serve on the command line", () => {
       "--workers",
       "--rate-limit",
       "--key-concurrency",
+      "--max-running",
+      "--model-limits",
       "--workspaces",
       "--workspace-remote",
       "CAIRN_WORKSPACE_REMOTE",
@@ -42,6 +44,25 @@ describe("cairn serve on the command line", () => {
       expect(run.stdout).toBe("");
       expect(run.stderr.trim().split("\n")).toHaveLength(1);
     }
+  });
+
+  test("--model-limits that cairn cannot apply is refused before anything starts: one line, exit 2", async () => {
+    for (const [value, message] of [
+      ['{"anthropic": {"rpm": 5}}', /"anthropic" has rpm; a limit takes concurrency and requestsPerMinute/],
+      ['{"anthropic": {"concurrency": 0}}', /concurrency must be a whole number of at least 1/],
+      ['{"Anthropic Claude": {}}', /is not a provider or provider\/model/],
+      ["/nonexistent/limits.json", /neither a JSON object nor a file/],
+    ] as const)
+      for (const command of ["worker", "serve"]) {
+        const run = await runCli({
+          rawArgs: [command, "--model-limits", value, "--workers", "1"].slice(0, command === "serve" ? 5 : 3),
+          env: { DATABASE_URL: "postgresql://127.0.0.1:1/x" },
+        });
+        expect(run.code, `${command} ${value}`).toBe(2);
+        expect(run.stdout).toBe("");
+        expect(run.stderr).toMatch(message);
+        expect(run.stderr.trim().split("\n")).toHaveLength(1);
+      }
   });
 
   test("the CLI's bundle leaves DBOS and pg out: print mode neither parses nor loads them", () => {
