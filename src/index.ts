@@ -5,8 +5,10 @@
  *   convention, so a program written for it runs on cairn by changing its import.
  * - `runAgent()` and the `EngineEvent` types: the engine's own event stream, for front ends that
  *   want the raw events rather than SDK messages.
- * - `SessionNotFoundError` (an unknown `resume` id) and `SessionWriteError` (a transcript that cannot
- *   be written, a `sessionId` already in use): what the first `next()` of a query may reject with.
+ * - `SessionNotFoundError` (an unknown `resume` id), `SessionLockedError` (a session another process
+ *   writes, or whose `cairn serve` agent has a run under way) and `SessionWriteError` (a transcript
+ *   that cannot be written, a `sessionId` already in use): what the first `next()` of a query may
+ *   reject with.
  */
 
 export { ConfigFileError } from "./config/files.js";
@@ -221,5 +223,6 @@ export type * from "./sdk/settings-types.js";
 export type * from "./sdk/unemitted-messages.js";
 export type { ClaimOptions, SpareProcess, StartupParams, WarmQuery } from "./sdk/warm.js";
 export { prewarm, startup } from "./sdk/warm.js";
+export { SessionLockedError } from "./sessions/lock.js";
 export { SessionNotFoundError } from "./sessions/store.js";
 export { SessionWriteError } from "./sessions/writer.js";

@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { DatabaseTranscripts } from "../durable/database-transcripts.js";
+import { databaseTranscriptsOf } from "../durable/database-transcripts.js";
 import type { ModelCallRetryEvent, RunEndEvent } from "../engine/events.js";
 import { type HookRunRecord, hookFailureText } from "../engine/hooks.js";
 import type { AssembledRun } from "../run/assemble.js";
@@ -36,10 +36,7 @@ export type PrintOutcome = {
 export async function runPrint(options: PrintOptions, signal: AbortSignal): Promise<PrintOutcome> {
   assertDirectory(options.cwd);
   const writer = new StdoutWriter();
-  // Sessions in a cairn serve database: only when asked for by name, never from DATABASE_URL, which
-  // many applications set for their own database (docs/serve.md, "Transcripts").
-  const databaseUrl = options.databaseUrl ?? options.env.CAIRN_DATABASE_URL;
-  const store = databaseUrl ? new DatabaseTranscripts(databaseUrl) : undefined;
+  const store = databaseTranscriptsOf(options.databaseUrl, options.env);
   const session = new Session(cliSessionSetup(options, { answered: false, ...(store ? { store } : {}) }));
   // A call is named on the line as every door shows it: the session's display title.
   const progress =

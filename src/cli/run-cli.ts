@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { isatty } from "node:tty";
+import { databaseTranscriptsOf } from "../durable/database-transcripts.js";
 import { flagsOf } from "../flags/flag-table.js";
 import type { InteractiveLaunch } from "../session/launch.js";
 import { EXIT, UsageError } from "../util/exit-codes.js";
@@ -90,14 +91,23 @@ export async function runCli(
   if (note) writeError(note);
   const { model: _given, ...rest } = options;
   if (interactive && startInteractive) {
-    const setup = cliSessionSetup({ ...rest, ...routed, cwd, env }, { answered: true });
-    return startInteractive({
-      setup,
-      prompt,
-      screenReader: options.screenReader,
-      maxTurns: options.maxTurns,
-      interrupts,
-    });
+    // Sessions in a cairn serve database, as print mode keeps them (docs/serve.md, "Transcripts").
+    const store = databaseTranscriptsOf(options.databaseUrl, env);
+    const setup = cliSessionSetup(
+      { ...rest, ...routed, cwd, env },
+      { answered: true, ...(store ? { store } : {}) },
+    );
+    try {
+      return await startInteractive({
+        setup,
+        prompt,
+        screenReader: options.screenReader,
+        maxTurns: options.maxTurns,
+        interrupts,
+      });
+    } finally {
+      await store?.close();
+    }
   }
   const outcome = await runPrint(
     { ...rest, ...routed, prompt: prompt as string, cwd, env },

@@ -156,3 +156,16 @@ function rethrown(error: unknown): never {
   same.message = error.message;
   throw same;
 }
+
+/**
+ * The CLI's database sessions (`--database-url`, else `CAIRN_DATABASE_URL`), for print mode and the
+ * interactive mode alike; none without either. Never `DATABASE_URL`, which many applications set
+ * for their own database (docs/serve.md, "Transcripts").
+ */
+export function databaseTranscriptsOf(
+  databaseUrl: string | undefined,
+  env: NodeJS.ProcessEnv,
+): DatabaseTranscripts | undefined {
+  const url = databaseUrl ?? env.CAIRN_DATABASE_URL;
+  return url ? new DatabaseTranscripts(url) : undefined;
+}

@@ -345,7 +345,6 @@ export const FLAGS: readonly FlagSpec[] = [
     flag: "--database-url",
     value: { arg: "<url>", kind: "text" },
     doors: { print: "databaseUrl" },
-    unapplied: { interactive: PRINT_MODE_ONLY },
     help: "Keep sessions in this cairn serve PostgreSQL database (or CAIRN_DATABASE_URL): --resume opens one stored there.",
   },
   {

@@ -7,6 +7,13 @@ import { APPLICATION } from "../durable/worker.js";
 import { catalogModels } from "../providers/offered-models.js";
 import { randomUuid } from "../util/random-id.js";
 import {
+  ARTIFACT_FILES_PATH,
+  sendArtifactDownload,
+  sendArtifactList,
+  sendRepositories,
+  sendSignedArtifact,
+} from "./agent-artifacts.js";
+import {
   type AgentSource,
   type AgentView,
   type ApiOptions,
@@ -35,6 +42,7 @@ import {
   sendJson,
 } from "./http-json.js";
 import { countRequest } from "./rate-limit.js";
+import { streamVocabularyOf } from "./reference-stream-frames.js";
 import { runExtrasOfRequest, sendRunReport } from "./run-report.js";
 import { streamRunEvents } from "./run-stream.js";
 import { sendRunPatch, sendRunWorkspace } from "./run-workspace.js";
@@ -107,6 +115,9 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
 
 async function handle(context: Context, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? "/", "http://localhost");
+  // A download URL carries its own signature instead of a key, as the reference's presigned URLs.
+  if (url.pathname.startsWith(ARTIFACT_FILES_PATH) && request.method === "GET")
+    return sendSignedArtifact(context.pool, url, response);
   const key = presentedKey(request);
   const account = key ? await findApiKey(context.pool, key) : undefined;
   if (!account)
@@ -123,6 +134,8 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
     return sendJson(response, 200, {
       items: catalogModels().map((model) => ({ id: model.value, name: model.displayName })),
     });
+  if (resource === "repositories" && parts.length === 2 && method === "GET")
+    return sendRepositories(context.pool, account.hash, response);
   if (resource !== "agents") throw notFound(url.pathname);
   if (!agentId) {
     if (method === "POST") {
@@ -153,6 +166,17 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
     await setArchived(context, agent, sub === "archive");
     return sendJson(response, 200, { id: agent.id });
   }
+  if (sub === "artifacts" && method === "GET" && parts.length === 4)
+    return sendArtifactList(context.pool, agent.id, response);
+  if (sub === "artifacts" && method === "GET" && runId === "download" && parts.length === 5)
+    return sendArtifactDownload(
+      context.pool,
+      agent,
+      url.searchParams.get("path"),
+      request,
+      context.baseUrl,
+      response,
+    );
   if (sub !== "runs") throw notFound(url.pathname);
   if (!runId) {
     if (method === "POST") {
@@ -170,8 +194,11 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
   if (action === "stream" && method === "GET") {
     const after = Number(request.headers["last-event-id"] ?? url.searchParams.get("lastEventId") ?? 0);
     if (!Number.isInteger(after) || after < 0)
-      throw new ApiError(400, "invalid_request", "Last-Event-ID must be an event id.");
-    return streamRunEvents(context.pool, run.id, after, request, response);
+      throw new ApiError(400, "invalid_last_event_id", "Last-Event-ID must be an event id.");
+    const vocabulary = streamVocabularyOf(url.searchParams.get("events"));
+    if (!vocabulary)
+      throw new ApiError(400, "invalid_request", "events must be reference (the default) or cairn.");
+    return streamRunEvents(context.pool, run.id, after, vocabulary, request, response);
   }
   if (action === "report" && method === "GET")
     return sendRunReport(context.pool, run, ACTIVE_RUN_STATUSES.includes(run.status), response);

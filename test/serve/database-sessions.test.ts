@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
-import { query, type SDKMessage, SessionNotFoundError } from "../../src/index.js";
+import { query, type SDKMessage, SessionLockedError, SessionNotFoundError } from "../../src/index.js";
 import { type RecordedRequest, reply } from "../../src/testing/index.js";
 import { spawnCli } from "../conformance/pm/helpers.js";
 import { tempDir } from "../helpers/temp.js";
@@ -199,7 +199,7 @@ describe.skipIf(PG_SKIP !== undefined)("sessions opened in the database", { time
 
   test(
     pgTitle(
-      "the session's lock is shared with cairn serve: a follow-up while cairn -p --resume holds the session is refused (409), and cairn -p --resume while the agent has a run queued fails with exit 1 naming the run",
+      "the session's lock is shared with cairn serve: a follow-up while cairn -p --resume holds the session is refused (409), and cairn -p --resume while the agent has a run queued fails with exit 1 naming the run (the SDK with SessionLockedError, exported by the package)",
     ),
     async () => {
       const d = await serving.deploy({ respond });
@@ -240,6 +240,18 @@ describe.skipIf(PG_SKIP !== undefined)("sessions opened in the database", { time
       expect(locked.stderr).toBe(
         `cairn: session ${sessionId} is in use by cairn serve: its agent ${agentId} has run ${queued.json.run.id} queued or under way; wait for it to end, or continue it under a new id with --fork-session\n`,
       );
+      // The SDK is refused too, with the error the package exports, so a program can tell it apart.
+      const sdk = query({
+        prompt: "me too",
+        options: { cwd, env: envOf(d, home), resume: sessionId, databaseUrl: d.databaseUrl },
+      });
+      const refusal = await sdk.next().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refusal).toBeInstanceOf(SessionLockedError);
+      expect((refusal as SessionLockedError).sessionId).toBe(sessionId);
+      expect((refusal as Error).message).toContain(`has run ${queued.json.run.id} queued or under way`);
       // The queued run, once a worker takes it, continues from the CLI's turn.
       d.startWorker("w1");
       expect((await runEnded(d, agentId, queued.json.run.id)).result).toBe("Answered 7 messages.");

@@ -203,14 +203,15 @@ export function normalizedTranscript(
   ).map((line) => comparableRecord(line, workspace));
 }
 
-/** Reads a run's SSE stream: until it ends, or after `limit` events (then the connection is dropped). */
+/** Reads a run's SSE stream as cairn's events (`?events=cairn`): until it ends, or after `limit` events (then the connection is dropped). */
 export async function readStream(
   deployment: Deployment,
   path: string,
   options: { lastEventId?: number; limit?: number } = {},
 ): Promise<{ id: number; event: string; data: unknown }[]> {
   const controller = new AbortController();
-  const response = await fetch(`${deployment.api}${path}`, {
+  // cairn's own event vocabulary (the default is the reference's frames, which name fewer events).
+  const response = await fetch(`${deployment.api}${path}${path.includes("?") ? "&" : "?"}events=cairn`, {
     headers: {
       authorization: `Bearer ${deployment.key}`,
       ...(options.lastEventId !== undefined ? { "last-event-id": String(options.lastEventId) } : {}),

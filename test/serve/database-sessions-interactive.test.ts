@@ -1,0 +1,85 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+import { type RecordedRequest, reply } from "../../src/testing/index.js";
+import { CLI } from "../conformance/pm/helpers.js";
+import { tempDir } from "../helpers/temp.js";
+import { CTRL_D, ENTER, load, ready, skipped } from "../interactive/cairn-terminal.js";
+import { openTerminal } from "../interactive/pty-terminal.js";
+import { PG_SKIP, pgTitle, runEnded, servingOnThrowawayPostgres, sql } from "./helpers.js";
+
+/**
+ * `cairn --resume <id> --database-url <url>` at a terminal (docs/interactive.md, "Resuming"; docs/serve.md,
+ * "Transcripts"): the interactive mode opens the session a worker stored, as print mode does, draws
+ * its history, and stores the new turn in the database.
+ */
+const serving = servingOnThrowawayPostgres();
+
+function respond(request: RecordedRequest) {
+  const messages = (request.body as { messages: unknown[] }).messages;
+  if (messages.length === 1)
+    return reply()
+      .text("Writing the note.")
+      .tool("Write", { file_path: "notes.txt", content: "note" }, "toolu_1");
+  return reply().text(`Answered ${messages.length} messages.`);
+}
+
+describe.skipIf(PG_SKIP !== undefined || skipped !== "")(
+  `the interactive mode on a database session${skipped}`,
+  { timeout: 180_000 },
+  () => {
+    test(
+      pgTitle(
+        "cairn --resume <id> --database-url on a terminal draws the conversation a worker ran, sends it to the model, and stores the new turn in the database (no local file)",
+      ),
+      async () => {
+        if ("reason" in load) throw new Error(load.reason);
+        const d = await serving.deploy({ respond });
+        d.startWorker("w1");
+        const cwd = tempDir("cairn-db-interactive-");
+        const created = await d.request("POST", "/v1/agents", {
+          prompt: { text: "note it" },
+          repos: [{ url: cwd }],
+        });
+        const agentId = created.json.agent.id as string;
+        expect((await runEnded(d, agentId, created.json.run.id)).status).toBe("FINISHED");
+        const sessionId = sql(d, `SELECT session_id FROM cairn.agents WHERE id = '${agentId}'`)[0]!;
+        await d.killWorker("w1");
+
+        const home = tempDir("cairn-home-");
+        const { DATABASE_URL: _ignored, ...env } = d.env;
+        const t = openTerminal(
+          load,
+          process.execPath,
+          [CLI, "--resume", sessionId, "--database-url", d.databaseUrl],
+          {
+            cwd,
+            env: { ...env, CAIRN_HOME: home } as Record<string, string>,
+          },
+        );
+        try {
+          await ready(t);
+          await t.waitFor((text) => text.includes("the conversation so far"), "the history drawn");
+          const drawn = t.all().join("\n");
+          expect(drawn).toMatch(/› note it\n[\s\S]*Writing the note\./);
+          expect(drawn).not.toContain("only applies to print mode");
+          t.type(`and then?${ENTER}`);
+          await t.waitFor((text) => text.includes("Answered 5 messages."), "the answer");
+          t.type(CTRL_D);
+          expect((await t.exited).exitCode).toBe(0);
+        } finally {
+          t.kill("SIGKILL");
+        }
+        // The model was sent the stored conversation; the new turn is in the database, not in a file.
+        expect(JSON.stringify(d.model.requests.at(-1)!.body)).toContain("note it");
+        const stored = sql(
+          d,
+          `SELECT line FROM cairn.transcript_lines WHERE session_id = '${sessionId}' ORDER BY line_no`,
+        ).join("\n");
+        expect(stored).toContain("and then?");
+        expect(stored).toContain("Answered 5 messages.");
+        expect(existsSync(path.join(home, "sessions"))).toBe(false);
+      },
+    );
+  },
+);
