@@ -147,6 +147,7 @@ export class InteractiveApp {
 
   start(firstPrompt: string | undefined): void {
     let columns = this.options.terminal.columns;
+    this.options.terminal.eraseLive = () => this.renderer.closing();
     this.options.terminal.start(
       (data) => this.input(data),
       () => {
