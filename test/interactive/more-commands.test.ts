@@ -41,12 +41,35 @@ describe(`interactive: /permissions, /mcp, /init, /quit, /copy, MCP questions${s
     },
   );
 
+  test.skipIf(skipped !== "")(
+    "/permissions lists the flags' rules and a rule allowed for the session by an answer, each with where it comes from",
+    async () => {
+      const { t } = await startCairn(
+        [reply().tool("Bash", { command: "touch made.txt" }), reply().text("Listed.")],
+        ["List it", "--allowedTools", "Read", "--disallowedTools", "Bash(rm:*)"],
+      );
+      await t.waitFor(
+        (text) => text.includes("Allow Bash?") || /\ba\s+Yes, and allow/.test(text),
+        "the question",
+      );
+      t.type("a");
+      await t.waitFor((text) => text.includes("Listed."), "the answer");
+      await ready(t);
+      t.type(`/permissions${ENTER}`);
+      await t.waitFor((text) => text.includes("Permission rules:"), "the rules");
+      const text = all(t).join("\n");
+      expect(text).toContain("deny Bash(rm:*)  (--allowedTools/--disallowedTools)");
+      expect(text).toContain("allow Read  (--allowedTools/--disallowedTools)");
+      expect(text).toMatch(/allow Bash\(touch[^)]*\) {2}\(answered in this session\)/);
+    },
+  );
+
   test.skipIf(skipped !== "")("/permissions with no rules says so, with the mode", async () => {
     const { t } = await startCairn([], ["--permission-mode", "acceptEdits"]);
     await ready(t);
     t.type(`/permissions${ENTER}`);
     await t.waitFor((text) => text.includes("No permission rules"), "the answer");
-    expect(all(t).join("\n")).toContain("No permission rules in the settings; mode acceptEdits.");
+    expect(all(t).join("\n")).toContain("No permission rules; mode acceptEdits.");
   });
 
   test.skipIf(skipped !== "")(
