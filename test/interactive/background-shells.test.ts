@@ -48,7 +48,8 @@ describe(`background shells in the interactive mode${skipped}`, () => {
       const screen = t.screen();
       const at = screen.findIndex((line) => line.includes(row(sleep)));
       expect(screen[at + 1]).toMatch(/^─+$/);
-      expect(running(sleep)).toBe(true);
+      // The shell may not have exec'd `sleep` yet when its row is drawn.
+      await t.waitFor(() => running(sleep), "the sleep running");
 
       t.type(`Stop it${ENTER}`);
       await t.waitFor((text) => text.includes("Stopped it."), "the second answer");
@@ -90,7 +91,8 @@ describe(`background shells in the interactive mode${skipped}`, () => {
         ["Start the wait", ...ALLOW],
       );
       await t.waitFor(() => shown(t.screen(), row(sleep)), "the background shell's row");
-      expect(running(sleep)).toBe(true);
+      // The shell may not have exec'd `sleep` yet when its row is drawn.
+      await t.waitFor(() => running(sleep), "the sleep running");
       t.type(keys);
       const { exitCode } = await t.exited;
       expect(exitCode).toBe(0);
