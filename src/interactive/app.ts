@@ -7,6 +7,7 @@ import { ActivityView } from "./activity.js";
 import * as commands from "./app-commands.js";
 import * as keys from "./app-keys.js";
 import * as turns from "./app-turns.js";
+import { BackgroundView } from "./background-view.js";
 import { ConversationView } from "./conversation.js";
 import { Editor } from "./editor.js";
 import { drawHistory } from "./history-rows.js";
@@ -90,6 +91,8 @@ export class InteractiveApp {
   readonly pasted = new PastedTexts();
   readonly view: ConversationView;
   readonly activity: ActivityView;
+  /** The model's background shells while they run. */
+  readonly background = new BackgroundView(() => this.draw());
   readonly notifier: Notifier;
   readonly notifyWarnings: string[];
   /** The footer's facts besides the model and mode: context used, cost so far, git branch. */
@@ -144,6 +147,7 @@ export class InteractiveApp {
 
   start(firstPrompt: string | undefined): void {
     let columns = this.options.terminal.columns;
+    this.options.terminal.eraseLive = () => this.renderer.closing();
     this.options.terminal.start(
       (data) => this.input(data),
       () => {

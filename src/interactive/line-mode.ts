@@ -6,6 +6,7 @@ import { asksUserOf } from "./ask-for.js";
 import { diffLines } from "./diff-rows.js";
 import { drawHistory } from "./history-rows.js";
 import { LineQuestion } from "./line-questions.js";
+import { mcpCallRows } from "./mcp-call-rows.js";
 import { stylesFor } from "./style.js";
 import { printable } from "./text-width.js";
 
@@ -41,6 +42,7 @@ export async function runLineMode({ session, prompt, maxTurns, signal }: LineMod
       return;
     }
     say(`Permission: ${printable(request.display.title)}`);
+    for (const line of mcpCallRows(request.toolName, request.input) ?? []) say(line);
     if (request.display.diff)
       for (const line of diffLines(request.display.diff)) say(`${line.sign} ${printable(line.text)}`);
     say(printable(request.reason));

@@ -21,6 +21,7 @@ export function liveRegion(app: InteractiveApp): {
     const subagent = app.activity.subagentRow(id, styles, width);
     if (subagent) above.push(subagent);
   }
+  above.push(...app.background.rows(app.options.session.run?.backgroundShells, styles, width));
   for (const command of app.running.keys())
     above.push(styles.dim(truncate(`● ! ${command} (esc to stop)`, width)));
   if (app.editor.text.startsWith("!"))

@@ -1,6 +1,7 @@
 import type { PermissionAnswer, PermissionRequest } from "../session/events.js";
 import { diffLines } from "./diff-rows.js";
 import type { Key } from "./keys.js";
+import { mcpCallRows } from "./mcp-call-rows.js";
 import type { Ask, DetailRow } from "./question-picker.js";
 import { ruleTexts } from "./save-rule.js";
 import type { Styles } from "./style.js";
@@ -71,6 +72,8 @@ export class PermissionPrompt implements Ask {
   details(): DetailRow[] {
     const { display, reason } = this.request;
     const rows: DetailRow[] = [{ text: printable(display.title), style: "title" }];
+    for (const text of mcpCallRows(this.request.toolName, this.request.input) ?? [])
+      rows.push({ text, style: "plain" });
     if (display.diff)
       for (const line of diffLines(display.diff))
         rows.push({

@@ -77,9 +77,20 @@ export class InlineRenderer {
 
   /** Erases the live region (leaving the scrollback as it is) and shows the cursor: at exit. */
   close(): void {
-    this.send(`${BEGIN_FRAME}${this.moveTo(0)}${ERASE_BELOW}${SHOW_CURSOR}${END_FRAME}`);
+    const erase = this.closing();
+    if (erase !== "") this.send(erase);
+  }
+
+  /**
+   * What `close()` writes, for a caller that must write it itself (synchronously, as a crash
+   * handler does); the renderer counts the live region as erased. Empty when nothing is drawn.
+   */
+  closing(): string {
+    if (this.drawn.length === 0 && this.cursorShown) return "";
+    const erase = `${BEGIN_FRAME}${this.moveTo(0)}${ERASE_BELOW}${SHOW_CURSOR}${END_FRAME}`;
     this.drawn = [];
     this.cursorShown = true;
+    return erase;
   }
 
   /** The live region drawn whole from its top row (where the cursor is), the rest below erased. */

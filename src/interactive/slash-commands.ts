@@ -184,15 +184,16 @@ export const BUILTINS: Builtin[] = [
     description: "List the permission rules in effect",
     async run(_args, host) {
       const { rules } = await host.session.config();
-      if (rules.length === 0) {
-        host.say(`No permission rules in the settings; mode ${host.session.mode ?? "default"}.`);
+      // The config files' rules, then the flags' and those answers added for the session.
+      const all = [...rules, ...host.session.permissions.doorRules()];
+      if (all.length === 0) {
+        host.say(`No permission rules; mode ${host.session.mode ?? "default"}.`);
         return;
       }
       host.say(
-        [
-          "Permission rules:",
-          ...rules.map((rule) => `  ${rule.behavior} ${rule.text}  (${rule.source})`),
-        ].join("\n"),
+        ["Permission rules:", ...all.map((rule) => `  ${rule.behavior} ${rule.text}  (${rule.source})`)].join(
+          "\n",
+        ),
       );
     },
   },

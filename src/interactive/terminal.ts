@@ -17,7 +17,16 @@ const RESTORE = `\x1b[?2026l\x1b[0m\x1b[?2004l${FOCUS_REPORTING_OFF}\x1b[?25h${T
  */
 export class TerminalIo {
   private restored = true;
-  private readonly onExit = () => this.restore();
+  /**
+   * What erases the live region, written before the modes are undone when the process ends without
+   * the app's own exit (a crash, a hard exit): else the error line and the shell's prompt would be
+   * printed into the input box and over the footer.
+   */
+  eraseLive: (() => string) | undefined;
+  private readonly onExit = () => {
+    if (!this.restored && this.eraseLive) this.writeNow(this.eraseLive());
+    this.restore();
+  };
   private onData: ((data: string) => void) | undefined;
   private onResize: (() => void) | undefined;
 
@@ -85,11 +94,7 @@ export class TerminalIo {
     process.off("exit", this.onExit);
     process.off("uncaughtException", this.onExit);
     process.off("unhandledRejection", this.onExit);
-    try {
-      writeSync((this.output as WriteStream & { fd: number }).fd, RESTORE);
-    } catch {
-      // the terminal is gone (SIGHUP): nothing to restore on it
-    }
+    this.writeNow(RESTORE);
     try {
       this.input.setRawMode(false);
     } catch {
@@ -98,5 +103,15 @@ export class TerminalIo {
     if (this.onData) this.input.off("data", this.onData);
     if (this.onResize) this.output.off("resize", this.onResize);
     this.input.pause();
+  }
+
+  /** Written synchronously (it also works at exit). */
+  private writeNow(data: string): void {
+    if (data === "") return;
+    try {
+      writeSync((this.output as WriteStream & { fd: number }).fd, data);
+    } catch {
+      // the terminal is gone (SIGHUP): nothing to restore on it
+    }
   }
 }

@@ -160,6 +160,8 @@ export type AssembledRun = {
   system: string;
   /** The run's MCP servers (tools included in `tools`); the door closes it when the run ends. */
   mcp: McpHub;
+  /** The run's background shells (Bash `run_in_background`): the interactive mode lists the running ones. */
+  backgroundShells: BackgroundShells;
   /** The OS sandbox of the run's shell commands, when the door asked for one. */
   sandbox?: SandboxPolicy;
   /** Custom commands and enabled skills (docs/agents.md). */
@@ -401,6 +403,7 @@ export async function assembleRun(spec: RunSpec): Promise<AssembledRun> {
     tools: current.tools,
     declarations: current.declarations,
     mcp,
+    backgroundShells,
     ...(sandbox ? { sandbox } : {}),
     customization,
     slashCommands,

@@ -1,7 +1,7 @@
 import { suggestionUpdates } from "../engine/hooks.js";
 import type { CanUseTool as EngineCanUseTool, PermissionDecision } from "../engine/tool-runner.js";
 import type { AskCallback, PermissionGate } from "../permissions/gate.js";
-import { parseRule } from "../permissions/rules.js";
+import { parseRule, splitRuleList } from "../permissions/rules.js";
 import {
   gateMode,
   isSessionPermissionMode,
@@ -112,6 +112,23 @@ export class SessionPermissions {
       source: settings.source,
       ...(settings.rules ? { rules: settings.rules } : {}),
     };
+  }
+
+  /**
+   * The rules besides the config files' (for the interactive `/permissions`): the door's own lists
+   * (the CLI's `--allowedTools` / `--disallowedTools`, the SDK's options), then those answers added
+   * for the rest of the session ("allow for this session").
+   */
+  doorRules(): { behavior: "allow" | "deny"; text: string; source: string }[] {
+    const { settings, added } = this;
+    const listed = (list: readonly string[], behavior: "allow" | "deny", source: string) =>
+      list.flatMap(splitRuleList).map((text) => ({ behavior, text, source }));
+    return [
+      ...listed(settings.disallowedTools ?? [], "deny", settings.source),
+      ...listed(settings.allowedTools ?? [], "allow", settings.source),
+      ...listed(added.deny, "deny", "answered in this session"),
+      ...listed(added.allow, "allow", "answered in this session"),
+    ];
   }
 
   /** Takes the gate the run assembly built (once per session), and the config to rebuild it from. */

@@ -62,6 +62,17 @@ export class BackgroundShells {
   private readonly shells = new Map<string, Shell>();
   private closedWith: string | undefined;
   private started = 0;
+  private readonly listeners = new Set<() => void>();
+
+  /** Calls `listener` whenever a shell starts or ends (a view of the running ones redraws); returns its removal. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
 
   async start(options: BackgroundShellStart): Promise<BackgroundShellInfo> {
     if (this.closedWith) throw new Error(this.closedWith);
@@ -129,6 +140,7 @@ export class BackgroundShells {
         // Nothing of the group left: no watchdog needed (and none that could hit a reused group id).
         if (shell.pid === undefined || !signalGroup(shell.pid, 0)) this.release(shell);
         resolve();
+        this.changed();
       };
       child.once("close", (code, signal) => {
         const end = exited ?? { code, signal };
@@ -137,6 +149,7 @@ export class BackgroundShells {
       child.once("error", (error) => finish(null, null, error));
     });
     this.shells.set(id, shell);
+    this.changed();
     return this.view(shell);
   }
 

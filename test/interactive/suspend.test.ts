@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { reply } from "../../src/testing/index.js";
 import { CLI, MODEL, serverEnv, startServer, workspace } from "../conformance/pm/helpers.js";
-import { count, FOOTER, load, skipped } from "./cairn-terminal.js";
+import { count, FOOTER, load, ready, skipped, startCairn } from "./cairn-terminal.js";
 import { openTerminal, type TerminalSession } from "./pty-terminal.js";
 
 /**
@@ -87,6 +87,34 @@ describe(`interactive mode: Ctrl+Z${skipped}${noBash}`, () => {
         t.kill("SIGKILL");
         await server.close();
       }
+    },
+  );
+
+  test.skipIf(skipped !== "")(
+    "without job control (started with no shell) Ctrl+Z stops nothing: cairn goes on, the live region drawn again once, the draft kept",
+    async () => {
+      const { t, server } = await startCairn([reply().text("Still here.")]);
+      await ready(t);
+      t.type("a draft");
+      await t.waitFor(() => t.screen().some((row) => row.includes("› a draft")), "the draft");
+      const before = t.output().length;
+      t.type("\x1a");
+      // The terminal given back and taken again: paste reports off, then on.
+      await t.waitFor(
+        () => /\x1b\[\?2004l[\s\S]*\x1b\[\?2004h/.test(t.output().slice(before)),
+        "the suspend tried",
+      );
+      await t.waitFor(() => t.screen().some((row) => row.includes(FOOTER)), "the live region drawn again");
+      expect(state(t.pty.pid)).not.toBe("T");
+      expect(t.hasExited()).toBe(false);
+      expect(t.screen().some((row) => row.includes("› a draft"))).toBe(true);
+      t.type(" and more\r");
+      await t.waitFor((text) => text.includes("Still here."), "the answer");
+      expect(JSON.stringify(server.requests[0]!.body)).toContain("a draft and more");
+      await ready(t);
+      // Drawn again below, not twice: one live region on the screen and in the scrollback.
+      expect(count(t.all().join("\n"), FOOTER)).toBe(1);
+      expect(count(t.output(), "\x1b[2J")).toBe(0);
     },
   );
 
