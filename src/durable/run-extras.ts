@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from "pg";
+import type { ImageBlock, PromptBlock } from "../engine/messages.js";
 import { importApart } from "../util/import-apart.js";
 
 /**
@@ -16,6 +17,12 @@ export type RunExtras = {
    * higher ones start first. Kept by DBOS with the queued run (workflow_status.priority), not here.
    */
   priority?: number;
+  /**
+   * The images sent with the prompt (`prompt.images`, checked by src/serve/prompt-images.ts), as the
+   * model gets them. Stored with the run, so every execution of it (a resumed or taken-over one
+   * too) sends the same prompt.
+   */
+  images?: ImageBlock[];
 };
 
 /** The highest `priority` a run may be given (cairn's extension: the reference's API has none). */
@@ -30,27 +37,41 @@ export const RUN_EXTRAS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS cairn.run_extras (
   run_id text PRIMARY KEY REFERENCES cairn.runs(id) ON DELETE CASCADE, report boolean NOT NULL DEFAULT false,
   traceparent text, tracestate text, report_html text);
+ALTER TABLE cairn.run_extras ADD COLUMN IF NOT EXISTS prompt_images jsonb;
 `;
 
 /** Stored with the run, in the transaction that creates it (nothing when there is nothing to keep). */
 export async function saveRunExtras(connection: PoolClient, runId: string, extras: RunExtras): Promise<void> {
-  if (!extras.report && extras.traceparent === undefined) return;
+  const images = extras.images?.length ? JSON.stringify(extras.images) : null;
+  if (!extras.report && extras.traceparent === undefined && images === null) return;
   await connection.query(
-    "INSERT INTO cairn.run_extras (run_id, report, traceparent, tracestate) VALUES ($1, $2, $3, $4)",
-    [runId, extras.report, extras.traceparent ?? null, extras.tracestate ?? null],
+    "INSERT INTO cairn.run_extras (run_id, report, traceparent, tracestate, prompt_images) VALUES ($1, $2, $3, $4, $5)",
+    [runId, extras.report, extras.traceparent ?? null, extras.tracestate ?? null, images],
   );
 }
 
 export async function runExtrasOf(pool: Pool, runId: string): Promise<RunExtras> {
   const result = await pool.query("SELECT * FROM cairn.run_extras WHERE run_id = $1", [runId]);
   const row = result.rows[0] as
-    | { report: boolean; traceparent: string | null; tracestate: string | null }
+    | {
+        report: boolean;
+        traceparent: string | null;
+        tracestate: string | null;
+        prompt_images: ImageBlock[] | null;
+      }
     | undefined;
   return {
     report: row?.report === true,
     ...(row?.traceparent ? { traceparent: row.traceparent } : {}),
     ...(row?.tracestate ? { tracestate: row.tracestate } : {}),
+    ...(row?.prompt_images?.length ? { images: row.prompt_images } : {}),
   };
+}
+
+/** The run's prompt as the session takes it: the images first (as Anthropic advises), then the text. */
+export function runPrompt(text: string, extras: RunExtras): { text: string; content?: PromptBlock[] } {
+  if (!extras.images?.length) return { text };
+  return { text, content: [...extras.images, { type: "text", text }] };
 }
 
 /** The session's environment with the caller's trace context, when the run was created with one. */

@@ -19,7 +19,7 @@ import { DurableSteps, type RunStep } from "./durable-steps.js";
 import { git, prepareWorkspace, type WorkspaceSettings } from "./git-workspace.js";
 import { limitedProvider } from "./limited-provider.js";
 import type { ModelLimiter } from "./model-limits.js";
-import { envWithTraceContext, runExtrasOf, writeRunReport } from "./run-extras.js";
+import { envWithTraceContext, runExtrasOf, runPrompt, writeRunReport } from "./run-extras.js";
 import { recordCheckpoint, recordPatch, recordRunWorkspace } from "./run-workspaces.js";
 import { WorkspaceCheckpoints, type WorkspacePlan } from "./workspace-checkpoints.js";
 
@@ -134,7 +134,7 @@ async function driveRun(
     }, CANCEL_POLL_MS);
     let end: RunEndEvent | undefined;
     try {
-      const turn = session.prompt({ text: run.prompt });
+      const turn = session.prompt(runPrompt(run.prompt, extras));
       while (true) {
         const next = await turn.next();
         if (next.done) {

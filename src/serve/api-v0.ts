@@ -16,15 +16,8 @@ import {
   resolveSource,
 } from "./agent-records.js";
 import type { ApiKey } from "./api-keys.js";
-import {
-  ApiError,
-  methodNotAllowed,
-  notFound,
-  optionalString,
-  promptText,
-  readJson,
-  sendJson,
-} from "./http-json.js";
+import { ApiError, methodNotAllowed, notFound, optionalString, readJson, sendJson } from "./http-json.js";
+import { requestPrompt, withPromptImages } from "./prompt-images.js";
 import { runPriorityOf } from "./run-report.js";
 import { v0AgentJson } from "./v0-shapes.js";
 
@@ -83,7 +76,8 @@ export async function handleV0(
     return sendJson(response, 200, { id: agent.id, messages: await conversation(context, agent) });
   if (action === "followup" && method === "POST") {
     const body = await readJson(request);
-    await enqueueRun(context, agent, promptText(body), priorityExtras(body));
+    const prompt = requestPrompt(body);
+    await enqueueRun(context, agent, prompt.text, withPromptImages(priorityExtras(body), prompt));
     return sendJson(response, 200, { id: agent.id });
   }
   if (action === "stop" && method === "POST") {
@@ -96,7 +90,8 @@ export async function handleV0(
 
 /** v0's launch: `prompt`, `source: {repository, ref}`, `model`, `target: {autoCreatePr, branchName}`, `webhook: {url, secret}`. */
 async function launch(context: Context, account: ApiKey, body: Record<string, unknown>) {
-  const text = promptText(body);
+  const prompt = requestPrompt(body);
+  const text = prompt.text;
   const source = (body.source ?? {}) as { repository?: unknown; ref?: unknown };
   if (typeof source !== "object") throw new ApiError(400, "invalid_request", "source must be an object.");
   const repository = optionalString(source.repository, "source.repository");
@@ -125,7 +120,7 @@ async function launch(context: Context, account: ApiKey, body: Record<string, un
     ...(branchName || autoCreatePr ? { branchName: branchName ?? `cairn/${id}` } : {}),
     autoCreatePr,
     ...(webhook ? { webhook } : {}),
-    extras: priorityExtras(body),
+    extras: withPromptImages(priorityExtras(body), prompt),
   });
   const answer: Record<string, unknown> = v0AgentJson(context, created.agent, created.run);
   if (autoCreatePr)

@@ -32,15 +32,8 @@ import {
 } from "./agent-records.js";
 import { type ApiKey, findApiKey, presentedKey } from "./api-keys.js";
 import { handleV0 } from "./api-v0.js";
-import {
-  ApiError,
-  methodNotAllowed,
-  notFound,
-  optionalString,
-  promptText,
-  readJson,
-  sendJson,
-} from "./http-json.js";
+import { ApiError, methodNotAllowed, notFound, optionalString, readJson, sendJson } from "./http-json.js";
+import { requestPrompt, withPromptImages } from "./prompt-images.js";
 import { countRequest } from "./rate-limit.js";
 import { streamVocabularyOf } from "./reference-stream-frames.js";
 import { runExtrasOfRequest, sendRunReport } from "./run-report.js";
@@ -181,9 +174,9 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
   if (!runId) {
     if (method === "POST") {
       const body = await readJson(request);
-      return sendJson(response, 200, {
-        run: runJson(await enqueueRun(context, agent, promptText(body), runExtrasOfRequest(body, request))),
-      });
+      const prompt = requestPrompt(body);
+      const extras = withPromptImages(runExtrasOfRequest(body, request), prompt);
+      return sendJson(response, 200, { run: runJson(await enqueueRun(context, agent, prompt.text, extras)) });
     }
     if (method === "GET")
       return sendJson(response, 200, { items: (await runsOf(context, agent)).map(runJson) });
@@ -216,7 +209,8 @@ async function createAgent(
   body: Record<string, unknown>,
   extras: RunExtras,
 ) {
-  const text = promptText(body);
+  const prompt = requestPrompt(body);
+  const text = prompt.text;
   const model = body.model as { id?: unknown } | undefined;
   if (model !== undefined && typeof model?.id !== "string")
     throw new ApiError(400, "invalid_request", "model.id must be a string.");
@@ -257,7 +251,7 @@ async function createAgent(
     ...(typeof body.name === "string" ? { name: body.name } : {}),
     ...(model ? { model: model.id as string } : {}),
     source,
-    extras,
+    extras: withPromptImages(extras, prompt),
   });
   const warnings = unappliedCreateFields(body);
   return {

@@ -49,16 +49,6 @@ export async function readJson(request: IncomingMessage): Promise<Record<string,
   throw new ApiError(400, "invalid_request", "The request body must be a JSON object.");
 }
 
-/** The prompt of a create or follow-up (v0 and v1 share `prompt: { text, images? }`). */
-export function promptText(body: Record<string, unknown>): string {
-  const prompt = body.prompt as { text?: unknown; images?: unknown } | undefined;
-  if (!prompt || typeof prompt.text !== "string" || prompt.text.trim() === "")
-    throw new ApiError(400, "invalid_request", "prompt.text is required.");
-  if (prompt.images !== undefined)
-    throw new ApiError(400, "invalid_request", "prompt.images is not supported by cairn serve yet.");
-  return prompt.text;
-}
-
 /** An optional string field of a body, or a 400 naming it. */
 export function optionalString(value: unknown, name: string): string | undefined {
   if (value === undefined || value === null) return undefined;

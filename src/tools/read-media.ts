@@ -27,7 +27,7 @@ export function isMediaFile(filePath: string): boolean {
 }
 
 /** The media type the first bytes say, or undefined when they are not an image or PDF cairn sends. */
-function sniffMediaType(bytes: Buffer): string | undefined {
+export function sniffMediaType(bytes: Buffer): string | undefined {
   const ascii = bytes.subarray(0, 12).toString("latin1");
   if (ascii.startsWith("\x89PNG\r\n\x1a\n")) return "image/png";
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "image/jpeg";
