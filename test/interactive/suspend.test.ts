@@ -80,12 +80,7 @@ describe(`interactive mode: Ctrl+Z${skipped}${noBash}`, () => {
         expect(count(t.output(), "\x1b[2J")).toBe(0);
         expect(count(t.output(), "\x1b[3J")).toBe(0);
       } finally {
-        for (const group of [pid, t.pty.pid].filter((id) => id > 0))
-          try {
-            process.kill(-group, "SIGKILL");
-          } catch {}
-        t.kill("SIGKILL");
-        await server.close();
+        await endAll([pid, t.pty.pid], t, server);
       }
     },
   );
@@ -144,18 +139,27 @@ describe(`interactive mode: Ctrl+Z${skipped}${noBash}`, () => {
         await t.waitFor((text) => text.includes("Line mode answer."), "the answer");
         expect(server.requests).toHaveLength(1);
       } finally {
-        for (const group of [pid, t.pty.pid].filter((id) => id > 0))
-          try {
-            process.kill(-group, "SIGKILL");
-          } catch {}
-        t.kill("SIGKILL");
-        await server.close();
+        await endAll([pid, t.pty.pid], t, server);
       }
     },
   );
 });
 
 /** The shell's child, or 0 while it has none. */
+/** Ends cairn's and the shell's process groups, the terminal and the model server, whatever the test left running. */
+async function endAll(
+  groups: number[],
+  t: TerminalSession,
+  server: { close(): Promise<void> },
+): Promise<void> {
+  for (const group of groups.filter((id) => id > 0))
+    try {
+      process.kill(-group, "SIGKILL");
+    } catch {}
+  t.kill("SIGKILL");
+  await server.close();
+}
+
 function childOfOrZero(pid: number): number {
   try {
     return childOf(pid) || 0;
