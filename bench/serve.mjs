@@ -73,10 +73,14 @@ const created = spawnSync(process.execPath, [cli, "serve", "create-key", "bench"
 if (created.status !== 0) throw new Error(`create-key: ${created.stderr}`);
 const key = created.stdout.trim();
 const children = [];
-const api = spawn(process.execPath, [cli, "serve", "--port", "0", "--workspaces", workspaces], {
-  env,
-  stdio: ["ignore", "pipe", "inherit"],
-});
+const api = spawn(
+  process.execPath,
+  [cli, "serve", "--port", "0", "--workspaces", workspaces, "--rate-limit", "0"],
+  {
+    env,
+    stdio: ["ignore", "pipe", "inherit"],
+  },
+);
 children.push(api);
 const url = await new Promise((resolve) => {
   let out = "";

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Pool } from "pg";
 import { withoutCredentials } from "./agent-records.js";
 import { ApiError, sendJson } from "./http-json.js";
+import { workspaceJson } from "./run-workspace.js";
 
 /**
  * An agent's artifacts, as the reference's v1 lists them (docs/serve.md, "Artifacts"): files with a
@@ -37,18 +38,9 @@ async function artifactsOf(pool: Pool, agentId: string): Promise<Artifact[]> {
   for (const row of result.rows) {
     const updatedAt = row.updated_at as Date;
     if (row.branch !== null) {
-      const workspace = {
-        branch: row.branch,
-        ...(row.remote ? { remote: withoutCredentials(row.remote) } : {}),
-        startCommit: row.start_sha,
-        commit: row.commit_sha,
-        pushed: row.remote !== null && row.pushed_sha === row.commit_sha,
-        ...(row.push_error ? { pushError: row.push_error } : {}),
-        ended: row.ended,
-      };
       artifacts.push({
         path: `runs/${row.id}.workspace.json`,
-        body: `${JSON.stringify(workspace, null, 2)}\n`,
+        body: `${JSON.stringify(workspaceJson(row), null, 2)}\n`,
         contentType: "application/json",
         updatedAt,
       });

@@ -10,8 +10,12 @@ import { ApiError, sendJson } from "./http-json.js";
  * checkpoint, and whether that reached the remote (`pushError` says why not).
  */
 export async function sendRunWorkspace(pool: Pool, runId: string, response: ServerResponse): Promise<void> {
-  const workspace = await workspaceOrNotFound(pool, runId);
-  sendJson(response, 200, {
+  sendJson(response, 200, workspaceJson(await workspaceOrNotFound(pool, runId)));
+}
+
+/** The answer of `…/workspace` (and the agent's `runs/<runId>.workspace.json` artifact). */
+export function workspaceJson(workspace: Omit<RunWorkspaceRow, "run_id" | "patch">) {
+  return {
     branch: workspace.branch,
     ...(workspace.remote ? { remote: withoutCredentials(workspace.remote) } : {}),
     startCommit: workspace.start_sha,
@@ -19,7 +23,7 @@ export async function sendRunWorkspace(pool: Pool, runId: string, response: Serv
     pushed: workspace.remote !== null && workspace.pushed_sha === workspace.commit_sha,
     ...(workspace.push_error ? { pushError: workspace.push_error } : {}),
     ended: workspace.ended,
-  });
+  };
 }
 
 /** `GET …/runs/{runId}/patch`: what the run changed, `git diff --binary` from its start commit (`git apply` takes it). */
