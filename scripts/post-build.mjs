@@ -213,10 +213,11 @@ const WRAPPED_GROUPS = {
     "@modelcontextprotocol/sdk/shared/stdio.js",
   ],
   acp: ["@agentclientprotocol/sdk"],
-  // The interactive mode's markdown, diffs and highlighting (src/interactive/render-modules.ts).
+  // The interactive mode's markdown, diffs, highlighting and widths (src/interactive/render-modules.ts).
   interactive: [
     "marked",
     "diff",
+    "string-width",
     "highlight.js/lib/core",
     ...[
       "bash",
@@ -248,7 +249,7 @@ const WRAPPED_GROUPS = {
   ],
 };
 const WRAPPED_PACKAGE =
-  /^(openai|@modelcontextprotocol\/sdk|@agentclientprotocol\/sdk|marked|diff|highlight\.js)(\/.*)?$/;
+  /^(openai|@modelcontextprotocol\/sdk|@agentclientprotocol\/sdk|marked|diff|highlight\.js|string-width)(\/.*)?$/;
 /** @type {import("esbuild").Plugin} */
 const wrappedPackages = {
   name: "wrapped-packages",

@@ -6,9 +6,11 @@ import { killRunProcessesOnExit } from "../tools/run-processes.js";
 import { InteractiveApp } from "./app.js";
 import { runLineMode } from "./line-mode.js";
 import { historyFile } from "./prompt-history.js";
+import { loadRenderModules } from "./render-modules.js";
 import { notifySettings } from "./status.js";
 import { stylesFor } from "./style.js";
 import { TerminalIo } from "./terminal.js";
+import { measuredWithout } from "./text-width.js";
 import { rememberTrust, trustNeeded, trustQuestion } from "./workspace-trust.js";
 
 /**
@@ -87,6 +89,8 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
       }
       void assemble().then((run) => app.assembled(run));
       await app.showHistory();
+      // A first prompt with text that only string-width measures waits for it (text-width.ts).
+      if (launch.prompt !== undefined && !measuredWithout(launch.prompt)) await loadRenderModules();
       app.sendFirst(launch.prompt);
       await app.done;
     } finally {

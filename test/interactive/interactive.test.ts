@@ -61,19 +61,21 @@ describe(`interactive mode${skipped}`, () => {
     async () => {
       const { t, server } = await startCairn(
         [
-          reply().text("The first answer, streamed in small pieces: 漢字 and 🎉 included."),
+          reply().text("The first answer, streamed in small pieces: 漢字, cafe\u0301 and 🎉 included."),
           reply().text("The second answer."),
         ],
-        ["What is here?"],
+        // Text only string-width measures (a joined emoji): the first prompt waits for it.
+        ["What is here? 👩‍💻"],
       );
       await t.waitFor((text) => text.includes("🎉 included."), "the first answer");
-      expect(t.all().join("\n")).toContain("› What is here?");
+      expect(t.all().join("\n")).toContain("› What is here? 👩‍💻");
+      expect(t.all().join("\n")).toContain("cafe\u0301 and");
       await ready(t);
       t.type("And now?");
       await t.waitFor((text) => text.includes("› And now?"), "the typed text echoed");
       t.type("\r");
       await t.waitFor((text) => text.includes("The second answer."), "the second answer");
-      expect(userTexts(server.requests[1]!.body)).toEqual(["What is here?", "And now?"]);
+      expect(userTexts(server.requests[1]!.body)).toEqual(["What is here? 👩‍💻", "And now?"]);
       // ↑ brings the last prompt back into the input.
       t.type("\x1b[A");
       await t.waitFor(() => t.screen().some((row) => row === "› And now?"), "the prompt from history");

@@ -1,11 +1,74 @@
-import { describe, expect, test } from "vitest";
+import stringWidth from "string-width";
+import { beforeAll, describe, expect, test } from "vitest";
 import { Editor } from "../../src/interactive/editor.js";
 import { layoutEditor } from "../../src/interactive/editor-view.js";
 import { KeyReader } from "../../src/interactive/keys.js";
-import { printable, textWidth, truncate, wrapText } from "../../src/interactive/text-width.js";
+import { loadRenderModules } from "../../src/interactive/render-modules.js";
+import {
+  graphemesOf,
+  isStandalone,
+  measuredWithout,
+  printable,
+  textWidth,
+  truncate,
+  wrapText,
+} from "../../src/interactive/text-width.js";
+
+// Before string-width is loaded (the first frame): these run first, in file order.
+describe("terminal widths before string-width is loaded", () => {
+  test("the first frame's glyphs, CJK and single emoji are measured exactly without it", () => {
+    for (const text of ["› ─│╭╮·… ✓✗⏵⏸●○▸", "漢字かなカナ한국어", "🎉🚀", "\x1b[2mdim\x1b[0m ✓"]) {
+      expect(measuredWithout(text)).toBe(true);
+      expect(textWidth(text)).toBe(stringWidth(text));
+    }
+  });
+
+  test("joined emoji, flags and combining marks are close enough until it loads", () => {
+    expect(measuredWithout("👩‍💻")).toBe(false);
+    expect(textWidth("👩‍💻")).toBe(2);
+    expect(textWidth("🇯🇵")).toBe(2);
+    expect(textWidth("é")).toBe(1);
+  });
+});
 
 /** What the screen shows for wide characters, and how keys arrive: the interactive mode's pieces. */
 describe("terminal widths", () => {
+  beforeAll(async () => {
+    expect(await loadRenderModules()).toBeDefined();
+  });
+
+  test("every standalone code point is a grapheme of its own, as wide as string-width says", () => {
+    const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+    const wrong: string[] = [];
+    let checked = 0;
+    for (let from = 0; from <= 0x2ffff; from += 0x1000) {
+      // A block of code points at a time, each twice then "a": every one of them three clusters.
+      let text = "";
+      let count = 0;
+      for (let codePoint = from; codePoint < from + 0x1000; codePoint++) {
+        if (!isStandalone(codePoint)) continue;
+        const alone = String.fromCodePoint(codePoint);
+        if (textWidth(alone) !== stringWidth(alone)) wrong.push(codePoint.toString(16));
+        text += `${alone}${alone}a`;
+        count++;
+      }
+      checked += count;
+      const clusters = Array.from(segmenter.segment(text), (segment) => segment.segment);
+      if (clusters.length !== count * 3) wrong.push(`clusters in ${from.toString(16)}`);
+    }
+    expect(checked).toBeGreaterThan(45_000);
+    expect(wrong).toEqual([]);
+  });
+
+  test("text that is not standalone is measured and split by string-width and the segmenter", () => {
+    const samples = ["a\u0301b", "👩‍💻x", "🇯🇵🇫🇷", "ｶﾞ", "각", "नमस्ते", "1️⃣", "👍🏽", "\u00ad", "\u200bx"];
+    for (const text of samples) {
+      expect(measuredWithout(text)).toBe(false);
+      expect(textWidth(text)).toBe(stringWidth(text));
+    }
+    expect(graphemesOf("👩‍💻🇯🇵é")).toEqual(["👩‍💻", "🇯🇵", "é"]);
+  });
+
   test("CJK characters and emoji take two columns, combining marks and joiners none", () => {
     expect(textWidth("漢字")).toBe(4);
     expect(textWidth("🎉")).toBe(2);
