@@ -81,5 +81,40 @@ describe.skipIf(PG_SKIP !== undefined || skipped !== "")(
         expect(existsSync(path.join(home, "sessions"))).toBe(false);
       },
     );
+
+    test(
+      pgTitle(
+        "/resume with --database-url lists the sessions stored in the database and opens the one picked",
+      ),
+      async () => {
+        if ("reason" in load) throw new Error(load.reason);
+        const d = await serving.deploy({ respond });
+        d.startWorker("w1");
+        const cwd = tempDir("cairn-db-interactive-");
+        const created = await d.request("POST", "/v1/agents", {
+          prompt: { text: "note it" },
+          repos: [{ url: cwd }],
+        });
+        expect((await runEnded(d, created.json.agent.id, created.json.run.id)).status).toBe("FINISHED");
+        await d.killWorker("w1");
+        const { DATABASE_URL: _ignored, ...env } = d.env;
+        const t = openTerminal(load, process.execPath, [CLI, "--database-url", d.databaseUrl], {
+          cwd,
+          env: { ...env, CAIRN_HOME: tempDir("cairn-home-") } as Record<string, string>,
+        });
+        try {
+          await ready(t);
+          t.type(`/resume${ENTER}`);
+          await t.waitFor((text) => text.includes("Resume which session?"), "the session picker");
+          expect(t.all().join("\n")).toContain("note it");
+          t.type(ENTER);
+          await t.waitFor((text) => text.includes("Writing the note."), "the picked session's history");
+          t.type(CTRL_D);
+          expect((await t.exited).exitCode).toBe(0);
+        } finally {
+          t.kill("SIGKILL");
+        }
+      },
+    );
   },
 );
