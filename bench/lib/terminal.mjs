@@ -3,6 +3,7 @@
 // the CPU and memory of its whole process tree (a launcher and the binary it starts count together).
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { homedir } from "node:os";
 
 const require = createRequire(import.meta.url);
 
@@ -48,6 +49,24 @@ function processTree(pid) {
     }
   }
   return all;
+}
+
+/**
+ * Processes started with `HOME` set to `home`: what an agent left running on its own, such as a
+ * daemon that detached from its terminal (Codex's app-server), which `processTree` no longer finds.
+ * @param {string} home
+ */
+function processesOfHome(home) {
+  /** @type {number[]} */
+  const found = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, "latin1").split("\0").includes(`HOME=${home}`))
+        found.push(Number(entry));
+    } catch {}
+  }
+  return found;
 }
 
 /** `/proc/<pid>/stat`'s fields after the command name, or undefined once it exited. @param {number} pid */
@@ -199,8 +218,12 @@ export function openTerminal(pty, launch, options) {
       return firstByteAt;
     },
     close() {
-      // The whole tree: a launcher's child would outlive it.
-      for (const pid of processTree(term.pid).reverse()) {
+      // The whole tree (a launcher's child would outlive it) and whatever detached from it.
+      // Only a HOME of the bench's own: never the user's, whose every process has it.
+      const home = options.env.HOME;
+      const own = home !== undefined && home !== homedir() && home !== process.env.HOME;
+      const left = own ? processesOfHome(home) : [];
+      for (const pid of [...processTree(term.pid).reverse(), ...left]) {
         try {
           process.kill(pid, "SIGKILL");
         } catch {}

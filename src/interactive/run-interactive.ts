@@ -4,6 +4,7 @@ import type { InteractiveLaunch } from "../session/launch.js";
 import { Session } from "../session/session.js";
 import { killRunProcessesOnExit } from "../tools/run-processes.js";
 import { InteractiveApp } from "./app.js";
+import { consoleGlyphs } from "./console-glyphs.js";
 import { runLineMode } from "./line-mode.js";
 import { historyFile } from "./prompt-history.js";
 import { loadRenderModules } from "./render-modules.js";
@@ -48,7 +49,11 @@ export async function runInteractive(launch: InteractiveLaunch): Promise<number>
       });
       return interrupts.exitCode ?? 0;
     }
-    const terminal = new TerminalIo(process.stdin as ReadStream, process.stdout as WriteStream);
+    const terminal = new TerminalIo(
+      process.stdin as ReadStream,
+      process.stdout as WriteStream,
+      setup.env.TERM === "linux" ? consoleGlyphs : undefined,
+    );
     const app = new InteractiveApp({
       session,
       terminal,

@@ -30,9 +30,11 @@ export class TerminalIo {
   private onData: ((data: string) => void) | undefined;
   private onResize: (() => void) | undefined;
 
+  /** `glyphs` rewrites what is written (console-glyphs.ts on the Linux console). */
   constructor(
     readonly input: ReadStream,
     readonly output: WriteStream,
+    private readonly glyphs?: (text: string) => string,
   ) {}
 
   get columns(): number {
@@ -60,7 +62,7 @@ export class TerminalIo {
   }
 
   write(data: string): void {
-    if (!this.restored) this.output.write(data);
+    if (!this.restored) this.output.write(this.glyphs ? this.glyphs(data) : data);
   }
 
   /**

@@ -22,6 +22,15 @@ function sequences(output: string): string[] {
   return found;
 }
 
+/**
+ * The glyphs of code page 437, the kernel's own console font (with no font loaded), as Unicode: the
+ * graphics of its control range and its upper half. Every console font has at least these.
+ */
+const CODE_PAGE_437 =
+  "☺☻♥♦♣♠•◘○◙♂♀♪♫☼►◄↕‼¶§▬↨↑↓→←∟↔▲▼⌂" +
+  "ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»░▒▓│┤╡╢╖╕╣║╗╝╜╛┐" +
+  "└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■\u00a0";
+
 /** An SGR parameter list the Linux console shows: attributes and the 16 colours (no 38;5 / 38;2). */
 const consoleSgr = (params: string) =>
   params === "" ||
@@ -32,7 +41,7 @@ describe(`interactive mode on TERM=linux${skipped}`, () => {
     "TERM=linux: only sequences the Linux console parses, only its 16 colours; the answer, a code block and a tool call readable",
     async () => {
       const answer =
-        "# Result\n\nSome **bold** and `code`.\n\n```ts\nconst a: number = 1;\n```\n\nDone here.\n";
+        "# Result\n\nSome **bold** and `code` — “quoted”…\n\n- [x] checked\n- [ ] open\n\n```ts\nconst a: number = 1;\n```\n\nDone here.\n";
       const { t } = await startCairn(
         [reply().tool("Bash", { command: "echo hi from bash" }), reply().text(answer)],
         ["--allowedTools", "Bash(echo:*)"],
@@ -52,6 +61,12 @@ describe(`interactive mode on TERM=linux${skipped}`, () => {
       const sgrs = found.filter((s) => s.endsWith("m")).map((s) => s.slice(2, -1));
       expect(sgrs.length).toBeGreaterThan(0);
       expect(sgrs.filter((params) => !consoleSgr(params))).toEqual([]);
+      // Only glyphs the console font has: cairn's own (the prompt, the tool's mark, the task boxes)
+      // and the model's punctuation drawn with their code page 437 look-alikes.
+      const glyphs = new Set(t.output().replace(/[\x00-\x7f]/g, ""));
+      expect([...glyphs].filter((glyph) => !CODE_PAGE_437.includes(glyph))).toEqual([]);
+      expect(text).toContain('- "quoted".');
+      expect(text).toContain("√ checked");
     },
   );
 });
