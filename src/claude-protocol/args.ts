@@ -101,6 +101,9 @@ function apply(spec: FlagSpec, value: string, result: ProtocolArgs): void {
     case "resume":
       options.resume = value;
       return;
+    case "databaseUrl":
+      options.databaseUrl = value;
+      return;
     case "continue":
       options.continue = true;
       return;

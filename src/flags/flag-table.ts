@@ -344,7 +344,7 @@ export const FLAGS: readonly FlagSpec[] = [
   {
     flag: "--database-url",
     value: { arg: "<url>", kind: "text" },
-    doors: { print: "databaseUrl" },
+    doors: { print: "databaseUrl", protocol: "databaseUrl" },
     help: "Keep sessions in this cairn serve PostgreSQL database (or CAIRN_DATABASE_URL): --resume opens one stored there.",
   },
   {

@@ -194,6 +194,42 @@ describe.skipIf(PG_SKIP !== undefined)("sessions opened in the database", { time
       expect(plain.stderr).toContain(`session ${sessionId} not found; starting a new session under that id.`);
       expect(promptsSent(d)).toEqual(["local"]);
       expect(storedLines(d, sessionId).join("\n")).not.toContain('"local"');
+
+      // The official SDKs' argv (the agent-SDK protocol) with --database-url: the same session.
+      const stored = storedLines(d, sessionId).length;
+      const userLine = {
+        type: "user",
+        message: { role: "user", content: "via the protocol" },
+        parent_tool_use_id: null,
+      };
+      const protocol = spawnCli(
+        [
+          "--output-format",
+          "stream-json",
+          "--verbose",
+          "--input-format",
+          "stream-json",
+          "--resume",
+          sessionId,
+          "--database-url",
+          d.databaseUrl,
+        ],
+        {
+          cwd,
+          env: envOf(d, home),
+          stdin: `${JSON.stringify({ ...userLine, session_id: "" })}\n`,
+          timeoutMs: 60_000,
+        },
+      );
+      expect((await protocol.exited).code, protocol.out.stderr).toBe(0);
+      expect(protocol.out.stderr).toBe("");
+      const messages = protocol.out.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as SDKMessage);
+      expect(messages.find((message) => message.type === "result")).toMatchObject({ session_id: sessionId });
+      expect(promptsSent(d).at(-1)).toBe("via the protocol");
+      expect(storedLines(d, sessionId).slice(stored).join("\n")).toContain("via the protocol");
     },
   );
 
