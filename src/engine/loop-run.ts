@@ -9,6 +9,24 @@ import { directSteps, type ToolStepContext, type TurnSteps } from "./turn-steps.
 
 const DEFAULT_MAX_TOKENS = 16_384;
 
+/**
+ * Each tool under its name and its aliases. Module-level functions and loops rather than closures
+ * made per run: a run is assembled per turn, and TurboFan compiled such closures again after each
+ * of the interactive mode's full collections (docs/performance.md, "TurboFan churn").
+ */
+function toolsByName(tools: readonly Tool[]): Map<string, Tool> {
+  const byName = new Map<string, Tool>();
+  for (const tool of tools) {
+    byName.set(tool.name, tool);
+    for (const alias of tool.aliases ?? []) byName.set(alias, tool);
+  }
+  return byName;
+}
+
+function toolSpec(tool: Tool): ToolSpec {
+  return { name: tool.name, description: tool.description, input_schema: tool.jsonSchema };
+}
+
 /** One run of the loop: what it was given, what it derives once (tools by name, their specs, the context meter), its state and the model in use. */
 export class LoopRun {
   readonly history: ConversationMessage[];
@@ -30,16 +48,8 @@ export class LoopRun {
     this.signal = options.signal;
     this.steps = options.steps ?? directSteps;
     this.state = new RunState(options.sessionId);
-    this.tools = new Map(
-      options.tools.flatMap((tool) =>
-        [tool.name, ...(tool.aliases ?? [])].map((name) => [name, tool] as const),
-      ),
-    );
-    this.toolSpecs = options.tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      input_schema: tool.jsonSchema,
-    }));
+    this.tools = toolsByName(options.tools);
+    this.toolSpecs = options.tools.map(toolSpec);
     this.maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
     this.meter = new ContextMeter(options.context ?? {}, this.maxTokens, options.system, this.toolSpecs);
     this.retryPolicy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;

@@ -6,18 +6,26 @@ import type { ConversationMessage } from "./messages.js";
  * (src/engine/context-meter.ts) and overflow recovery make up for.
  */
 export function estimateTokens(value: unknown): number {
-  let media = 0;
-  // Inline media is not read as text: counting its base64 would make one screenshot look like a
-  // full context (and compact at once). An image costs about a fixed amount (Anthropic: at most
-  // ~1,600 tokens once scaled); a PDF, by size (a page of ~1,500–3,000 tokens is ~50–100 KB).
-  const json = JSON.stringify(value, function (this: Record<string, unknown>, key, field: unknown) {
-    if (key === "source" && isBase64Source(field)) {
-      media += this.type === "image" ? IMAGE_TOKENS : Math.ceil(field.data.length / DOCUMENT_CHARS_PER_TOKEN);
-      return undefined;
-    }
-    return field;
-  });
-  return Math.max(1, Math.ceil(json.length / 4) + media);
+  mediaTokens = 0;
+  const json = JSON.stringify(value, withoutMedia);
+  return Math.max(1, Math.ceil(json.length / 4) + mediaTokens);
+}
+
+/** What `withoutMedia` counted during the one `JSON.stringify` under way (it is synchronous). */
+let mediaTokens = 0;
+
+/**
+ * Inline media is not read as text: counting its base64 would make one screenshot look like a
+ * full context (and compact at once). An image costs about a fixed amount (Anthropic: at most
+ * ~1,600 tokens once scaled); a PDF, by size (a page of ~1,500–3,000 tokens is ~50–100 KB).
+ * A module-level replacer, not a closure per call (docs/performance.md, "TurboFan churn").
+ */
+function withoutMedia(this: Record<string, unknown>, key: string, field: unknown): unknown {
+  if (key === "source" && isBase64Source(field)) {
+    mediaTokens += this.type === "image" ? IMAGE_TOKENS : Math.ceil(field.data.length / DOCUMENT_CHARS_PER_TOKEN);
+    return undefined;
+  }
+  return field;
 }
 
 const IMAGE_TOKENS = 1_600;

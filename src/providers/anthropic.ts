@@ -164,6 +164,30 @@ export function webSearchTool(request: Pick<ModelRequest, "webSearch">): Record<
   ];
 }
 
+/** A search result block or a citation without the Messages API's encrypted content: another provider's. */
+function foreign(block: AssistantContentBlock): boolean {
+  if (block.type === "web_search_tool_result")
+    return Array.isArray(block.content) && block.content.some(isForeignResult);
+  return block.type === "text" && block.citations?.some(isForeignCitation) === true;
+}
+
+const isForeignResult = (result: { encrypted_content?: string }) => !result.encrypted_content;
+const isForeignCitation = (citation: { encrypted_index?: string }) => !citation.encrypted_index;
+
+/**
+ * Whether any assistant message holds a foreign search. Plain loops over module-level functions:
+ * this runs on every request over the whole history, and the closures it made per call were
+ * compiled again by TurboFan after each of the interactive mode's full collections (43 times in
+ * 250 turns, in V8's log: docs/performance.md, "TurboFan churn").
+ */
+function hasForeignSearches(messages: readonly ConversationMessage[]): boolean {
+  for (const message of messages) {
+    if (message.role !== "assistant") continue;
+    for (const block of message.content) if (foreign(block)) return true;
+  }
+  return false;
+}
+
 /**
  * The history without searches another provider ran (OpenAI's, after a model switch or a
  * fallback): the Messages API takes back only its own, with their encrypted content. Their blocks
@@ -171,13 +195,7 @@ export function webSearchTool(request: Pick<ModelRequest, "webSearch">): Record<
  * The history itself is not changed; one without such blocks is returned as it is.
  */
 export function withoutForeignSearches(messages: readonly ConversationMessage[]): ConversationMessage[] {
-  const foreign = (block: AssistantContentBlock) =>
-    (block.type === "web_search_tool_result" &&
-      Array.isArray(block.content) &&
-      block.content.some((result) => !result.encrypted_content)) ||
-    (block.type === "text" && block.citations?.some((citation) => !citation.encrypted_index) === true);
-  if (!messages.some((message) => message.role === "assistant" && message.content.some(foreign)))
-    return messages as ConversationMessage[];
+  if (!hasForeignSearches(messages)) return messages as ConversationMessage[];
   return messages.map((message) => {
     if (message.role !== "assistant") return message;
     const dropped = new Set(

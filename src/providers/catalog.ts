@@ -461,11 +461,13 @@ const DATE_SUFFIX = /^-(\d{8}|\d{4}-\d{2}-\d{2})$/;
  * `provider` restricts the search to one provider's rows.
  */
 export function findModel(id: string, provider?: CatalogEntry["provider"]): CatalogEntry | undefined {
-  const rows = provider ? MODEL_CATALOG.filter((entry) => entry.provider === provider) : MODEL_CATALOG;
-  return (
-    rows.find((entry) => entry.id === id) ??
-    rows.find((entry) => id.startsWith(entry.id) && DATE_SUFFIX.test(id.slice(entry.id.length)))
-  );
+  let dated: CatalogEntry | undefined;
+  for (const entry of MODEL_CATALOG) {
+    if (provider !== undefined && entry.provider !== provider) continue;
+    if (entry.id === id) return entry;
+    if (!dated && id.startsWith(entry.id) && DATE_SUFFIX.test(id.slice(entry.id.length))) dated = entry;
+  }
+  return dated;
 }
 
 /**

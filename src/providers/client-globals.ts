@@ -67,7 +67,7 @@ export class LightHeaders {
 
   /** In name order, as `Headers` iterates. */
   *entries(): IterableIterator<[string, string]> {
-    yield* [...this.#values].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    yield* [...this.#values].sort(byName);
   }
 
   *keys(): IterableIterator<string> {
@@ -143,4 +143,8 @@ export function isReadableStreamBody(value: unknown): boolean {
   if (typeof value !== "object" || value === null) return false;
   if ((value as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] !== "ReadableStream") return false;
   return typeof globalThis.ReadableStream === "function" && value instanceof globalThis.ReadableStream;
+}
+
+function byName([a]: [string, string], [b]: [string, string]): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

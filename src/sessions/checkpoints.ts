@@ -55,7 +55,12 @@ export class FileCheckpoints implements FileCheckpointStore {
 
   /** A user message's turn starts: later changes are saved under its id. */
   begin(userMessageId: string): void {
-    const existing = this.index.checkpoints.find((checkpoint) => checkpoint.userMessageId === userMessageId);
+    let existing: Checkpoint | undefined;
+    for (const checkpoint of this.index.checkpoints)
+      if (checkpoint.userMessageId === userMessageId) {
+        existing = checkpoint;
+        break;
+      }
     this.current = existing ?? { userMessageId, files: {} };
     if (!existing) {
       this.index.checkpoints.push(this.current);
