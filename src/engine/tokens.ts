@@ -22,7 +22,8 @@ let mediaTokens = 0;
  */
 function withoutMedia(this: Record<string, unknown>, key: string, field: unknown): unknown {
   if (key === "source" && isBase64Source(field)) {
-    mediaTokens += this.type === "image" ? IMAGE_TOKENS : Math.ceil(field.data.length / DOCUMENT_CHARS_PER_TOKEN);
+    mediaTokens +=
+      this.type === "image" ? IMAGE_TOKENS : Math.ceil(field.data.length / DOCUMENT_CHARS_PER_TOKEN);
     return undefined;
   }
   return field;
