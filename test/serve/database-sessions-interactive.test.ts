@@ -24,6 +24,25 @@ function respond(request: RecordedRequest) {
   return reply().text(`Answered ${messages.length} messages.`);
 }
 
+/** A deployment whose worker ran one agent to its end in `cwd`, then stopped: the agent's ids. */
+async function agentThatRan() {
+  if ("reason" in load) throw new Error(load.reason);
+  const terminals = load;
+  const d = await serving.deploy({ respond });
+  d.startWorker("w1");
+  const cwd = tempDir("cairn-db-interactive-");
+  const created = await d.request("POST", "/v1/agents", {
+    prompt: { text: "note it" },
+    repos: [{ url: cwd }],
+  });
+  const agentId = created.json.agent.id as string;
+  expect((await runEnded(d, agentId, created.json.run.id)).status).toBe("FINISHED");
+  const sessionId = sql(d, `SELECT session_id FROM cairn.agents WHERE id = '${agentId}'`)[0]!;
+  await d.killWorker("w1");
+  const { DATABASE_URL: _ignored, ...env } = d.env;
+  return { d, cwd, sessionId, env, terminals };
+}
+
 describe.skipIf(PG_SKIP !== undefined || skipped !== "")(
   `the interactive mode on a database session${skipped}`,
   { timeout: 180_000 },
@@ -33,23 +52,10 @@ describe.skipIf(PG_SKIP !== undefined || skipped !== "")(
         "cairn --resume <id> --database-url on a terminal draws the conversation a worker ran, sends it to the model, and stores the new turn in the database (no local file)",
       ),
       async () => {
-        if ("reason" in load) throw new Error(load.reason);
-        const d = await serving.deploy({ respond });
-        d.startWorker("w1");
-        const cwd = tempDir("cairn-db-interactive-");
-        const created = await d.request("POST", "/v1/agents", {
-          prompt: { text: "note it" },
-          repos: [{ url: cwd }],
-        });
-        const agentId = created.json.agent.id as string;
-        expect((await runEnded(d, agentId, created.json.run.id)).status).toBe("FINISHED");
-        const sessionId = sql(d, `SELECT session_id FROM cairn.agents WHERE id = '${agentId}'`)[0]!;
-        await d.killWorker("w1");
-
+        const { d, cwd, sessionId, env, terminals } = await agentThatRan();
         const home = tempDir("cairn-home-");
-        const { DATABASE_URL: _ignored, ...env } = d.env;
         const t = openTerminal(
-          load,
+          terminals,
           process.execPath,
           [CLI, "--resume", sessionId, "--database-url", d.databaseUrl],
           {
@@ -87,18 +93,8 @@ describe.skipIf(PG_SKIP !== undefined || skipped !== "")(
         "/resume with --database-url lists the sessions stored in the database and opens the one picked",
       ),
       async () => {
-        if ("reason" in load) throw new Error(load.reason);
-        const d = await serving.deploy({ respond });
-        d.startWorker("w1");
-        const cwd = tempDir("cairn-db-interactive-");
-        const created = await d.request("POST", "/v1/agents", {
-          prompt: { text: "note it" },
-          repos: [{ url: cwd }],
-        });
-        expect((await runEnded(d, created.json.agent.id, created.json.run.id)).status).toBe("FINISHED");
-        await d.killWorker("w1");
-        const { DATABASE_URL: _ignored, ...env } = d.env;
-        const t = openTerminal(load, process.execPath, [CLI, "--database-url", d.databaseUrl], {
+        const { d, cwd, env, terminals } = await agentThatRan();
+        const t = openTerminal(terminals, process.execPath, [CLI, "--database-url", d.databaseUrl], {
           cwd,
           env: { ...env, CAIRN_HOME: tempDir("cairn-home-") } as Record<string, string>,
         });
