@@ -9,9 +9,9 @@ import stripAnsi from "strip-ansi";
  * its emoji expression (`\p{RGI_Emoji}`) and an `Intl.Segmenter` cost about 300 million
  * instructions (12 ms on an idle machine), more than the rest of the first frame. Text made only of
  * code points in STANDALONE (ASCII, Latin, Greek, Cyrillic, punctuation, symbols, box drawing, CJK,
- * kana, Hangul syllables, single emoji; not the rare ideographs beyond the BMP) needs neither: each such code point is a grapheme cluster on
- * its own and its width is its East Asian Width, which a test checks against string-width and the
- * segmenter for every one of them. Other text (combining marks, joined emoji, flags, scripts with
+ * kana, Hangul syllables, single emoji; not the rare ideographs beyond the BMP) needs neither: each
+ * such code point is a grapheme cluster on its own and its width is its East Asian Width, which a
+ * test checks against string-width and the segmenter for every one of them. Other text (combining marks, joined emoji, flags, scripts with
  * marks) is measured by string-width once the render modules have loaded it (render-modules.ts,
  * just after the first frame), and until then by `roughWidth`.
  */
