@@ -73,7 +73,10 @@ export function runWithoutCairn(at: Layout, c: NamedCase): string {
         env: plainEnv(at),
         encoding: "utf8",
         timeout: 10_000,
-        input: "",
+        // stdin as cairn's Bash tool has it (/dev/null). A pipe from Node is a socket, and a bash
+        // whose stdin is a socket and whose SHLVL is unset thinks sshd started it: it reads
+        // ~/.bashrc instead of BASH_ENV, and the BASH_ENV controls fail for that reason alone.
+        stdio: ["ignore", "pipe", "pipe"],
       });
       output += `${result.stdout}${result.stderr}`;
     } else if (call.tool === "Write") {
