@@ -37,6 +37,7 @@ import { compactionCost, longSessionRss } from "./scenarios/long-session.mjs";
 import { mcpStartup } from "./scenarios/mcp.mjs";
 import { claudeCodeOneLine, codexOneLine, PEER_VERSIONS } from "./scenarios/peers.mjs";
 import { interactivePeers } from "./scenarios/peers-interactive.mjs";
+import { renderJobs } from "./scenarios/render-jobs.mjs";
 import { reportBig } from "./scenarios/report.mjs";
 import { sandboxPerCommand } from "./scenarios/sandbox.mjs";
 import { sdkFirstMessage } from "./scenarios/sdk.mjs";
@@ -79,6 +80,7 @@ const SUITE = [
   { scenario: longSessionRss, runs: 1 },
   { scenario: interactiveFirstFrame, runs: 10 },
   { scenario: interactiveLongSession, runs: 1 },
+  { scenario: renderJobs, runs: 5 },
   { scenario: interactivePeers, runs: 3, peer: true },
   { scenario: reportBig, runs: 3 },
 ];

@@ -15,13 +15,18 @@ const YOUNG_GENERATION_CAP = 4 * 1024 * 1024;
  * reads the answer: nothing is being drawn or typed) and the heap grew by more than 4 MB since the
  * last collection, a full collection runs then (a few milliseconds for this heap), and V8 gives
  * the freed pages back. (At 8 MB, the growth from message 50 to 1,000 was 7.5–12 MB; at 4 MB,
- * 7.3–10.5: what is left is glibc's arenas of V8's compiler threads, docs/performance.md.)
+ * 7.3–10.5; what was left were the malloc arenas of V8's compiler threads, which
+ * stopOptimizingCompilers below keeps still: docs/performance.md.)
  * Without access to the collector (a runtime that refuses the flag), nothing happens.
  */
 export class MemoryReclaim {
   private collect: (() => void) | null | undefined;
   private kept = process.memoryUsage().heapUsed;
   private youngCapped = false;
+
+  constructor() {
+    stopOptimizingCompilers();
+  }
 
   /** A turn ended: collects when the heap grew enough since the last collection. */
   turnEnded(): void {
@@ -64,5 +69,29 @@ export class MemoryReclaim {
       }
     }
     return this.collect;
+  }
+}
+
+/**
+ * V8's optimizing compilers (TurboFan; Maglev too on Node 22 and 24) stop optimizing functions; the
+ * interpreter and the baseline compiler (Sparkplug) run the rest of the session. They compile on
+ * V8's worker threads, and each compile's scratch memory is malloc'd there: glibc gives each thread
+ * an arena of its own, and the arenas kept those pages. In a long session the compiles never end —
+ * the collections between turns drop the optimized code of every function whose closures died (a
+ * request's, a stream's), and the next turn optimizes them again (116 compiles from message 500 to
+ * 1,000) — so the arenas grew all along: 4–7 MB of the growth on Node 20, 10 MB on Node 22. The
+ * thread pool and the arenas can only be set before the process starts; these flags are read at
+ * each tier-up, so they work from here. What it costs (docs/performance.md, "The interactive
+ * mode"): per frame and per key nothing measurable; a large one-off job (a 5,000-line diff, the
+ * markdown of a long document) takes about twice as long, some ten milliseconds more.
+ * Print mode, the SDK and the servers keep the optimizing compilers: they never load this module.
+ */
+function stopOptimizingCompilers(): void {
+  for (const flag of ["--no-turbofan", "--no-maglev"]) {
+    try {
+      setFlagsFromString(flag);
+    } catch {
+      // A runtime that refuses the flag keeps its compilers.
+    }
   }
 }
