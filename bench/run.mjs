@@ -32,7 +32,11 @@ import { formatTable, machineInfo, sourceInfo, writeResults } from "./lib/report
 import { summarize } from "./lib/stats.mjs";
 import { agentSdkFirstMessage } from "./scenarios/agent-sdk.mjs";
 import { grep } from "./scenarios/grep.mjs";
-import { interactiveFirstFrame, interactiveLongSession } from "./scenarios/interactive.mjs";
+import {
+  interactiveFirstFrame,
+  interactiveLineModeSession,
+  interactiveLongSession,
+} from "./scenarios/interactive.mjs";
 import { compactionCost, longSessionRss } from "./scenarios/long-session.mjs";
 import { mcpStartup } from "./scenarios/mcp.mjs";
 import { claudeCodeOneLine, codexOneLine, PEER_VERSIONS } from "./scenarios/peers.mjs";
@@ -80,6 +84,7 @@ const SUITE = [
   { scenario: longSessionRss, runs: 1 },
   { scenario: interactiveFirstFrame, runs: 10 },
   { scenario: interactiveLongSession, runs: 1 },
+  { scenario: interactiveLineModeSession, runs: 1 },
   { scenario: renderJobs, runs: 5 },
   { scenario: interactivePeers, runs: 3, peer: true },
   { scenario: reportBig, runs: 3 },

@@ -35,14 +35,14 @@ function loadPty() {
  * @param {NodeJS.ProcessEnv} env
  * @param {string} cwd
  */
-function openCairn(pty, env, cwd, cols = 100, rows = 30) {
+function openCairn(pty, env, cwd, cols = 100, rows = 30, terminal = "xterm-256color") {
   const started = performance.now();
   const term = pty.spawn(process.execPath, [cliEntry()], {
-    name: "xterm-256color",
+    name: terminal,
     cols,
     rows,
     cwd,
-    env: /** @type {Record<string, string>} */ ({ ...env, TERM: "xterm-256color" }),
+    env: /** @type {Record<string, string>} */ ({ ...env, TERM: terminal }),
   });
   let output = "";
   let bytes = 0;
@@ -267,6 +267,44 @@ export const interactiveLongSession = {
           details: { rssAt50Mb: Math.round(rss50), rssAt1000Mb: Math.round(rss1000) },
         }),
       ];
+    } finally {
+      cairn.close();
+      await server.close();
+    }
+  },
+};
+
+export const interactiveLineModeSession = {
+  id: "interactive-line-mode-rss-growth",
+  title: "interactive, line mode (TERM=dumb): RSS growth from message 50 to message 1,000",
+  async run() {
+    const pty = loadPty();
+    if ("reason" in pty)
+      return unavailable(this.id, this.title, `no pseudo-terminal: ${pty.reason}`, undefined);
+    const { startScriptedServer, reply } = await loadTesting();
+    const server = await startScriptedServer({ steps: [] });
+    const cairn = openCairn(pty, serverEnv(server), tempWorkspace(), 100, 30, "dumb");
+    const pid = cairn.term.pid;
+    try {
+      let rss50 = Number.NaN;
+      for (let n = 1; n <= MESSAGES / 2; n++) {
+        server.append(reply().text(`Answer **${n}**: the build is *fine*, see \`npm test\`.\n\nDone ${n}.`));
+        const from = cairn.output.length;
+        // The first prompt is read once the mode is up (line mode draws nothing to wait for).
+        cairn.term.write(`Prompt ${n}\r`);
+        await cairn.waitFor("Done.\r", from);
+        if (n === 25) rss50 = rssMb(pid);
+      }
+      const rss1000 = rssMb(pid);
+      return row({
+        id: this.id,
+        title: this.title,
+        unit: "MB",
+        values: [rss1000 - rss50],
+        target: { text: "≤ 10 MB", kind: "max", value: 10 },
+        details: { rssAt50Mb: Math.round(rss50), rssAt1000Mb: Math.round(rss1000) },
+        note: "`--screen-reader` / TERM=dumb: 500 prompts typed, each answer's closing `Done.` line waited for",
+      });
     } finally {
       cairn.close();
       await server.close();

@@ -7,6 +7,7 @@ import { diffLines } from "./diff-rows.js";
 import { drawHistory } from "./history-rows.js";
 import { LineQuestion } from "./line-questions.js";
 import { mcpCallRows } from "./mcp-call-rows.js";
+import { MemoryReclaim } from "./memory-reclaim.js";
 import { stylesFor } from "./style.js";
 import { printable } from "./text-width.js";
 
@@ -26,6 +27,8 @@ export type LineModeOptions = {
  */
 export async function runLineMode({ session, prompt, maxTurns, signal }: LineModeOptions): Promise<void> {
   const out = (text: string) => process.stdout.write(text);
+  // A long session's memory stays flat here as on the full screen (memory-reclaim.ts).
+  const memory = new MemoryReclaim();
   // A resumed session's conversation first, as plain lines (history-rows.ts); stdin waits meanwhile.
   await printResumed(session, out);
   const lines = createInterface({ input: process.stdin, terminal: false });
@@ -99,6 +102,8 @@ export async function runLineMode({ session, prompt, maxTurns, signal }: LineMod
       } catch (error) {
         say(`Error: ${error instanceof Error ? error.message : String(error)}`);
       }
+      // After the turn's last line is written: what the collection costs is not in its way.
+      setImmediate(() => memory.turnEnded());
     });
   };
   const answer = (line: string) => {
