@@ -30,7 +30,7 @@ describe(`interactive mode: a crash${skipped}${noShell}`, () => {
       writeFileSync(join(dir, "preload.cjs"), PRELOAD);
       const argv = [process.execPath, "--require", join(dir, "preload.cjs"), CLI, "--model", MODEL];
       const quoted = argv.map((arg) => `'${arg}'`).join(" ");
-      const t = openTerminal(load, SH, ["-c", `${quoted}; echo "exit code $?"; stty -a`], {
+      const t = openTerminal(load, SH, ["-c", `${quoted}; echo "exit code $?"; stty -a; echo "stty done"`], {
         cwd: dir,
         env: serverEnv(server),
       });
@@ -39,7 +39,11 @@ describe(`interactive mode: a crash${skipped}${noShell}`, () => {
         t.type("a draft");
         await t.waitFor(() => t.screen().some((row) => row.includes("› a draft")), "the draft");
         process.kill(Number(readFileSync(join(dir, "cairn.pid"), "utf8")), "SIGUSR2");
-        await t.waitFor((text) => /exit code \d+[\s\S]*speed/.test(text), "the exit and stty's report");
+        // stty's report may come in several writes: its end is the line after it.
+        await t.waitFor(
+          (text) => /exit code \d+[\s\S]*speed[\s\S]*stty done/.test(text),
+          "the exit and stty's report",
+        );
         const all = t.all().join("\n");
         // The live region erased first: the error line and the shell's output on rows of their own,
         // not in the input box or over the footer.

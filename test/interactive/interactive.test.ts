@@ -39,7 +39,7 @@ async function startCairn(
   const argv = [CLI, "--model", MODEL, ...args];
   const quoted = [process.execPath, ...argv].map((arg) => `'${arg.replace(/'/g, "'\\''")}'`).join(" ");
   const t = options.shell
-    ? openTerminal(load, "/bin/sh", ["-c", `${quoted}; echo "exit code $?"; stty -a`], {
+    ? openTerminal(load, "/bin/sh", ["-c", `${quoted}; echo "exit code $?"; stty -a; echo "stty done"`], {
         cwd: dir,
         env: { ...serverEnv(server), ...options.env },
         ...(options.cols ? { cols: options.cols } : {}),
@@ -220,7 +220,11 @@ describe(`interactive mode${skipped}`, () => {
       t.type(CTRL_C);
       await t.waitFor((text) => text.includes("Press Ctrl+C again to exit"), "the hint");
       t.type(CTRL_C);
-      await t.waitFor((text) => /exit code 0[\s\S]*speed/.test(text), "the exit and stty's report");
+      // stty's report may come in several writes: its end is the line after it.
+      await t.waitFor(
+        (text) => /exit code 0[\s\S]*speed[\s\S]*stty done/.test(text),
+        "the exit and stty's report",
+      );
       const stty = t.all().join("\n");
       expect(stty).toMatch(/(^|\s)icanon(\s|$)/m);
       expect(stty).toMatch(/(^|\s)echo(\s|$)/m);

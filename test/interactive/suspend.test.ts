@@ -59,8 +59,9 @@ describe(`interactive mode: Ctrl+Z${skipped}${noBash}`, () => {
         expect(t.cursorHidden()).toBe(false);
         expect(t.screen().some((row) => row.includes(FOOTER))).toBe(false);
         // Cooked mode, as the shell reports it for the stopped job's terminal.
-        t.type("stty -a\r");
-        await t.waitFor((text) => /speed/.test(text), "stty's report");
+        // stty's report may come in several writes: its end is the line after it.
+        t.type("stty -a; echo stty done\r");
+        await t.waitFor((text) => /speed[\s\S]*\nstty done/.test(text), "stty's report");
         const stty = t.all().join("\n");
         expect(stty).toMatch(/(^|\s)icanon(\s|$)/m);
         expect(stty).toMatch(/(^|\s)echo(\s|$)/m);
