@@ -164,6 +164,24 @@ export const interactiveFirstFrame = {
   },
 };
 
+/**
+ * `cairn` on a pseudo-terminal (`terminal` is its TERM) against a scripted server that answers what
+ * is appended to it; or why there is no pseudo-terminal here.
+ * @param {string} terminal
+ */
+async function openSession(terminal) {
+  const pty = loadPty();
+  if ("reason" in pty) return { reason: `no pseudo-terminal: ${pty.reason}` };
+  const { startScriptedServer, reply } = await loadTesting();
+  const server = await startScriptedServer({ steps: [] });
+  const cairn = openCairn(pty, serverEnv(server), tempWorkspace(), 100, 30, terminal);
+  return { server, reply, cairn };
+}
+
+/** The answer to prompt `n` of a long session: a short markdown paragraph, then `Done n.` */
+const answer = (/** @type {number} */ n) =>
+  `Answer **${n}**: the build is *fine*, see \`npm test\`.\n\nDone ${n}.`;
+
 /** Messages in the session before each measurement (a turn is two: the prompt and the answer). */
 const MESSAGES = 1000;
 const DELTAS = 400;
@@ -173,19 +191,15 @@ export const interactiveLongSession = {
   id: "interactive-long-session",
   title: "interactive: a long scripted session (1,000 messages, resizes)",
   async run() {
-    const pty = loadPty();
-    if ("reason" in pty)
-      return unavailable(this.id, this.title, `no pseudo-terminal: ${pty.reason}`, undefined);
-    const { startScriptedServer, reply } = await loadTesting();
-    const server = await startScriptedServer({ steps: [] });
-    const cwd = tempWorkspace();
-    const cairn = openCairn(pty, serverEnv(server), cwd);
+    const session = await openSession("xterm-256color");
+    if ("reason" in session) return unavailable(this.id, this.title, session.reason, undefined);
+    const { server, reply, cairn } = session;
     const pid = cairn.term.pid;
     try {
       await cairn.waitFor(FOOTER, 0);
       /** One turn: a prompt typed, its answer (a short markdown paragraph) on the screen. */
       const turn = async (/** @type {number} */ n) => {
-        server.append(reply().text(`Answer **${n}**: the build is *fine*, see \`npm test\`.\n\nDone ${n}.`));
+        server.append(reply().text(answer(n)));
         const from = cairn.output.length;
         cairn.term.write(`Prompt ${n}\r`);
         await cairn.waitFor(`Done ${n}.`, from);
@@ -278,17 +292,14 @@ export const interactiveLineModeSession = {
   id: "interactive-line-mode-rss-growth",
   title: "interactive, line mode (TERM=dumb): RSS growth from message 50 to message 1,000",
   async run() {
-    const pty = loadPty();
-    if ("reason" in pty)
-      return unavailable(this.id, this.title, `no pseudo-terminal: ${pty.reason}`, undefined);
-    const { startScriptedServer, reply } = await loadTesting();
-    const server = await startScriptedServer({ steps: [] });
-    const cairn = openCairn(pty, serverEnv(server), tempWorkspace(), 100, 30, "dumb");
+    const session = await openSession("dumb");
+    if ("reason" in session) return unavailable(this.id, this.title, session.reason, undefined);
+    const { server, reply, cairn } = session;
     const pid = cairn.term.pid;
     try {
       let rss50 = Number.NaN;
       for (let n = 1; n <= MESSAGES / 2; n++) {
-        server.append(reply().text(`Answer **${n}**: the build is *fine*, see \`npm test\`.\n\nDone ${n}.`));
+        server.append(reply().text(answer(n)));
         const from = cairn.output.length;
         // The first prompt is read once the mode is up (line mode draws nothing to wait for).
         cairn.term.write(`Prompt ${n}\r`);
