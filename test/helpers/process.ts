@@ -20,3 +20,18 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * Signals the process `pid`, if it is one: a pid read from a file or a listing that came out empty
+ * (`Number("")` is 0) must never reach `process.kill`, where 0 is the caller's whole process group
+ * — the test runner, npm and the shell that started them, ended without a word. Anything but an
+ * integer above 1 is refused with an error; a process already gone is not one.
+ */
+export function signalPid(pid: number, signal: NodeJS.Signals = "SIGTERM"): void {
+  if (!Number.isInteger(pid) || pid <= 1) throw new Error(`not a process to signal: ${pid}`);
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
+}

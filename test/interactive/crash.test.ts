@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { CLI, MODEL, serverEnv, startServer, workspace } from "../conformance/pm/helpers.js";
+import { signalPid } from "../helpers/process.js";
 import { FOOTER, load, skipped } from "./cairn-terminal.js";
 import { openTerminal } from "./pty-terminal.js";
 
@@ -38,7 +39,7 @@ describe(`interactive mode: a crash${skipped}${noShell}`, () => {
         await t.waitFor((text) => text.includes(FOOTER), "the input box and footer");
         t.type("a draft");
         await t.waitFor(() => t.screen().some((row) => row.includes("› a draft")), "the draft");
-        process.kill(Number(readFileSync(join(dir, "cairn.pid"), "utf8")), "SIGUSR2");
+        signalPid(Number(readFileSync(join(dir, "cairn.pid"), "utf8")), "SIGUSR2");
         // stty's report may come in several writes: its end is the line after it.
         await t.waitFor(
           (text) => /exit code \d+[\s\S]*speed[\s\S]*stty done/.test(text),

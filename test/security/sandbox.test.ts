@@ -16,7 +16,7 @@ import { bwrapCommand } from "../../src/sandbox/bwrap.js";
 import { resolveSandboxPolicy } from "../../src/sandbox/policy.js";
 import { reply } from "../../src/testing/index.js";
 import { MODEL, REPO, serverEnv, spawnCli, startServer, workspace } from "../conformance/pm/helpers.js";
-import { isAlive } from "../helpers/process.js";
+import { isAlive, signalPid } from "../helpers/process.js";
 import { tempDir } from "../helpers/temp.js";
 import { needsSandbox, pathWithoutBwrap, runBash, sandboxUnavailable } from "./sandbox-helpers.js";
 
@@ -415,7 +415,7 @@ describe.skipIf(sandboxUnavailable !== undefined)(`processes a command leaves be
     const kept = uniqueSeconds();
     await runBash(`${detach(kept)} echo started`, UNSANDBOXED, { env: KEEP_JOBS });
     const survivors = sleepers(kept);
-    for (const pid of survivors) process.kill(pid, "SIGKILL");
+    for (const pid of survivors) signalPid(pid, "SIGKILL");
     expect(survivors).toHaveLength(1);
   });
 

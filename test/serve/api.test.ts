@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { hang, reply } from "../../src/testing/index.js";
 import { CLI } from "../conformance/pm/helpers.js";
+import { signalPid } from "../helpers/process.js";
 import { tempDir } from "../helpers/temp.js";
 import {
   PG_SKIP,
@@ -198,7 +199,7 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: the Cloud Agents API", { ti
             .split(/\s+/)
             .filter(Boolean);
         const [worker] = children();
-        process.kill(Number(worker), "SIGKILL");
+        signalPid(Number(worker), "SIGKILL");
         await waitFor("a new worker", () => (children()[0] && children()[0] !== worker ? true : undefined));
         const followUp = await call("POST", `/v1/agents/${created.agent.id}/runs`, {
           prompt: { text: "two" },

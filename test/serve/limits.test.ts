@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, test } from "vitest";
 import { httpError, type RecordedRequest, reply } from "../../src/testing/index.js";
+import { signalPid } from "../helpers/process.js";
 import { tempDir } from "../helpers/temp.js";
 import {
   type Deployment,
@@ -271,7 +272,7 @@ describe.skipIf(PG_SKIP !== undefined)("cairn serve: limits and fairness", { tim
         expect(processesWith(marker)).toEqual([]);
       } finally {
         // A failed test leaves no sleep of its own behind.
-        for (const line of processesWith(marker)) process.kill(Number.parseInt(line, 10));
+        for (const line of processesWith(marker)) signalPid(Number.parseInt(line, 10));
       }
     },
   );
