@@ -33,6 +33,8 @@ export async function findOnPath(name: string, searchPath: string): Promise<stri
  * own group), so a command's background jobs and pipelines stop with it. False when none is left.
  */
 export function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
+  // -0 is 0: cairn's own process group, the user's shell job with it. Never a child's group.
+  if (!Number.isInteger(pid) || pid <= 1) return false;
   try {
     process.kill(-pid, signal);
     return true;
